@@ -1,0 +1,47 @@
+#ifndef PUSHTOP_CNCURSES_SHIM_H
+#define PUSHTOP_CNCURSES_SHIM_H
+#define NCURSES_WIDECHAR 1
+#ifndef _XOPEN_SOURCE_EXTENDED
+#define _XOPEN_SOURCE_EXTENDED 1
+#endif
+#include <locale.h>
+#include <langinfo.h>
+#include <wchar.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <ncursesw/curses.h>
+
+static inline WINDOW *pt_stdscr(void) { return stdscr; }
+static inline int pt_lines(void) { return LINES; }
+static inline int pt_cols(void) { return COLS; }
+static inline int pt_colors(void) { return COLORS; }
+static inline int pt_color_pairs(void) { return COLOR_PAIRS; }
+static inline attr_t pt_a_bold(void) { return A_BOLD; }
+static inline attr_t pt_a_dim(void) { return A_DIM; }
+static inline attr_t pt_a_reverse(void) { return A_REVERSE; }
+static inline attr_t pt_a_underline(void) { return A_UNDERLINE; }
+static inline attr_t pt_a_normal(void) { return A_NORMAL; }
+static inline attr_t pt_color_pair(int n) { return COLOR_PAIR(n); }
+static inline int pt_key_resize(void) { return KEY_RESIZE; }
+static inline int pt_key_up(void) { return KEY_UP; }
+static inline int pt_key_down(void) { return KEY_DOWN; }
+static inline int pt_key_left(void) { return KEY_LEFT; }
+static inline int pt_key_right(void) { return KEY_RIGHT; }
+static inline int pt_key_home(void) { return KEY_HOME; }
+static inline int pt_key_end(void) { return KEY_END; }
+static inline int pt_key_npage(void) { return KEY_NPAGE; }
+static inline int pt_key_ppage(void) { return KEY_PPAGE; }
+static inline int pt_key_btab(void) { return KEY_BTAB; }
+static inline int pt_key_enter(void) { return KEY_ENTER; }
+static inline int pt_key_backspace(void) { return KEY_BACKSPACE; }
+static inline int pt_key_dc(void) { return KEY_DC; }
+static inline int pt_key_mouse(void) { return KEY_MOUSE; }
+static inline int pt_err(void) { return ERR; }
+static inline int pt_ok(void) { return OK; }
+static inline int pt_terminal_size(int fd, int *rows, int *cols) {
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) != 0) return -1;
+    *rows = ws.ws_row; *cols = ws.ws_col;
+    return 0;
+}
+#endif

@@ -1,0 +1,245 @@
+import PusherProtocol
+
+/// The rules of a Pusher connection as a value: inputs in, actions out.
+///
+/// The client actor owns one, feeds it what happens (requests, socket events, timers) and performs the
+/// actions it returns. No socket, clock or task lives here, so every rule of the seeds (close-code ranges,
+/// back-off, `unavailable`, pong timeout) is tested directly: "given connected, when 4201 arrives, then
+/// reconnect now".
+///
+/// Each socket the machine opens has an attempt number; events of an older socket are ignored.
+public struct ConnectionStateMachine: Sendable {
+    public enum Input: Sendable, Hashable {
+        case connectRequested
+        case disconnectRequested
+        /// `pusher:connection_established` arrived on socket `attempt`.
+        case established(attempt: Int, socketID: String, activityTimeout: Double?)
+        /// Any frame arrived on socket `attempt` (it proves the connection alive).
+        case frameReceived(attempt: Int)
+        /// Socket `attempt` closed (`code` nil: the transport failed, or never opened).
+        case socketClosed(attempt: Int, code: Int?, reason: String)
+        case timerFired(ConnectionTimer)
+    }
+
+    public enum Action: Sendable, Hashable {
+        case openSocket(attempt: Int, useTLS: Bool)
+        case closeSocket(code: Int, reason: String)
+        case sendPing
+        case startTimer(ConnectionTimer, seconds: Double)
+        case cancelTimer(ConnectionTimer)
+        case publishState(StateChange)
+        case publishConnectingIn(Double)
+        case publishClosure(ConnectionClosure)
+        /// The handshake completed: (re)subscribe channels with this socket id.
+        case connectionEstablished(socketID: String)
+        /// The connection that was established is gone: channels are no longer subscribed.
+        case connectionLost
+    }
+
+    public private(set) var state: ConnectionState = .initialized
+    public private(set) var socketID: String?
+    /// Failed attempts in a row since the last successful connection.
+    public private(set) var failedAttempts = 0
+    /// Whether the next socket uses TLS (close code 4000 switches it on).
+    public private(set) var useTLS: Bool
+    /// The number of the current socket.
+    public private(set) var attempt = 0
+    /// The activity timeout in force on the current connection.
+    public private(set) var activityTimeout: Double = ConnectionConfiguration.defaultActivityTimeout
+    /// Why the connection failed, when it did.
+    public private(set) var failureReason: String?
+    public private(set) var awaitingPong = false
+
+    public var configuration: ConnectionConfiguration
+    private var triedTLSUpgrade = false
+    private var lastFrameAt: Double = 0
+    private var random: @Sendable () -> Double
+
+    /// - Parameter random: a source of values in 0...1 for the jitter (injected so tests are exact).
+    public init(configuration: ConnectionConfiguration,
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+        self.configuration = configuration
+        self.useTLS = configuration.useTLS
+        self.random = random
+    }
+
+    /// Feeds one input at monotonic time `now` (seconds) and returns what to do, in order.
+    public mutating func handle(_ input: Input, now: Double) -> [Action] {
+        switch input {
+        case .connectRequested:
+            return connectRequested(now: now)
+        case .disconnectRequested:
+            return disconnectRequested()
+        case .established(let n, let socketID, let serverTimeout):
+            guard n == attempt, state == .connecting || state == .unavailable else { return [] }
+            return established(socketID: socketID, serverTimeout: serverTimeout, now: now)
+        case .frameReceived(let n):
+            guard n == attempt else { return [] }
+            lastFrameAt = now
+            if awaitingPong {
+                awaitingPong = false
+                return [.cancelTimer(.pong)]
+            }
+            return []
+        case .socketClosed(let n, let code, let reason):
+            guard n == attempt, isActive else { return [] }
+            return socketLost(code: code, reason: reason, closeOurSide: false)
+        case .timerFired(let timer):
+            return timerFired(timer, now: now)
+        }
+    }
+
+    /// Whether the machine is connecting, connected or retrying.
+    public var isActive: Bool {
+        state == .connecting || state == .connected || state == .unavailable
+    }
+
+    // MARK: - Transitions
+
+    private mutating func connectRequested(now: Double) -> [Action] {
+        guard !isActive else { return [] }
+        failedAttempts = 0
+        triedTLSUpgrade = false
+        useTLS = configuration.useTLS
+        failureReason = nil
+        var actions = transition(to: .connecting)
+        actions.append(.startTimer(.unavailable, seconds: configuration.unavailableTimeout))
+        actions += openAttempt()
+        return actions
+    }
+
+    private mutating func disconnectRequested() -> [Action] {
+        guard isActive else { return [] }
+        let wasConnected = state == .connected
+        attempt += 1  // whatever the old socket still reports is stale now
+        awaitingPong = false
+        var actions: [Action] = ConnectionTimer.allCases.map { .cancelTimer($0) }
+        actions.append(.closeSocket(code: 1000, reason: "disconnect requested"))
+        if wasConnected { actions.append(.connectionLost) }
+        socketID = nil
+        actions += transition(to: .disconnected)
+        return actions
+    }
+
+    private mutating func established(socketID: String, serverTimeout: Double?, now: Double) -> [Action] {
+        failedAttempts = 0
+        self.socketID = socketID
+        lastFrameAt = now
+        awaitingPong = false
+        let timeouts = [configuration.activityTimeout, serverTimeout].compactMap { $0 }.filter { $0 > 0 }
+        activityTimeout = timeouts.min() ?? ConnectionConfiguration.defaultActivityTimeout
+        var actions: [Action] = [.cancelTimer(.handshake), .cancelTimer(.unavailable), .cancelTimer(.retry)]
+        actions += transition(to: .connected, socketID: socketID)
+        actions.append(.connectionEstablished(socketID: socketID))
+        actions.append(.startTimer(.activity, seconds: activityTimeout))
+        return actions
+    }
+
+    /// The socket is gone (closed by the server, failed, or closed by us for a timeout): decide what next.
+    private mutating func socketLost(code: Int?, reason: String, closeOurSide: Bool) -> [Action] {
+        let wasConnected = state == .connected
+        var actions: [Action] = [.cancelTimer(.activity), .cancelTimer(.pong), .cancelTimer(.handshake)]
+        if closeOurSide {
+            attempt += 1
+            actions.append(.closeSocket(code: 1000, reason: reason))
+        }
+        awaitingPong = false
+        if wasConnected {
+            actions.append(.connectionLost)
+            socketID = nil
+        }
+
+        let mapped = CloseCode.action(for: code)
+        switch mapped {
+        case .refuse:
+            return actions + fail(code: code, reason: reason, action: .refuse)
+        case .retryWithTLS:
+            guard !useTLS, !triedTLSUpgrade else {
+                return actions + fail(code: code, reason: reason, action: .refuse)
+            }
+            triedTLSUpgrade = true
+            useTLS = true
+            actions.append(.publishClosure(ConnectionClosure(code: code, reason: reason, action: .retryWithTLS)))
+            if wasConnected { actions += transition(to: .connecting) }
+            actions.append(.startTimer(.unavailable, seconds: configuration.unavailableTimeout))
+            return actions + openAttempt()
+        case .reconnectNow, .backOff, .followPolicy, .giveUp:
+            failedAttempts += 1
+            let policy = configuration.reconnect
+            guard policy.allows(attempt: failedAttempts) else {
+                let why = policy.kind == .none
+                    ? "reconnection is off"
+                    : "gave up after \(failedAttempts - 1) failed \(failedAttempts - 1 == 1 ? "retry" : "retries")"
+                let detail = reason.isEmpty ? CloseCode.meaning(of: code) : reason
+                return actions + fail(code: code, reason: "\(detail); \(why)", action: .giveUp)
+            }
+            let delay = mapped == .reconnectNow ? 0 : policy.delay(attempt: failedAttempts, unitRandom: random())
+            actions.append(.publishClosure(ConnectionClosure(code: code, reason: reason, action: mapped)))
+            if wasConnected {
+                actions += transition(to: .connecting)
+                actions.append(.startTimer(.unavailable, seconds: configuration.unavailableTimeout))
+            }
+            actions.append(.publishConnectingIn(delay))
+            actions.append(.startTimer(.retry, seconds: delay))
+            return actions
+        }
+    }
+
+    private mutating func fail(code: Int?, reason: String, action: CloseAction) -> [Action] {
+        failureReason = reason.isEmpty ? CloseCode.meaning(of: code) : reason
+        var actions: [Action] = [.publishClosure(ConnectionClosure(code: code, reason: reason, action: action))]
+        actions += ConnectionTimer.allCases.map { .cancelTimer($0) }
+        actions += transition(to: .failed)
+        return actions
+    }
+
+    private mutating func timerFired(_ timer: ConnectionTimer, now: Double) -> [Action] {
+        switch timer {
+        case .retry:
+            guard state == .connecting || state == .unavailable else { return [] }
+            return openAttempt()
+        case .unavailable:
+            guard state == .connecting else { return [] }
+            return transition(to: .unavailable)
+        case .handshake:
+            guard state == .connecting || state == .unavailable else { return [] }
+            return socketLost(
+                code: nil, reason: "no handshake within \(format(configuration.handshakeTimeout)) s",
+                closeOurSide: true)
+        case .activity:
+            guard state == .connected, !awaitingPong else { return [] }
+            let idle = now - lastFrameAt
+            if idle + 0.001 < activityTimeout {
+                return [.startTimer(.activity, seconds: activityTimeout - idle)]
+            }
+            awaitingPong = true
+            return [
+                .sendPing, .startTimer(.pong, seconds: configuration.pongTimeout),
+                .startTimer(.activity, seconds: activityTimeout),
+            ]
+        case .pong:
+            guard state == .connected, awaitingPong else { return [] }
+            return socketLost(
+                code: nil, reason: "no pong within \(format(configuration.pongTimeout)) s", closeOurSide: true)
+        }
+    }
+
+    private mutating func openAttempt() -> [Action] {
+        attempt += 1
+        return [
+            .openSocket(attempt: attempt, useTLS: useTLS),
+            .startTimer(.handshake, seconds: configuration.handshakeTimeout),
+        ]
+    }
+
+    private mutating func transition(to next: ConnectionState, socketID: String? = nil) -> [Action] {
+        guard next != state else { return [] }
+        let change = StateChange(previous: state, current: next, socketID: next == .connected ? socketID : nil)
+        state = next
+        return [.publishState(change)]
+    }
+
+    private func format(_ seconds: Double) -> String {
+        seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
+    }
+}

@@ -1,0 +1,65 @@
+/// How long to wait before each reconnection attempt, and when to give up.
+///
+/// Exponential (the default) doubles the delay from `minDelay` up to `maxDelay`; linear adds `minDelay`
+/// each attempt; `none` never reconnects on its own. A bounded random jitter spreads the attempts of many
+/// clients so that they do not all return at once after an outage (PubNub's guide).
+public struct ReconnectPolicy: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case exponential
+        case linear
+        case none
+    }
+
+    public var kind: Kind
+    /// The first delay, in seconds.
+    public var minDelay: Double
+    /// The longest delay, in seconds.
+    public var maxDelay: Double
+    /// Give up after this many failed attempts in a row; 0 means never give up.
+    public var maxRetries: Int
+    /// The jitter's bound as a fraction of the delay: the delay is moved by up to ± this fraction.
+    public var jitter: Double
+
+    public init(kind: Kind = .exponential, minDelay: Double = 1, maxDelay: Double = 60, maxRetries: Int = 6,
+                jitter: Double = 0.2) {
+        self.kind = kind
+        self.minDelay = max(0, minDelay)
+        self.maxDelay = max(self.minDelay, maxDelay)
+        self.maxRetries = max(0, maxRetries)
+        self.jitter = min(max(0, jitter), 1)
+    }
+
+    public static let `default` = ReconnectPolicy()
+
+    /// Whether attempt number `attempt` (1-based) may be made at all.
+    public func allows(attempt: Int) -> Bool {
+        guard kind != .none else { return false }
+        return maxRetries == 0 || attempt <= maxRetries
+    }
+
+    /// The delay before attempt `attempt` (1-based), before jitter.
+    public func baseDelay(attempt: Int) -> Double {
+        let n = max(1, attempt)
+        switch kind {
+        case .none:
+            return 0
+        case .linear:
+            return min(maxDelay, minDelay * Double(n))
+        case .exponential:
+            // 2^(n-1) overflows to inf for large n; min() then clamps it.
+            return min(maxDelay, minDelay * pow2(n - 1))
+        }
+    }
+
+    /// The delay before attempt `attempt`, with jitter drawn from `unitRandom` (a value in 0...1), clamped to
+    /// `0...maxDelay`.
+    public func delay(attempt: Int, unitRandom: Double) -> Double {
+        let base = baseDelay(attempt: attempt)
+        let offset = base * jitter * (2 * min(max(unitRandom, 0), 1) - 1)
+        return min(maxDelay, max(0, base + offset))
+    }
+
+    private func pow2(_ exponent: Int) -> Double {
+        exponent >= 1024 ? .infinity : Double(sign: .plus, exponent: exponent, significand: 1)
+    }
+}
