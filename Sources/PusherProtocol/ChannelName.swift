@@ -6,7 +6,7 @@ public enum ChannelName {
     public static let maxLength = 164
 
     /// Why a name is refused, in words a person can act on.
-    public enum ValidationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum ValidationError: Error, Sendable, Hashable, CustomStringConvertible {
         case empty
         case tooLong(length: Int)
         case invalidCharacter(Character, position: Int)
