@@ -1,0 +1,81 @@
+import PusherChannels
+
+/// Turns client events into `pushtop watch`'s JSON lines (one object per line, always with "type" first).
+enum WatchLine {
+    /// The line for an event, or `nil` for events `watch` does not print (subscribing, pong, closures).
+    static func encode(_ event: ClientEvent) -> String? {
+        switch event {
+        case .state(let change):
+            var fields: [(String, JSONValue)] = [
+                ("type", "state"), ("previous", .string(change.previous.rawValue)),
+                ("current", .string(change.current.rawValue)),
+            ]
+            if change.current == .connected, let socketID = change.socketID {
+                fields.append(("socket_id", .string(socketID)))
+            }
+            return object(fields)
+        case .connectingIn(let delay):
+            return object([("type", "connecting_in"), ("delay", .number((delay * 1000).rounded() / 1000))])
+        case .subscribed(let channel, let presence):
+            var fields: [(String, JSONValue)] = [("type", "subscribed"), ("channel", .string(channel))]
+            if let presence {
+                fields.append(("me", presence.me.map(JSONValue.string) ?? .null))
+                fields.append(("members", .array(presence.members.map(member))))
+            }
+            return object(fields)
+        case .subscriptionError(let channel, let status, let message):
+            return object([
+                ("type", "subscription_error"), ("channel", .string(channel)),
+                ("status", status.map { .number(Double($0)) } ?? .null), ("message", .string(message)),
+            ])
+        case .unsubscribed(let channel):
+            return object([("type", "unsubscribed"), ("channel", .string(channel))])
+        case .event(let e):
+            var fields: [(String, JSONValue)] = [
+                ("type", "event"), ("channel", .string(e.channel)), ("event", .string(e.name)),
+                ("data", e.data ?? .null),
+            ]
+            if let userID = e.userID { fields.append(("user_id", .string(userID))) }
+            return object(fields)
+        case .memberAdded(let channel, let m):
+            return object([
+                ("type", "member_added"), ("channel", .string(channel)), ("user_id", .string(m.userID)),
+                ("user_info", m.userInfo ?? .null),
+            ])
+        case .memberRemoved(let channel, let m):
+            return object([("type", "member_removed"), ("channel", .string(channel)), ("user_id", .string(m.userID))])
+        case .subscriptionCount(let channel, let count):
+            return object([("type", "subscription_count"), ("channel", .string(channel)), ("count", .number(Double(count)))])
+        case .error(let code, let message):
+            return error(code: code, message: message)
+        case .decryptionError(let channel, let event, let message):
+            return object([
+                ("type", "decryption_error"), ("channel", .string(channel)), ("event", .string(event)),
+                ("message", .string(message)),
+            ])
+        case .subscribing, .closed, .pong:
+            return nil
+        }
+    }
+
+    static func error(code: Int?, message: String) -> String {
+        object([("type", "error"), ("code", code.map { .number(Double($0)) } ?? .null), ("message", .string(message))])
+    }
+
+    private static func member(_ m: PresenceMember) -> JSONValue {
+        .object(["user_id": .string(m.userID), "user_info": m.userInfo ?? .object([:])])
+    }
+
+    /// A JSON object with its keys in the given order.
+    static func object(_ fields: [(String, JSONValue)]) -> String {
+        var out = "{"
+        for (index, (key, value)) in fields.enumerated() {
+            if index > 0 { out += "," }
+            JSONValue.writeString(key, to: &out)
+            out += ":"
+            value.write(to: &out)
+        }
+        out += "}"
+        return out
+    }
+}

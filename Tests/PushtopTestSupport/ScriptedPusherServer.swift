@@ -1,0 +1,224 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import PusherProtocol
+import Synchronization
+
+/// A small Pusher-protocol server for tests, scripted per test: it can refuse, stay silent, send malformed
+/// frames, close with any code, and records what clients send.
+public final class ScriptedPusherServer: Sendable {
+    /// How the server treats each new connection.
+    public struct Behavior: Sendable {
+        /// Send `pusher:connection_established` on connect.
+        public var establish = true
+        public var activityTimeout = 120
+        /// Answer `pusher:ping` with `pusher:pong`.
+        public var answerPings = true
+        /// Answer `pusher:subscribe` with `pusher_internal:subscription_succeeded` (presence: with the roster
+        /// made of the subscriber's `channel_data` plus ``presenceMembers``).
+        public var acceptSubscriptions = true
+        /// Other members reported on presence subscriptions.
+        public var presenceMembers: [PresenceMember] = []
+        /// Close every new connection at once with this code (after a `pusher:error`).
+        public var refuseWith: (code: Int, reason: String)?
+
+        public init() {}
+    }
+
+    private struct State {
+        var behavior: Behavior
+        var connections: [ScriptedConnection] = []
+        var paths: [String] = []
+        var nextSocket = 1
+    }
+
+    private let state: Mutex<State>
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    public let port: Int
+
+    private init(behavior: Behavior, port: Int) {
+        self.state = Mutex(State(behavior: behavior))
+        self.port = port
+    }
+
+    public var behavior: Behavior {
+        get { state.withLock { $0.behavior } }
+        set { state.withLock { $0.behavior = newValue } }
+    }
+
+    /// Connections in the order they arrived.
+    public var connections: [ScriptedConnection] { state.withLock { $0.connections } }
+    /// The request paths (with query) of every WebSocket upgrade.
+    public var paths: [String] { state.withLock { $0.paths } }
+
+    /// Starts a server on 127.0.0.1 with an ephemeral port.
+    public static func start(_ behavior: Behavior = Behavior()) async throws -> ScriptedPusherServer {
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let box = ServerBox()
+        let app = Application(
+            router: Router(),
+            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 4 << 20))) { request, _, _ in
+                guard let server = box.server else { return .dontUpgrade }
+                server.state.withLock { $0.paths.append(request.path ?? "") }
+                return .upgrade([:]) { inbound, outbound, _ in
+                    try await server.handle(inbound: inbound, outbound: outbound)
+                }
+            },
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: Logger(label: "scripted-server", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let runTask = Task { _ = try? await app.runService() }
+        var port = 0
+        for await p in portStream {
+            port = p
+            break
+        }
+        let server = ScriptedPusherServer(behavior: behavior, port: port)
+        box.server = server
+        server.task.withLock { $0 = runTask }
+        return server
+    }
+
+    /// Stops the server (open connections are dropped).
+    public func stop() {
+        task.withLock { $0?.cancel() }
+    }
+
+    /// Waits until at least `count` connections have arrived and returns the `count`-th.
+    public func connection(_ count: Int, timeout: Double = 10) async throws -> ScriptedConnection {
+        try await waitUntil(timeout: timeout, "connection #\(count)") { self.connections.count >= count }
+        return connections[count - 1]
+    }
+
+    private func handle(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let (behavior, connection) = state.withLock { s -> (Behavior, ScriptedConnection) in
+            let connection = ScriptedConnection(socketID: "\(s.nextSocket).\(1000 + s.nextSocket)")
+            s.nextSocket += 1
+            s.connections.append(connection)
+            return (s.behavior, connection)
+        }
+        if let refuse = behavior.refuseWith {
+            let error = PusherMessage(
+                event: PusherEventName.error,
+                data: .string(JSONValue.object(["code": .number(Double(refuse.code)), "message": .string(refuse.reason)]).jsonString))
+            try await outbound.write(.text(error.jsonString))
+            try await outbound.close(.unknown(UInt16(refuse.code)), reason: refuse.reason)
+            return
+        }
+        if behavior.establish {
+            let data = JSONValue.object([
+                "socket_id": .string(connection.socketID), "activity_timeout": .number(Double(behavior.activityTimeout)),
+            ])
+            try await outbound.write(.text(PusherMessage(event: PusherEventName.connectionEstablished, data: .string(data.jsonString)).jsonString))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await command in connection.commands {
+                    switch command {
+                    case .text(let text): try await outbound.write(.text(text))
+                    case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                    case .close(let code, let reason):
+                        try await outbound.close(.unknown(UInt16(code)), reason: reason)
+                        return
+                    case .drop:
+                        throw CancellationError()
+                    }
+                }
+            }
+            group.addTask {
+                for try await message in inbound.messages(maxSize: 4 << 20) {
+                    guard case .text(let text) = message else { continue }
+                    connection.record(text)
+                    guard let frame = try? PusherMessage(decoding: text) else { continue }
+                    let behavior = self.behavior
+                    if frame.event == PusherEventName.ping, behavior.answerPings {
+                        connection.send(PusherMessage(event: PusherEventName.pong, data: .string("{}")).jsonString)
+                    }
+                    if frame.event == PusherEventName.subscribe, behavior.acceptSubscriptions {
+                        connection.send(Self.subscriptionSucceeded(frame, behavior: behavior))
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private static func subscriptionSucceeded(_ frame: PusherMessage, behavior: Behavior) -> String {
+        let channel = frame.dataJSON?["channel"]?.stringValue ?? ""
+        var data: JSONValue = .object([:])
+        if channel.hasPrefix("presence-") {
+            var members = behavior.presenceMembers
+            if let channelData = frame.dataJSON?["channel_data"]?.stringValue,
+                let me = JSONValue.parseIfJSON(channelData), let id = me["user_id"]?.stringValue
+            {
+                members.append(PresenceMember(userID: id, userInfo: me["user_info"]))
+            }
+            var hash: [String: JSONValue] = [:]
+            for m in members { hash[m.userID] = m.userInfo ?? .null }
+            data = .object([
+                "presence": .object([
+                    "ids": .array(members.map { .string($0.userID) }), "hash": .object(hash),
+                    "count": .number(Double(members.count)),
+                ])
+            ])
+        }
+        return PusherMessage(event: PusherEventName.subscriptionSucceeded, channel: channel, data: .string(data.jsonString))
+            .jsonString
+    }
+}
+
+private final class ServerBox: @unchecked Sendable {
+    // Set once, before the first connection can arrive.
+    var server: ScriptedPusherServer?
+}
+
+/// One client connection to a ``ScriptedPusherServer``: what it sent, and a way to send to it.
+public final class ScriptedConnection: Sendable {
+    enum Command: Sendable {
+        case text(String)
+        case binary([UInt8])
+        case close(code: Int, reason: String)
+        case drop
+    }
+
+    public let socketID: String
+    let commands: AsyncStream<Command>
+    private let continuation: AsyncStream<Command>.Continuation
+    private let received = Mutex<[String]>([])
+
+    init(socketID: String) {
+        self.socketID = socketID
+        (commands, continuation) = AsyncStream.makeStream(of: Command.self)
+    }
+
+    /// Text frames the client sent, in order.
+    public var frames: [String] { received.withLock { $0 } }
+    /// Decoded frames the client sent.
+    public var messages: [PusherMessage] { frames.compactMap { try? PusherMessage(decoding: $0) } }
+
+    func record(_ text: String) {
+        received.withLock { $0.append(text) }
+    }
+
+    public func send(_ text: String) { continuation.yield(.text(text)) }
+    public func send(_ message: PusherMessage) { send(message.jsonString) }
+    public func sendBinary(_ bytes: [UInt8]) { continuation.yield(.binary(bytes)) }
+    public func close(code: Int, reason: String = "") { continuation.yield(.close(code: code, reason: reason)) }
+    /// Drops the TCP connection without a close frame.
+    public func drop() { continuation.yield(.drop) }
+
+    /// Waits for a frame from the client that matches.
+    @discardableResult
+    public func waitForMessage(timeout: Double = 10, _ what: String = "message",
+                               where match: @escaping @Sendable (PusherMessage) -> Bool) async throws -> PusherMessage {
+        try await waitUntil(timeout: timeout, what) { self.messages.contains(where: match) }
+        return messages.first(where: match)!
+    }
+}
