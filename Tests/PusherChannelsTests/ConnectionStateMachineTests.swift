@@ -125,7 +125,7 @@ import Testing
     @Test func policyNoneNeverReconnects() {
         var m = connected(ReconnectPolicy(kind: .none))
         let actions = m.handle(.socketClosed(attempt: 1, code: 4200, reason: ""), now: 0)
-        #expect(states(actions) == [.connecting, .failed])
+        #expect(states(actions) == [.failed])
         #expect(retryDelay(actions) == nil)
         #expect(m.failureReason?.contains("reconnection is off") == true)
     }

@@ -109,6 +109,7 @@ public final class ScriptedPusherServer: Sendable {
                 data: .string(JSONValue.object(["code": .number(Double(refuse.code)), "message": .string(refuse.reason)]).jsonString))
             try await outbound.write(.text(error.jsonString))
             try await outbound.close(.unknown(UInt16(refuse.code)), reason: refuse.reason)
+            for try await _ in inbound {}  // wait for the client's close reply
             return
         }
         if behavior.establish {
