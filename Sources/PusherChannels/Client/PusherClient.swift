@@ -490,6 +490,7 @@ public actor PusherClient {
         do throws(SecretBox.Failure) {
             guard let key = record.sharedSecret else { throw SecretBox.Failure.badKey(size: 0) }
             let text = try SecretBox.openPusherPayload(message.dataText ?? "", key: key)
+            if record.keyRefreshed { channels[channel]?.keyRefreshed = false }
             deliver(ChannelEvent(channel: channel, name: message.event, dataText: text, userID: message.userID,
                                  receivedAt: wallClock()))
         } catch {
