@@ -1,0 +1,95 @@
+import Foundation
+import PushtopTestSupport
+import Synchronization
+
+/// The real `pushtop` binary run as a subprocess: its stdout lines, its stderr, its stdin, its exit code.
+final class PushtopProcess: Sendable {
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["PUSHTOP_BIN"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pushtop")
+    }
+
+    private let process: Process
+    private let stdinPipe = Pipe()
+    private final class Output: Sendable {
+        let out = Mutex<(lines: [String], partial: String)>(([], ""))
+        let err = Mutex<String>("")
+    }
+
+    private let output = Output()
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "PUSHER_APP_KEY")
+        env.removeValue(forKey: "PUSHER_APP_SECRET")
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let stdoutPipe = Pipe()
+        let stderrPipe = Pipe()
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        process.standardInput = stdinPipe
+        let output = self.output
+        stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            guard !data.isEmpty else { return }
+            output.out.withLock { state in
+                state.partial += String(decoding: data, as: UTF8.self)
+                while let newline = state.partial.firstIndex(of: "\n") {
+                    state.lines.append(String(state.partial[..<newline]))
+                    state.partial = String(state.partial[state.partial.index(after: newline)...])
+                }
+            }
+        }
+                stderrPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            guard !data.isEmpty else { return }
+            output.err.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    var lines: [String] { output.out.withLock { $0.lines } }
+    var stderr: String { output.err.withLock { $0 } }
+
+    /// The stdout lines parsed as JSON objects.
+    var objects: [[String: Any]] {
+        lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+
+    func send(_ line: String) {
+        stdinPipe.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    func closeStdin() {
+        try? stdinPipe.fileHandleForWriting.close()
+    }
+
+    func signal(_ sig: Int32) {
+        kill(process.processIdentifier, sig)
+    }
+
+    /// Waits for a stdout line whose JSON object satisfies `match`.
+    @discardableResult
+    func waitForLine(_ what: String, timeout: Double = 15, _ match: @escaping @Sendable ([String: Any]) -> Bool) async throws
+        -> [String: Any]
+    {
+        try await waitUntil(timeout: timeout, "\(what) (stdout so far: \(lines.suffix(5)), stderr: \(stderr.suffix(300)))") {
+            self.objects.contains(where: match)
+        }
+        return objects.first(where: match)!
+    }
+
+    /// Waits for the process to exit and returns its status.
+    func exitCode(timeout: Double = 15) async throws -> Int32 {
+        try await waitUntil(timeout: timeout, "pushtop to exit") { !self.process.isRunning }
+        return process.terminationStatus
+    }
+}
