@@ -75,6 +75,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Micro-benchmarks of the client core (run in release; see Benchmarks/README.md).
+        .executableTarget(
+            name: "pushtop-benchmarks",
+            dependencies: [
+                "PusherChannels",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/PushtopBenchmarks",
+            swiftSettings: strict
+        ),
         // A scriptable protocol server (close codes, silence, malformed frames on demand) shared by the tests.
         .target(
             name: "PushtopTestSupport",

@@ -1,9 +1,11 @@
-import PusherChannels
+import PusherProtocol
 
 /// Turns client events into `pushtop watch`'s JSON lines (one object per line, always with "type" first).
-enum WatchLine {
+///
+/// Public so that other programs can print the same format.
+public enum WatchLine {
     /// The line for an event, or `nil` for events `watch` does not print (subscribing, pong, closures).
-    static func encode(_ event: ClientEvent) -> String? {
+    public static func encode(_ event: ClientEvent) -> String? {
         switch event {
         case .state(let change):
             var fields: [(String, JSONValue)] = [
@@ -58,7 +60,7 @@ enum WatchLine {
         }
     }
 
-    static func error(code: Int?, message: String) -> String {
+    public static func error(code: Int?, message: String) -> String {
         object([("type", "error"), ("code", code.map { .number(Double($0)) } ?? .null), ("message", .string(message))])
     }
 
@@ -67,7 +69,7 @@ enum WatchLine {
     }
 
     /// A JSON object with its keys in the given order.
-    static func object(_ fields: [(String, JSONValue)]) -> String {
+    public static func object(_ fields: [(String, JSONValue)]) -> String {
         var out = "{"
         for (index, (key, value)) in fields.enumerated() {
             if index > 0 { out += "," }
