@@ -1,0 +1,43 @@
+import PusherProtocol
+import PushtopServer
+import Testing
+
+/// The hub without a network: the rules that do not need a socket.
+@Suite("Hub")
+struct HubTests {
+    @Test func aConnectionThatStopsReadingIsDroppedNotBuffered() async throws {
+        var configuration = ServerConfiguration()
+        configuration.limits.maxQueuedFrames = 16
+        let hub = PusherHub(configuration: configuration)
+        let slow = await hub.open(appKey: "pushtop-key", protocolVersion: "7")
+        await hub.receive("{\"event\":\"pusher:subscribe\",\"data\":{\"channel\":\"firehose\"}}", from: slow.id)
+        for i in 0..<40 {
+            try await hub.publish(PublishRequest(channels: ["firehose"], name: "e", data: "\(i)"))
+        }
+        #expect(await hub.connectionCount == 0)
+        var frames = 0
+        var sawClose = false
+        for await frame in slow.frames {
+            frames += 1
+            if case .close = frame { sawClose = true }
+        }
+        #expect(frames <= 16)
+        #expect(!sawClose)  // the stream just ends: the socket layer closes with 4100
+    }
+
+    @Test func publishChecksEveryRuleBeforeSendingAnything() async throws {
+        let hub = PusherHub(configuration: ServerConfiguration())
+        await #expect(throws: PublishError.noChannels) {
+            try await hub.publish(PublishRequest(channels: [], name: "e", data: ""))
+        }
+        await #expect(throws: PublishError.reservedEventName("pusher:x")) {
+            try await hub.publish(PublishRequest(channels: ["a"], name: "pusher:x", data: ""))
+        }
+        await #expect(throws: PublishError.self) {
+            try await hub.publish(batch: [
+                PublishRequest(channels: ["a"], name: "ok", data: ""),
+                PublishRequest(channels: ["bad name"], name: "e", data: ""),
+            ])
+        }
+    }
+}
