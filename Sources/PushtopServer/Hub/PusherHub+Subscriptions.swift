@@ -80,7 +80,8 @@ extension PusherHub {
         channels[channel] = channelRecord
         connections[id]?.channels.insert(channel)
 
-        send(ServerFrame.subscriptionSucceeded(channel: channel, presence: member == nil ? nil : channelRecord.presenceJSON), to: id)
+        let presence: JSONValue? = member == nil ? Optional.none : channelRecord.presenceJSON
+        send(ServerFrame.subscriptionSucceeded(channel: channel, presence: presence), to: id)
         if let member, isNewMember {
             let frame = ServerFrame.memberAdded(channel: channel, userID: member.userID, info: member.info)
             for (other, outbox) in channelRecord.subscribers where other != id {
