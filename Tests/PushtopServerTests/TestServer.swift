@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PusherChannels
 import PusherProtocol
 import PushtopServer
@@ -10,7 +11,9 @@ func withServer<T>(
 ) async throws -> T {
     var configuration = ServerConfiguration(port: 0)
     configure(&configuration)
-    let server = try await EmbeddedServer.start(configuration)
+    var logger = Logger(label: "test.server")
+    logger.logLevel = .warning
+    let server = try await EmbeddedServer.start(configuration, logger: logger)
     do {
         let result = try await body(server)
         await server.shutdown()

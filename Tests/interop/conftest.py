@@ -206,7 +206,7 @@ def clients(server, auth_endpoint):
 
     yield make
     for client in made:
-        client.disconnect(timeout=2)
+        client.disconnect(timeout=0.2)  # pysher threads linger for seconds after the socket closed; they are daemons
 
 
 def subscribe(client, channel_name, timeout=5):
