@@ -46,6 +46,28 @@ struct HubTests {
         #expect(await hub.connectionCount == 0)
     }
 
+    @Test func fanOutEncodesAnEventOnceForAllSubscribers() async throws {
+        let hub = PusherHub(configuration: ServerConfiguration())
+        var connections: [HubConnection] = []
+        for _ in 0..<3 {
+            let connection = await hub.open(appKey: "pushtop-key", protocolVersion: "7")
+            await hub.receive("{\"event\":\"pusher:subscribe\",\"data\":{\"channel\":\"fan\"}}", from: connection.id)
+            connections.append(connection)
+        }
+        try await hub.publish(PublishRequest(channels: ["fan"], name: "e", data: "{\"x\":1}"))
+        await hub.shutdown()
+        var addresses: Set<Int> = []
+        for connection in connections {
+            for await frame in connection.frames {
+                guard case .text(let buffer) = frame, String(buffer: buffer).hasPrefix("{\"event\":\"e\"") else { continue }
+                #expect(String(buffer: buffer) == "{\"event\":\"e\",\"channel\":\"fan\",\"data\":\"{\\\"x\\\":1}\"}")
+                let address = buffer.withUnsafeReadableBytes { Int(bitPattern: $0.baseAddress) }
+                addresses.insert(address)
+            }
+        }
+        #expect(addresses.count == 1)  // one shared buffer, not one copy per subscriber
+    }
+
     @Test func publishChecksEveryRuleBeforeSendingAnything() async throws {
         let hub = PusherHub(configuration: ServerConfiguration())
         await #expect(throws: PublishError.noChannels) {
