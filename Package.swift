@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
@@ -53,6 +54,10 @@ let package = Package(
             name: "PushtopServer",
             dependencies: [
                 "PusherProtocol",
+                "CSodium",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -106,7 +111,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopServerTests",
-            dependencies: ["PushtopServer", "PusherChannels", "PushtopTestSupport"],
+            dependencies: [
+                "PushtopServer", "PusherChannels", "PushtopTestSupport",
+                .product(name: "WSClient", package: "swift-websocket"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "PushtopDashboardTests", dependencies: ["PushtopDashboard"], swiftSettings: strict),

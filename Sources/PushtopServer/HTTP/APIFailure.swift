@@ -1,0 +1,37 @@
+import Hummingbird
+
+/// An HTTP API request the server refuses: the status and the plain-text message Pusher would send.
+struct APIFailure: Error, CustomStringConvertible {
+    var status: Int
+    var message: String
+
+    var description: String { "\(status): \(message)" }
+
+    static func badRequest(_ message: String) -> APIFailure { APIFailure(status: 400, message: message) }
+    static func unauthorized(_ message: String) -> APIFailure { APIFailure(status: 401, message: message) }
+}
+
+extension Response {
+    /// A JSON response.
+    static func json(_ text: String, status: Int = 200) -> Response {
+        Response(
+            status: .init(code: status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A plain-text error response, as Pusher's API sends.
+    static func failure(_ failure: APIFailure) -> Response {
+        Response(
+            status: .init(code: failure.status), headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: failure.message + "\n")))
+    }
+}
+
+/// Runs a handler, turning an ``APIFailure`` into its response.
+func respond(_ body: () async throws(APIFailure) -> Response) async -> Response {
+    do {
+        return try await body()
+    } catch {
+        return .failure(error)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PusherProtocol
+
+/// Checks the signature of an HTTP API request, as Pusher does.
+///
+/// The query must carry `auth_key` (the app's key), `auth_timestamp` (within ``maxClockSkew`` seconds of the
+/// server's clock), `auth_version` `1.0`, `body_md5` (hex MD5 of a non-empty body) and `auth_signature`, the hex
+/// HMAC-SHA256 of `METHOD\nPATH\nQUERY` over every other parameter sorted by key.
+struct APIRequestVerifier {
+    var key: String
+    var secret: String
+    /// Seconds a request's timestamp may differ from the server's clock.
+    var maxClockSkew: Int = 600
+
+    /// - Throws: ``APIFailure`` (401 for credentials, signature and time; 400 for a wrong body hash).
+    func verify(method: String, path: String, parameters: [String: String], body: [UInt8], now: Date = Date())
+        throws(APIFailure)
+    {
+        let missing = ["auth_key", "auth_timestamp", "auth_version", "auth_signature"].filter { parameters[$0] == nil }
+        if !missing.isEmpty {
+            throw .unauthorized("Missing authentication parameter(s): \(missing.joined(separator: ", "))")
+        }
+        let authKey = parameters["auth_key"]!
+        guard ChannelAuthSignature.constantTimeEquals(authKey, key) else {
+            throw .unauthorized("Unknown auth_key '\(authKey)'")
+        }
+        guard parameters["auth_version"] == "1.0" else {
+            throw .unauthorized("Unsupported auth_version '\(parameters["auth_version"]!)': only 1.0 is supported")
+        }
+        let serverTime = Int(now.timeIntervalSince1970)
+        guard let timestamp = Int(parameters["auth_timestamp"]!) else {
+            throw .unauthorized("auth_timestamp '\(parameters["auth_timestamp"]!)' is not a number of seconds")
+        }
+        guard abs(serverTime - timestamp) <= maxClockSkew else {
+            throw .unauthorized(
+                "Timestamp expired: Given timestamp (\(timestamp)) not within \(maxClockSkew)s of server time (\(serverTime))")
+        }
+        let bodyMD5 = APIRequestSignature.bodyMD5(body)
+        if let given = parameters["body_md5"] {
+            guard given.lowercased() == bodyMD5 else {
+                throw .badRequest("body_md5 '\(given)' does not match the MD5 of the request body (\(bodyMD5))")
+            }
+        } else if !body.isEmpty {
+            throw .badRequest("Missing body_md5: a request with a body must sign the body's hex MD5")
+        }
+        let given = parameters["auth_signature"]!
+        var candidates = [path]
+        if let decoded = path.removingPercentEncoding, decoded != path { candidates.append(decoded) }
+        for candidate in candidates {
+            let expected = APIRequestSignature.expectedSignature(
+                method: method, path: candidate, secret: secret, parameters: parameters)
+            if ChannelAuthSignature.constantTimeEquals(expected, given.lowercased()) { return }
+        }
+        let stringToSign = APIRequestSignature.stringToSign(method: method, path: path, parameters: parameters)
+            .replacingOccurrences(of: "\n", with: "\\n")
+        throw .unauthorized(
+            "Invalid signature: you should have sent HmacSHA256Hex(\"\(stringToSign)\", your_secret_key), but you sent \"\(given)\"")
+    }
+}

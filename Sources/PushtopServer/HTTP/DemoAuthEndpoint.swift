@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import PusherProtocol
+
+/// `POST /pusher/auth`: a development-only authorization endpoint that signs any private, presence or
+/// encrypted subscription, so a teammate can join a demo without knowing the secret.
+///
+/// It takes the form parameters pusher-js and pushtop send (`socket_id`, `channel_name`) and, for presence
+/// channels, the identity from `user_id` (or `name`) and optional `user_info` (a JSON object). JSON bodies
+/// with the same fields work too.
+///
+/// - Important: It authorizes everybody. Never expose it where the app's channels must be protected; it is
+///   on in `pushtop serve`/`pushtop demo` only because those are for demos and tests.
+struct DemoAuthEndpoint: Sendable {
+    let app: AppCredentials
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("/pusher/auth") { request, _ in
+            await respond { () async throws(APIFailure) -> Response in
+                var request = request
+                let buffer: ByteBuffer
+                do {
+                    buffer = try await request.collectBody(upTo: 64 * 1024)
+                } catch {
+                    throw APIFailure(status: 413, message: "Request body too large")
+                }
+                var parameters = PusherHTTPAPI.query(request)
+                let text = String(buffer: buffer)
+                if let json = JSONValue.parseIfJSON(text)?.objectValue {
+                    for (key, value) in json { parameters[key] = value.stringValue ?? value.jsonString }
+                } else {
+                    parameters.merge(FormParameters.parse(text)) { _, body in body }
+                }
+                return try authorize(parameters)
+            }
+        }
+    }
+
+    /// Signs one subscription request.
+    func authorize(_ parameters: [String: String]) throws(APIFailure) -> Response {
+        guard let socketID = parameters["socket_id"], PusherHTTPAPI.isSocketID(socketID) else {
+            throw .badRequest("socket_id is missing or not of the form 123.456")
+        }
+        guard let channel = parameters["channel_name"] else { throw .badRequest("channel_name is missing") }
+        do {
+            try ChannelName.validate(channel)
+        } catch {
+            throw .badRequest("Invalid channel name '\(channel)': \(error.description)")
+        }
+        let kind = ChannelKind(channelName: channel)
+        guard kind.requiresAuthorization else {
+            throw .badRequest("'\(channel)' is a public channel: it needs no authorization")
+        }
+        var response: [String: JSONValue] = [:]
+        var channelData: String?
+        if kind == .presence {
+            let name = parameters["name"].flatMap { $0.isEmpty ? nil : $0 }
+            let userID = parameters["user_id"].flatMap { $0.isEmpty ? nil : $0 } ?? name ?? "guest-\(socketID)"
+            var info: JSONValue = ["name": .string(name ?? userID)]
+            if let given = parameters["user_info"] {
+                guard let parsed = JSONValue.parseIfJSON(given), parsed.objectValue != nil else {
+                    throw .badRequest("user_info must be a JSON object")
+                }
+                info = parsed
+            }
+            let data = JSONValue.object(["user_id": .string(userID), "user_info": info]).jsonString
+            channelData = data
+            response["channel_data"] = .string(data)
+        }
+        response["auth"] = .string(ChannelAuthSignature.auth(
+            key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: channelData))
+        if kind == .encrypted {
+            let secret = ChannelAuthSignature.sharedSecret(channel: channel, masterKey: app.encryptionMasterKey)
+            response["shared_secret"] = .string(Data(secret).base64EncodedString())
+        }
+        return .json(JSONValue.object(response).jsonString)
+    }
+}

@@ -1,0 +1,57 @@
+import PusherProtocol
+
+extension PusherHub {
+    /// Checks an event against Pusher's rules without publishing it.
+    public func validate(_ request: PublishRequest) throws(PublishError) {
+        if request.channels.isEmpty { throw .noChannels }
+        if request.channels.count > limits.maxChannelsPerTrigger {
+            throw .tooManyChannels(count: request.channels.count, limit: limits.maxChannelsPerTrigger)
+        }
+        for name in request.channels {
+            do {
+                try ChannelName.validate(name)
+            } catch {
+                throw .invalidChannel(name: name, reason: error.description)
+            }
+        }
+        if request.name.isEmpty { throw .missingEventName }
+        if request.name.count > limits.maxEventNameLength {
+            throw .eventNameTooLong(length: request.name.count, limit: limits.maxEventNameLength)
+        }
+        if request.name.hasPrefix("pusher:") || request.name.hasPrefix("pusher_internal:") {
+            throw .reservedEventName(request.name)
+        }
+        let bytes = request.data.utf8.count
+        if bytes > limits.maxEventDataBytes { throw .dataTooLarge(bytes: bytes, limit: limits.maxEventDataBytes) }
+    }
+
+    /// Publishes an event to every subscriber of its channels (but the excluded socket), as the HTTP API does.
+    ///
+    /// The frame is encoded once per channel and shared by all its subscribers.
+    /// - Throws: ``PublishError`` when the event breaks a rule; nothing is sent then.
+    public func publish(_ request: PublishRequest) throws(PublishError) {
+        try validate(request)
+        deliver(request)
+    }
+
+    /// Publishes several events: all are checked before any is sent (as `POST /batch_events`).
+    public func publish(batch: [PublishRequest]) throws(PublishError) {
+        for request in batch { try validate(request) }
+        for request in batch { deliver(request) }
+    }
+
+    private func deliver(_ request: PublishRequest) {
+        let excluded = request.excludedSocketID.flatMap { connectionsBySocketID[$0] }
+        for channel in request.channels {
+            if ChannelNames.isCache(channel) {
+                cache[channel] = CachedEvent(name: request.name, data: request.data, at: .now)
+            }
+            guard let subscribers = channels[channel]?.subscribers, !subscribers.isEmpty else { continue }
+            let frame = ServerFrame.event(request.name, channel: channel, data: request.data)
+            for (id, outbox) in subscribers where id != excluded {
+                deliver(frame, via: outbox, to: id)
+            }
+        }
+        dropOverflowed()
+    }
+}

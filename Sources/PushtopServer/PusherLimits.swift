@@ -1,0 +1,25 @@
+/// Pusher's quotas and size limits, enforced with Pusher's own error responses.
+public struct PusherLimits: Sendable, Hashable {
+    /// Bytes of `data` in one event (HTTP API and client events): 10 KB.
+    public var maxEventDataBytes: Int = 10_240
+    /// Characters of an event name.
+    public var maxEventNameLength: Int = 200
+    /// Channels named in one `POST /events`.
+    public var maxChannelsPerTrigger: Int = 100
+    /// Events in one `POST /batch_events`.
+    public var maxEventsPerBatch: Int = 10
+    /// Distinct users in one presence channel.
+    public var maxPresenceMembers: Int = 100
+    /// Bytes of a presence member's `user_info` (as JSON).
+    public var maxUserInfoBytes: Int = 1_024
+    /// Characters of a presence `user_id`.
+    public var maxUserIDLength: Int = 128
+    /// Client events one connection may send per second.
+    public var clientEventsPerSecond: Int = 10
+    /// Bytes of one WebSocket message from a client (frames above it close the connection).
+    public var maxMessageBytes: Int = 1 << 20
+    /// Frames queued for one slow connection before the server gives up on it (closes it with 4100).
+    public var maxQueuedFrames: Int = 8_192
+
+    public init() {}
+}

@@ -1,0 +1,74 @@
+/// Everything the embedded server needs to know: where to listen, the one app it serves, and its timings.
+///
+/// The defaults match `pushtop serve`: loopback on port 6001, app id `1` (numeric, as the official server SDKs
+/// require), key `pushtop-key`, secret `pushtop-secret`.
+public struct ServerConfiguration: Sendable {
+    /// Listen address. Keep the default (loopback) unless teammates must reach the server.
+    public var host: String
+    /// Listen port; `0` picks a free port (read it back from ``EmbeddedServer/port``).
+    public var port: Int
+    /// The app the server serves.
+    public var app: AppCredentials
+    /// Seconds of client silence before the server sends `pusher:ping` (sent as `activity_timeout`).
+    public var activityTimeout: Double
+    /// Seconds the server waits for `pusher:pong` before closing with 4201.
+    public var pongTimeout: Double
+    /// Pusher's quotas and size limits.
+    public var limits: PusherLimits
+    /// Serve the development-only authorization endpoint `POST /pusher/auth` (signs any subscription).
+    public var demoAuthEndpoint: Bool
+    /// Send `pusher_internal:subscription_count` to subscribers of non-presence channels when the count changes.
+    public var subscriptionCountEvents: Bool
+    /// Run the traffic simulator in-process (members on `presence-lobby`, `ticker`, `chat`, an encrypted channel).
+    public var simulate: Bool
+    /// Tuning of the simulator when ``simulate`` is on.
+    public var simulator: SimulatorConfiguration
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 6001,
+        app: AppCredentials = AppCredentials(),
+        activityTimeout: Double = 120,
+        pongTimeout: Double = 30,
+        limits: PusherLimits = PusherLimits(),
+        demoAuthEndpoint: Bool = true,
+        subscriptionCountEvents: Bool = true,
+        simulate: Bool = false,
+        simulator: SimulatorConfiguration = SimulatorConfiguration()
+    ) {
+        self.host = host
+        self.port = port
+        self.app = app
+        self.activityTimeout = activityTimeout
+        self.pongTimeout = pongTimeout
+        self.limits = limits
+        self.demoAuthEndpoint = demoAuthEndpoint
+        self.subscriptionCountEvents = subscriptionCountEvents
+        self.simulate = simulate
+        self.simulator = simulator
+    }
+}
+
+/// The credentials of the one app the server serves.
+public struct AppCredentials: Sendable, Hashable {
+    /// Numeric app id, as Pusher's are (the official server SDKs refuse other ids).
+    public var id: String
+    public var key: String
+    public var secret: String
+    /// 32-byte master key of `private-encrypted-` channels: the demo auth endpoint derives each channel's
+    /// shared secret from it, and the simulator encrypts with it.
+    public var encryptionMasterKey: [UInt8]
+
+    /// The master key used when none is given: fixed and public, so it is for demos only.
+    public static let demoEncryptionMasterKey: [UInt8] = Array("pushtop-demo-encryption-key-0032".utf8)
+
+    public init(
+        id: String = "1", key: String = "pushtop-key", secret: String = "pushtop-secret",
+        encryptionMasterKey: [UInt8] = AppCredentials.demoEncryptionMasterKey
+    ) {
+        self.id = id
+        self.key = key
+        self.secret = secret
+        self.encryptionMasterKey = encryptionMasterKey
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PushtopServer
+
+/// Options of the embedded server (`pushtop serve`, `pushtop demo`): where it listens and the app it serves.
+struct ServerOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Listen address (0.0.0.0 lets teammates on the network join).", valueName: "HOST"))
+    var bind: String = "127.0.0.1"
+
+    @Option(name: .long, help: ArgumentHelp("One port for WebSocket /app/{key} and the HTTP API /apps/{id}/...; 0 picks a free one.", valueName: "PORT"))
+    var port: Int = 6001
+
+    @Option(name: .customLong("app-id"), help: ArgumentHelp("App id (numeric, as Pusher's).", valueName: "ID"))
+    var appID: String = "1"
+
+    @Option(name: .long, help: ArgumentHelp("App key clients connect with.", valueName: "KEY"))
+    var key: String = "pushtop-key"
+
+    @Option(name: .long, help: ArgumentHelp("App secret that signs subscriptions and API requests.", valueName: "SECRET"))
+    var secret: String = "pushtop-secret"
+
+    @Flag(name: .long, help: "Built-in traffic: members join and leave presence-lobby, events on ticker, chat and private-encrypted-vault.")
+    var simulate: Bool = false
+
+    @Option(name: .customLong("activity-timeout"), help: ArgumentHelp("Seconds of client silence before the server pings (then 4201 after --pong-timeout).", valueName: "SECONDS"))
+    var activityTimeout: Double = 120
+
+    @Option(name: .customLong("pong-timeout"), help: ArgumentHelp("Seconds to wait for a pong before closing with 4201.", valueName: "SECONDS"))
+    var pongTimeout: Double = 30
+
+    @Option(name: .customLong("encryption-master-key-base64"), help: ArgumentHelp("32-byte master key of private-encrypted- channels, base64 (default: a public demo key).", valueName: "KEY"))
+    var encryptionMasterKeyBase64: String?
+
+    @Flag(name: .customLong("no-auth-endpoint"), help: "Do not serve the development-only POST /pusher/auth endpoint.")
+    var noAuthEndpoint: Bool = false
+
+    func validate() throws {
+        guard !appID.isEmpty, appID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw ValidationError("--app-id must be numeric (Pusher's app ids are; the official server SDKs refuse others), got '\(appID)'")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535, got \(port)") }
+        guard !key.isEmpty, !secret.isEmpty else { throw ValidationError("--key and --secret must not be empty") }
+        guard activityTimeout > 0, pongTimeout > 0 else {
+            throw ValidationError("--activity-timeout and --pong-timeout must be positive")
+        }
+        if let encryptionMasterKeyBase64 {
+            guard let data = Data(base64Encoded: encryptionMasterKeyBase64), data.count == 32 else {
+                throw ValidationError("--encryption-master-key-base64 must be 32 bytes, base64-encoded")
+            }
+        }
+    }
+
+    /// The embedded server's configuration; `simulate` overrides the flag (demo mode turns it on).
+    func configuration(simulate: Bool? = nil) -> ServerConfiguration {
+        var app = AppCredentials(id: appID, key: key, secret: secret)
+        if let encryptionMasterKeyBase64, let data = Data(base64Encoded: encryptionMasterKeyBase64) {
+            app.encryptionMasterKey = Array(data)
+        }
+        return ServerConfiguration(
+            host: bind, port: port, app: app, activityTimeout: activityTimeout, pongTimeout: pongTimeout,
+            demoAuthEndpoint: !noAuthEndpoint, simulate: simulate ?? self.simulate)
+    }
+}
+
+/// Options of commands that call the HTTP API (`pushtop trigger`): which server, and as which app.
+struct APIOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("API host (ignored with --cluster).", valueName: "HOST"))
+    var host: String = "127.0.0.1"
+
+    @Option(name: .long, help: ArgumentHelp("API port (ignored with --cluster).", valueName: "PORT"))
+    var port: Int = 6001
+
+    @Flag(name: .long, help: "Use HTTPS.")
+    var tls: Bool = false
+
+    @Option(name: .long, help: ArgumentHelp("Pusher cluster (e.g. eu, mt1): sends to api-CLUSTER.pusher.com over HTTPS.", valueName: "CLUSTER"))
+    var cluster: String?
+
+    @Option(name: .customLong("app-id"), help: ArgumentHelp("App id.", valueName: "ID"))
+    var appID: String = "1"
+
+    @Option(name: .long, help: ArgumentHelp("App key.", valueName: "KEY"))
+    var key: String = "pushtop-key"
+
+    @Option(name: .long, help: ArgumentHelp("App secret (signs the request; never sent).", valueName: "SECRET"))
+    var secret: String = "pushtop-secret"
+
+    func validate() throws {
+        guard (1...65535).contains(port) else { throw ValidationError("--port must be 1...65535, got \(port)") }
+        guard !key.isEmpty, !secret.isEmpty, !appID.isEmpty else {
+            throw ValidationError("--app-id, --key and --secret must not be empty")
+        }
+    }
+}

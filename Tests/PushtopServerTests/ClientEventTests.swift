@@ -1,0 +1,100 @@
+import Foundation
+import PusherProtocol
+import PushtopServer
+import Testing
+
+@Suite("Client events")
+struct ClientEventTests {
+    /// Two sockets on `channel`, both subscribed; presence channels join as `alice` and `bob`.
+    func pair(_ server: EmbeddedServer, _ channel: String) async throws -> (TestSocket, TestSocket) {
+        var sockets: [TestSocket] = []
+        for user in ["alice", "bob"] {
+            let (socket, socketID) = try await TestSocket.established(server.url())
+            if channel.hasPrefix("presence-") {
+                let data = "{\"user_id\":\"\(user)\"}"
+                try await socket.subscribe(
+                    channel, auth: server.auth(socketID: socketID, channel: channel, channelData: data), channelData: data)
+            } else if channel.hasPrefix("private-") {
+                try await socket.subscribe(channel, auth: server.auth(socketID: socketID, channel: channel))
+            } else {
+                try await socket.subscribe(channel)
+            }
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: channel)
+            sockets.append(socket)
+        }
+        return (sockets[0], sockets[1])
+    }
+
+    @Test func clientEventReachesOthersButNotTheSender() async throws {
+        try await withServer { server in
+            let (alice, bob) = try await pair(server, "private-room")
+            try await alice.send("{\"event\":\"client-typing\",\"channel\":\"private-room\",\"data\":{\"on\":true}}")
+            let event = try await bob.next("client-typing", channel: "private-room")
+            // Object data from the client is delivered as a JSON string, like every server message.
+            #expect(event.data == .string("{\"on\":true}"))
+            #expect(event.userID == nil)
+            try await alice.send("{\"event\":\"pusher:ping\",\"data\":{}}")
+            _ = try await alice.next(PusherEventName.pong)
+            #expect(await alice.all("client-typing").isEmpty)
+            await alice.close()
+            await bob.close()
+        }
+    }
+
+    @Test func clientEventsOnPresenceCarryTheSendersUserID() async throws {
+        try await withServer { server in
+            let (alice, bob) = try await pair(server, "presence-room")
+            try await bob.send("{\"event\":\"client-wave\",\"channel\":\"presence-room\",\"data\":\"hi\"}")
+            let event = try await alice.next("client-wave", channel: "presence-room")
+            #expect(event.userID == "bob")
+            #expect(event.data == .string("hi"))
+            await alice.close()
+            await bob.close()
+        }
+    }
+
+    @Test func clientEventsAreRefusedOnPublicChannelsAndUnsubscribedChannels() async throws {
+        try await withServer { server in
+            let (alice, bob) = try await pair(server, "lobby")
+            try await alice.send("{\"event\":\"client-x\",\"channel\":\"lobby\",\"data\":{}}")
+            let error = try await alice.next(PusherEventName.error)
+            #expect(error.data?["message"]?.stringValue?.contains("private and presence") == true)
+            try await alice.send("{\"event\":\"client-x\",\"channel\":\"private-elsewhere\",\"data\":{}}")
+            let notSubscribed = try await alice.next(PusherEventName.error)
+            #expect(notSubscribed.data?["message"]?.stringValue?.contains("not subscribed") == true)
+            #expect(await bob.all("client-x").isEmpty)
+            await alice.close()
+            await bob.close()
+        }
+    }
+
+    @Test func clientEventsAreRateLimitedWith4301() async throws {
+        try await withServer { server in
+            let (alice, bob) = try await pair(server, "private-fast")
+            for i in 0..<15 {
+                try await alice.send("{\"event\":\"client-n\",\"channel\":\"private-fast\",\"data\":{\"i\":\(i)}}")
+            }
+            let error = try await alice.next(PusherEventName.error)
+            #expect(error.data?["code"]?.intValue == 4301)
+            try await eventually("ten events to arrive") { await bob.all("client-n").count >= 10 }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(await bob.all("client-n").count <= 11)
+            #expect(await alice.finished == false)
+            await alice.close()
+            await bob.close()
+        }
+    }
+
+    @Test func clientEventDataOver10KBIsRefused() async throws {
+        try await withServer { server in
+            let (alice, bob) = try await pair(server, "private-big")
+            let big = String(repeating: "a", count: 10_300)
+            try await alice.send("{\"event\":\"client-big\",\"channel\":\"private-big\",\"data\":\"\(big)\"}")
+            let error = try await alice.next(PusherEventName.error)
+            #expect(error.data?["message"]?.stringValue?.contains("10240") == true)
+            #expect(await bob.all("client-big").isEmpty)
+            await alice.close()
+            await bob.close()
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+import PusherChannels
+import PusherProtocol
+import PushtopServer
+
+/// Runs `body` against a real server on an ephemeral loopback port, and always shuts it down.
+func withServer<T>(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: (EmbeddedServer) async throws -> T
+) async throws -> T {
+    var configuration = ServerConfiguration(port: 0)
+    configure(&configuration)
+    var logger = Logger(label: "test.server")
+    logger.logLevel = .warning
+    let server = try await EmbeddedServer.start(configuration, logger: logger)
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
+
+extension EmbeddedServer {
+    /// The WebSocket URL with Pusher's query (protocol 7 unless given).
+    func url(protocol version: String? = "7", key: String? = nil) -> String {
+        var url = "ws://127.0.0.1:\(port)/app/\(key ?? configuration.app.key)?client=test&version=1.0"
+        if let version { url += "&protocol=\(version)" }
+        return url
+    }
+
+    /// An HTTP API client signed with the server's app.
+    var api: PusherAPIClient {
+        PusherAPIClient(configuration: PusherAPIConfiguration(
+            appID: configuration.app.id, key: configuration.app.key, secret: configuration.app.secret,
+            host: "127.0.0.1", port: port))
+    }
+
+    func auth(socketID: String, channel: String, channelData: String? = nil) -> String {
+        ChannelAuthSignature.auth(
+            key: configuration.app.key, secret: configuration.app.secret, socketID: socketID, channel: channel,
+            channelData: channelData)
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Logging
+import PusherProtocol
+import WSClient
+
+/// A real WebSocket client for tests: connects over loopback, records every message, sends frames.
+actor TestSocket {
+    private(set) var received: [PusherMessage] = []
+    private var cursor = 0
+    private var outbound: WebSocketOutboundWriter?
+    private(set) var closeCode: Int?
+    private(set) var finished = false
+    private var runTask: Task<Void, Never>?
+
+    struct Timeout: Error, CustomStringConvertible {
+        var what: String
+        var description: String { "timed out waiting for \(what)" }
+    }
+
+    /// Connects to `url` and waits for the upgrade.
+    static func connect(_ url: String) async throws -> TestSocket {
+        let socket = TestSocket()
+        await socket.start(url)
+        try await socket.waitUntilOpen()
+        return socket
+    }
+
+    /// Connects to the server's app and returns once `pusher:connection_established` arrived.
+    static func established(_ url: String) async throws -> (TestSocket, String) {
+        let socket = try await connect(url)
+        let message = try await socket.next(PusherEventName.connectionEstablished)
+        let socketID = message.dataJSON?["socket_id"]?.stringValue ?? ""
+        return (socket, socketID)
+    }
+
+    private func start(_ url: String) {
+        var configuration = WebSocketClientConfiguration()
+        configuration.maxFrameSize = 1 << 20
+        runTask = Task {
+            var logger = Logger(label: "test.socket")
+            logger.logLevel = .critical
+            do {
+                let frame = try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
+                    inbound, outbound, _ in
+                    await self.opened(outbound)
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        if case .text(let text) = message { await self.append(text) }
+                    }
+                }
+                self.ended(code: frame.map { Self.number(of: $0) })
+            } catch {
+                self.ended(code: nil)
+            }
+        }
+    }
+
+    static func number(of frame: WebSocketCloseFrame) -> Int {
+        switch frame.closeCode {
+        case .normalClosure: return 1000
+        case .goingAway: return 1001
+        case .protocolError: return 1002
+        case .unacceptableData: return 1003
+        case .dataInconsistentWithMessage: return 1007
+        case .policyViolation: return 1008
+        case .messageTooLarge: return 1009
+        case .missingExtension: return 1010
+        case .unexpectedServerError: return 1011
+        case .unknown(let n): return Int(n)
+        }
+    }
+
+    private func opened(_ writer: WebSocketOutboundWriter) { outbound = writer }
+    private func append(_ text: String) {
+        if let message = try? PusherMessage(decoding: text) { received.append(message) }
+    }
+    private func ended(code: Int?) {
+        closeCode = code
+        finished = true
+    }
+
+    /// Sends a text frame.
+    func send(_ text: String) async throws {
+        guard let outbound else { throw Timeout(what: "an open socket") }
+        try await outbound.write(.text(text))
+    }
+
+    func send(_ message: PusherMessage) async throws { try await send(message.jsonString) }
+
+    /// Closes from the client side.
+    func close() async {
+        try? await outbound?.close(.normalClosure, reason: nil)
+        _ = try? await waitUntil("the socket to end", timeout: 3) { self.finished }
+        runTask?.cancel()
+    }
+
+    /// Waits for the next message (after those already taken) matching `event` and, when given, `channel`.
+    func next(_ event: String, channel: String? = nil, timeout: Double = 3) async throws -> PusherMessage {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            while cursor < received.count {
+                let message = received[cursor]
+                cursor += 1
+                if message.event == event && (channel == nil || message.channel == channel) { return message }
+            }
+            if finished { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw Timeout(what: "\(event) on \(channel ?? "any channel") (got \(received.map(\.event)))")
+    }
+
+    /// Every message received so far with this event name.
+    func all(_ event: String, channel: String? = nil) -> [PusherMessage] {
+        received.filter { $0.event == event && (channel == nil || $0.channel == channel) }
+    }
+
+    /// Waits until the socket has ended; returns the close code.
+    func waitForClose(timeout: Double = 3) async throws -> Int? {
+        try await waitUntil("the server to close", timeout: timeout) { self.finished }
+        return closeCode
+    }
+
+    func waitUntilOpen() async throws {
+        try await waitUntil("the socket to open") { self.outbound != nil || self.finished }
+    }
+
+    func waitUntil(_ what: String, timeout: Double = 3, _ condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { throw Timeout(what: what) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    // MARK: Protocol helpers
+
+    func subscribe(_ channel: String, auth: String? = nil, channelData: String? = nil) async throws {
+        var data: [String: JSONValue] = ["channel": .string(channel)]
+        if let auth { data["auth"] = .string(auth) }
+        if let channelData { data["channel_data"] = .string(channelData) }
+        try await send(PusherMessage(event: PusherEventName.subscribe, data: .object(data)))
+    }
+}
+
+/// Waits for a condition that is checked asynchronously.
+func eventually(_ what: String, timeout: Double = 3, _ condition: () async -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !(await condition()) {
+        guard Date() < deadline else { throw TestSocket.Timeout(what: what) }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
