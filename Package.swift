@@ -97,6 +97,7 @@ let package = Package(
             name: "PushtopTestSupport",
             dependencies: [
                 "PusherProtocol",
+                "PusherChannels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],

@@ -1,9 +1,8 @@
-import PushtopTestSupport
+import PusherChannels
 import Synchronization
-@testable import PusherChannels
 
 /// Collects a client's events (through a batch consumer, as the dashboard does) for assertions.
-final class EventRecorder: Sendable {
+public final class EventRecorder: Sendable {
     private final class Store: Sendable {
         let events = Mutex<[ClientEvent]>([])
     }
@@ -11,7 +10,7 @@ final class EventRecorder: Sendable {
     private let store = Store()
     private let task: Task<Void, Never>
 
-    init(_ client: PusherClient) {
+    public init(_ client: PusherClient) {
         let batches = client.eventBatches()
         let store = self.store
         task = Task {
@@ -21,31 +20,31 @@ final class EventRecorder: Sendable {
 
     deinit { task.cancel() }
 
-    var all: [ClientEvent] { store.events.withLock { $0 } }
+    public var all: [ClientEvent] { store.events.withLock { $0 } }
 
-    var states: [ConnectionState] {
+    public var states: [ConnectionState] {
         all.compactMap { if case .state(let c) = $0 { return c.current } else { return nil } }
     }
 
-    var channelEvents: [ChannelEvent] {
+    public var channelEvents: [ChannelEvent] {
         all.compactMap { if case .event(let e) = $0 { return e } else { return nil } }
     }
 
-    var errors: [(code: Int?, message: String)] {
+    public var errors: [(code: Int?, message: String)] {
         all.compactMap { if case .error(let code, let message) = $0 { return (code, message) } else { return nil } }
     }
 
-    func count(_ match: (ClientEvent) -> Bool) -> Int { all.filter(match).count }
+    public func count(_ match: (ClientEvent) -> Bool) -> Int { all.filter(match).count }
 
     /// Waits until an event matching `match` has been recorded, and returns the first.
     @discardableResult
-    func wait(_ what: String = "event", timeout: Double = 10,
+    public func wait(_ what: String = "event", timeout: Double = 10,
               for match: @escaping @Sendable (ClientEvent) -> Bool) async throws -> ClientEvent {
         try await waitUntil(timeout: timeout, what) { self.all.contains(where: match) }
         return all.first(where: match)!
     }
 
-    func waitForState(_ state: ConnectionState, occurrence: Int = 1, timeout: Double = 10) async throws {
+    public func waitForState(_ state: ConnectionState, occurrence: Int = 1, timeout: Double = 10) async throws {
         try await waitUntil(timeout: timeout, "state \(state) #\(occurrence)") {
             self.states.filter { $0 == state }.count >= occurrence
         }
@@ -53,8 +52,8 @@ final class EventRecorder: Sendable {
 }
 
 extension ClientEvent {
-    var isSubscribed: Bool { if case .subscribed = self { return true } else { return false } }
-    func isSubscribed(_ channel: String) -> Bool {
+    public var isSubscribed: Bool { if case .subscribed = self { return true } else { return false } }
+    public func isSubscribed(_ channel: String) -> Bool {
         if case .subscribed(let c, _) = self { return c == channel } else { return false }
     }
 }
