@@ -12,7 +12,7 @@ import Testing
         let app = server.configuration.app
         let watch = try PushtopProcess([
             "watch", "--key", app.key, "--host", "127.0.0.1", "--port", String(port), "--no-tls",
-            "--auth-endpoint", server.authEndpointURL!, "--auth-param", "user_id=watcher", "--stdin",
+            "--auth-endpoint", server.authEndpointURL!, "--user-id", "watcher", "--stdin",
             "ticker", "presence-room",
         ])
         try await watch.waitForLine("presence subscribed") {

@@ -33,7 +33,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Sign private/presence subscriptions locally with the app secret (development; env PUSHER_APP_SECRET).")
     var secret: String?
 
-    @Option(name: .customLong("user-id"), help: "Presence user id when signing locally (default: random).")
+    @Option(name: .customLong("user-id"), help: "Presence user id when signing locally (default: random); sent as user_id to an auth endpoint.")
     var userID: String?
 
     @Option(name: .customLong("user-info"), help: "Presence user info (JSON) when signing locally.")
@@ -126,10 +126,12 @@ struct ConnectionOptions: ParsableArguments {
         let secret = self.secret ?? environment["PUSHER_APP_SECRET"]
         var authorizer: (any Authorizer)?
         if let endpoint = authEndpoint ?? environment["PUSHER_AUTH_ENDPOINT"] {
+            // --user-id/--user-info travel as form parameters: development endpoints (pushtop serve's) read them.
+            var parameters = authParams.compactMap(Self.splitParam)
+            if let userID { parameters.append(("user_id", userID)) }
+            if let userInfo { parameters.append(("user_info", userInfo)) }
             authorizer = EndpointAuthorizer(
-                url: endpoint,
-                headers: authHeaders.compactMap(Self.splitHeader),
-                parameters: authParams.compactMap(Self.splitParam))
+                url: endpoint, headers: authHeaders.compactMap(Self.splitHeader), parameters: parameters)
         } else if let secret {
             authorizer = SecretAuthorizer(
                 key: key, secret: secret, userID: userID ?? "user-\(UInt32.random(in: 1000...999_999))",
