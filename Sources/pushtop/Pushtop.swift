@@ -9,6 +9,7 @@ struct Pushtop: AsyncParsableCommand {
         version: PushtopVersion.string,
         subcommands: [
             DashboardCommand.self, DemoCommand.self, ServeCommand.self, WatchCommand.self, TriggerCommand.self,
+            BenchCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self
     )

@@ -1,0 +1,156 @@
+import Foundation
+import Histogram
+import PusherChannels
+import Synchronization
+
+/// Runs a bench: N subscriber connections, one HTTP publisher at a fixed rate, latency per delivery.
+struct BenchRunner {
+    var client: PusherClientOptions
+    var api: PusherAPIConfiguration
+    var target: String
+    var channel: String
+    var subscribers: Int
+    var rate: Int
+    var duration: Double
+    var payloadBytes: Int
+    var progress: @Sendable (String) -> Void
+
+    /// Counts shared by the subscriber tasks and the progress line.
+    final class Counters: Sendable {
+        let received = Atomic<Int>(0)
+        let published = Atomic<Int>(0)
+        let failed = Atomic<Int>(0)
+        let lastDelivery = Mutex<ContinuousClock.Instant?>(nil)
+        let firstError = Mutex<String?>(nil)
+    }
+
+    static func microsecondsNow() -> UInt64 {
+        UInt64(Date().timeIntervalSince1970 * 1_000_000)
+    }
+
+    func run() async throws -> BenchResult {
+        let counters = Counters()
+        var clients: [PusherClient] = []
+        var consumers: [Task<Histogram<UInt64>, Never>] = []
+        for _ in 0..<subscribers {
+            let c = PusherClient(options: client)
+            let batches = c.eventBatches(bufferSize: 1_000_000)
+            let channel = self.channel
+            consumers.append(Task {
+                var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+                for await batch in batches {
+                    let now = Self.microsecondsNow()
+                    var delivered = 0
+                    for case .event(let e) in batch where e.channel == channel && e.name == "bench" {
+                        if let sent = e.data?["t"]?.numberValue, sent > 0 {
+                            _ = histogram.record(now >= UInt64(sent) ? now - UInt64(sent) : 0)
+                        }
+                        delivered += 1
+                    }
+                    if delivered > 0 {
+                        counters.received.add(delivered, ordering: .relaxed)
+                        counters.lastDelivery.withLock { $0 = .now }
+                    }
+                }
+                return histogram
+            })
+            try await c.subscribe(channel)
+            await c.connect()
+            clients.append(c)
+        }
+        defer { for c in clients { Task { await c.shutdown() } } }
+
+        // Wait until every subscriber is subscribed (or refused).
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            var ready = 0
+            for c in clients {
+                let state = await c.subscriptionState(channel)
+                if state == .subscribed { ready += 1 }
+                if case .failed(let why)? = state { throw BenchError.subscriptionFailed(why) }
+                if await c.state == .failed { throw BenchError.connectionFailed(await c.failureReason ?? "refused") }
+            }
+            if ready == clients.count { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        let total = max(1, Int(Double(rate) * duration))
+        let publisher = PusherAPIClient(configuration: api)
+        let pad = String(repeating: "x", count: max(0, payloadBytes - 40))
+        let start = ContinuousClock.now
+        let interval = Duration.seconds(1.0 / Double(max(1, rate)))
+        let progress = self.progress
+        let subscribers = self.subscribers
+        let progressTask = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let elapsed = ContinuousClock.now - start
+                progress(String(
+                    format: "bench: %.0f s  published %d  delivered %d/%d", Double(elapsed.components.seconds),
+                    counters.published.load(ordering: .relaxed), counters.received.load(ordering: .relaxed),
+                    counters.published.load(ordering: .relaxed) * subscribers))
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            for i in 0..<total {
+                let due = start + interval * i
+                if ContinuousClock.now < due { try? await Task.sleep(until: due, clock: .continuous) }
+                if inFlight >= 256 {
+                    await group.next()
+                    inFlight -= 1
+                }
+                inFlight += 1
+                let channel = self.channel
+                group.addTask {
+                    let data = #"{"seq":\#(i),"t":\#(Self.microsecondsNow()),"pad":"\#(pad)"}"#
+                    do {
+                        _ = try await publisher.trigger(channels: [channel], event: "bench", data: data)
+                        counters.published.add(1, ordering: .relaxed)
+                    } catch {
+                        counters.failed.add(1, ordering: .relaxed)
+                        counters.firstError.withLock { $0 = $0 ?? String(describing: error) }
+                    }
+                }
+            }
+        }
+        if counters.published.load(ordering: .relaxed) == 0, let error = counters.firstError.withLock({ $0 }) {
+            progressTask.cancel()
+            throw BenchError.publishFailed(error)
+        }
+        // Let the last deliveries arrive: stop when everything came, or nothing came for a second.
+        let expected = counters.published.load(ordering: .relaxed) * subscribers
+        let drainDeadline = ContinuousClock.now + .seconds(10)
+        while counters.received.load(ordering: .relaxed) < expected, ContinuousClock.now < drainDeadline {
+            let last = counters.lastDelivery.withLock { $0 } ?? start
+            if ContinuousClock.now - last > .seconds(1) { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        progressTask.cancel()
+        let end = counters.lastDelivery.withLock { $0 } ?? ContinuousClock.now
+        for c in clients { await c.shutdown() }
+        var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        for consumer in consumers { latency.add(await consumer.value) }
+        let elapsed = end - start
+        return BenchResult(
+            target: target, subscribers: subscribers, rate: rate, duration: duration,
+            published: counters.published.load(ordering: .relaxed), publishErrors: counters.failed.load(ordering: .relaxed),
+            expected: expected, received: counters.received.load(ordering: .relaxed),
+            elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+            latency: latency)
+    }
+}
+
+enum BenchError: Error, CustomStringConvertible {
+    case subscriptionFailed(String)
+    case connectionFailed(String)
+    case publishFailed(String)
+
+    var description: String {
+        switch self {
+        case .subscriptionFailed(let why): return "a subscriber could not subscribe: \(why)"
+        case .connectionFailed(let why): return "a subscriber could not connect: \(why)"
+        case .publishFailed(let why): return "every publish failed: \(why)"
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import PushtopServer
+import Testing
+
+/// A short smoke run of `pushtop bench` so it cannot rot (figures are not asserted: this is not a timing test).
+@Suite(.timeLimit(.minutes(1))) struct BenchCommandTests {
+    @Test func benchAgainstTheEmbeddedServerPrintsAJSONResult() async throws {
+        let bench = try PushtopProcess(["bench", "--rate", "200", "--duration", "1", "--subscribers", "3", "--json"])
+        #expect(try await bench.exitCode(timeout: 30) == 0, "stderr: \(bench.stderr)")
+        let result = try #require(bench.objects.first)
+        #expect(result["published"] as? Int == 200)
+        #expect(result["expected"] as? Int == 600)
+        #expect(result["received"] as? Int == 600)
+        #expect(result["delivery_ratio"] as? Double == 1)
+        let latency = try #require(result["latency_ms"] as? [String: Double])
+        #expect(Set(latency.keys) == ["p50", "p90", "p99", "max"])
+        #expect(bench.stderr.contains("bench:"), "a progress line while it runs")
+    }
+
+    @Test func benchAgainstAServerGivenByCredentials() async throws {
+        let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
+        let app = server.configuration.app
+        let bench = try PushtopProcess([
+            "bench", "--key", app.key, "--secret", app.secret, "--app-id", app.id, "--host", "127.0.0.1",
+            "--port", String(server.port), "--no-tls", "--rate", "100", "--duration", "0.5", "--subscribers", "2",
+        ])
+        #expect(try await bench.exitCode(timeout: 30) == 0, "stderr: \(bench.stderr)")
+        #expect(bench.lines.contains { $0.contains("deliveries        100 of 100") })
+        await server.shutdown()
+    }
+
+    @Test func wrongSecretFailsWithAClearMessage() async throws {
+        let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
+        let app = server.configuration.app
+        let bench = try PushtopProcess([
+            "bench", "--key", app.key, "--secret", "nope", "--app-id", app.id, "--host", "127.0.0.1",
+            "--port", String(server.port), "--no-tls", "--rate", "50", "--duration", "0.2", "--subscribers", "1", "--json",
+        ])
+        #expect(try await bench.exitCode(timeout: 30) == 1)
+        #expect(bench.stderr.contains("every publish failed"), "stderr: \(bench.stderr)")
+        #expect(bench.stderr.contains("401"), "stderr: \(bench.stderr)")
+        await server.shutdown()
+    }
+
+    @Test func usageErrorsExit64() async throws {
+        let bench = try PushtopProcess(["bench", "--key", "k"])
+        #expect(try await bench.exitCode() == 64)
+        #expect(bench.stderr.contains("--secret"))
+    }
+}
