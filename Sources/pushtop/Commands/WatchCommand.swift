@@ -47,8 +47,15 @@ struct WatchCommand: AsyncParsableCommand {
 
         let consumer = Task {
             var lastClosure: ConnectionClosure?
+            var reportedDrops = 0
             for await batch in batches {
                 var out = ""
+                let dropped = batches.droppedCount
+                if dropped > reportedDrops {
+                    // Never lose events silently: say how many a slow reader of stdout cost.
+                    out += WatchLine.error(code: nil, message: "dropped \(dropped - reportedDrops) events: stdout is read too slowly (\(dropped) in all)") + "\n"
+                    reportedDrops = dropped
+                }
                 for event in batch {
                     if let line = WatchLine.encode(event) {
                         out += line
