@@ -61,7 +61,7 @@ enum ChannelsPaneView {
                 role: selected ? .selection : .value, into: &canvas)
             col += eventsW
             if sparkW > 0 {
-                drawCell(" " + Sparkline.render(ch.rate.recent(sparkW - 1)), row: r, column: col, width: sparkW,
+                drawCell(" " + Sparkline.render(ch.rate.recent(sparkW - 2)), row: r, column: col, width: sparkW,
                     right: false, role: selected ? .selection : .sparkline, into: &canvas)
                 col += sparkW
             }
