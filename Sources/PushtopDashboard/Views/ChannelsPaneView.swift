@@ -1,6 +1,6 @@
 /// The channels pane: name, kind, state, event count, rate sparkline and subscription count.
-enum ChannelsPaneView {
-    static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+public enum ChannelsPaneView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         canvas.box(rect, title: "2 Channels", focused: state.focus == .channels, badge: "\(state.channels.count)")
         let inner = rect.inset(by: 1)
         guard inner.height >= 1, inner.width >= 10 else { return }

@@ -1,7 +1,7 @@
 /// The connection pane: state, endpoint, socket, uptime, reconnects, last close, next attempt, ping,
 /// last frame and an events-per-second sparkline.
-enum ConnectionPaneView {
-    static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+public enum ConnectionPaneView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         let c = state.connection
         canvas.box(rect, title: "1 Connection", focused: state.focus == .connection)
         let inner = rect.inset(by: 1)
@@ -15,9 +15,11 @@ enum ConnectionPaneView {
         rows.append(("Reconnects", String(c.reconnects), .value))
         if let closure = c.lastClosure {
             let code = closure.code.map(String.init) ?? "-"
-            rows.append(("Last close", "\(code) \(closure.meaning) → \(closure.action.rawValue)", .channelError))
+            rows.append(("Last close", "\(code) \(closure.meaning)", .channelError))
+            rows.append(("Action", closure.action.rawValue, .value))
         } else {
             rows.append(("Last close", "-", .value))
+            rows.append(("Action", "-", .value))
         }
         if let next = c.nextAttemptAt, c.state != .connected {
             rows.append(("Next try", "in " + Format.seconds(max(0, next - state.now)), .stateConnecting))

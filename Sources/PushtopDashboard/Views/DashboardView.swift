@@ -23,8 +23,8 @@ public enum DashboardView {
 }
 
 /// The screen shown below the minimum size.
-enum TooSmallView {
-    static func draw(size: Size, into canvas: inout some Canvas) {
+public enum TooSmallView {
+    public static func draw(size: Size, into canvas: inout some Canvas) {
         let lines = [
             "terminal too small",
             "\(size.columns)x\(size.rows), need \(Layout.minimum.columns)x\(Layout.minimum.rows)",
@@ -40,8 +40,8 @@ enum TooSmallView {
 }
 
 /// The top line: name, state, endpoint, totals, clock.
-enum HeaderView {
-    static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+public enum HeaderView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         canvas.fill(rect, role: .header)
         var col = rect.column
         col += canvas.draw(" pushtop ", row: rect.row, column: col, maxWidth: rect.right - col, role: .titleFocus)

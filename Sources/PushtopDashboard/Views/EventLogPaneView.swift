@@ -1,7 +1,7 @@
 /// The event log pane: time, channel, event and a one-line data summary; errors and state changes in their
 /// own roles; follow, pause, filter and dropped counts in the title.
-enum EventLogPaneView {
-    static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+public enum EventLogPaneView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         let log = state.log
         var title = "4 Event log"
         if let filter = log.filter { title += " · /\(filter.query) (\(log.visibleCount) matches)" }

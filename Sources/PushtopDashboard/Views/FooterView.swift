@@ -1,7 +1,7 @@
 /// The bottom line: a prompt while one is open, else a status message, else the key hints of the
 /// focused pane (from the key table).
-enum FooterView {
-    static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+public enum FooterView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         canvas.fill(rect, role: .hintText)
         if let prompt = state.prompt {
             var col = rect.column

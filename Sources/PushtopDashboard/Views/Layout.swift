@@ -21,7 +21,7 @@ public struct Layout: Sendable, Hashable {
         let body = size.rows - 2
         let left = min(54, max(34, size.columns * 36 / 100))
         let right = size.columns - left
-        let connectionHeight = min(12, body / 2)
+        let connectionHeight = min(13, body / 2)
         connection = Rect(row: 1, column: 0, height: connectionHeight, width: left)
         members = Rect(row: 1 + connectionHeight, column: 0, height: body - connectionHeight, width: left)
         let channelsHeight = max(5, body / 3)

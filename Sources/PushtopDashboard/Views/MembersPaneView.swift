@@ -1,7 +1,7 @@
 /// The members pane: the roster of the selected presence channel, `me` marked, a stable colour per member,
 /// joins and leaves highlighted for a moment.
-enum MembersPaneView {
-    static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+public enum MembersPaneView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         guard let channel = state.memberChannel, let roster = state.rosters[channel] else {
             canvas.box(rect, title: "3 Members", focused: state.focus == .members)
             let inner = rect.inset(by: 1)

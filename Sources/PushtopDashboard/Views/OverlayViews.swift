@@ -9,8 +9,8 @@ enum OverlayFrame {
 }
 
 /// `?`: every key of the key table with its help text.
-enum HelpOverlayView {
-    static func draw(_ state: DashboardState, into canvas: inout some Canvas) {
+public enum HelpOverlayView {
+    public static func draw(_ state: DashboardState, into canvas: inout some Canvas) {
         let bindings = state.configuration.keyTable.bindings
         let rect = OverlayFrame.rect(in: canvas.size, width: 64, height: bindings.count + 4)
         canvas.fill(rect, role: .overlay)
@@ -27,7 +27,7 @@ enum HelpOverlayView {
 }
 
 /// Enter on a log entry: its fields, the data pretty-printed, and the frame.
-enum DetailOverlayView {
+public enum DetailOverlayView {
     static func lines(for entry: LogEntry, utcOffset: Int) -> [(String, Role)] {
         var lines: [(String, Role)] = []
         lines.append(("time     " + Format.clock(entry.time, utcOffset: utcOffset), .label))
@@ -63,7 +63,7 @@ enum DetailOverlayView {
         return lines
     }
 
-    static func draw(_ state: DashboardState, seq: Int, scroll: Int, into canvas: inout some Canvas) {
+    public static func draw(_ state: DashboardState, seq: Int, scroll: Int, into canvas: inout some Canvas) {
         let rect = OverlayFrame.rect(in: canvas.size, width: 100, height: canvas.size.rows - 4)
         canvas.fill(rect, role: .overlay)
         canvas.box(rect, title: "Event #\(seq)", focused: true, badge: "↑↓ scroll · Esc closes")
