@@ -34,7 +34,8 @@ public enum MembersPaneView {
                 col += canvas.draw(" (me)", row: r, column: col, maxWidth: inner.right - col, role: highlight ?? .memberMe)
             }
             if let info = row.member.userInfo {
-                canvas.draw(" " + info.jsonString, row: r, column: col, maxWidth: inner.right - col - 1,
+                canvas.draw(DisplayWidth.truncate(" " + info.jsonString, to: inner.right - col - 1), row: r, column: col,
+                    maxWidth: inner.right - col - 1,
                     role: highlight ?? .dim)
             }
         }

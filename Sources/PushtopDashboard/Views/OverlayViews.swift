@@ -12,7 +12,7 @@ enum OverlayFrame {
 public enum HelpOverlayView {
     public static func draw(_ state: DashboardState, into canvas: inout some Canvas) {
         let bindings = state.configuration.keyTable.bindings
-        let rect = OverlayFrame.rect(in: canvas.size, width: 64, height: bindings.count + 4)
+        let rect = OverlayFrame.rect(in: canvas.size, width: 84, height: bindings.count + 4)
         canvas.fill(rect, role: .overlay)
         canvas.box(rect, title: "Keys", focused: true, badge: "? or Esc closes")
         let inner = rect.inset(by: 1)
