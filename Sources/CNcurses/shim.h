@@ -52,17 +52,25 @@ static inline int pt_mouse_is_wheel_down(mmask_t s) { return (s & BUTTON5_PRESSE
 /* Reads the next key with wget_wch: returns ERR, OK (a character in *ch) or KEY_CODE_YES (a key code). */
 static inline int pt_get_wch(wint_t *ch) { return wget_wch(stdscr, ch); }
 
-/* Crash handling: restore the terminal, then hand the signal to the handler that was there before (the
-   Swift runtime's backtracer, or the default action). */
+/* Crash handling: restore the terminal, let the handler that was there before run (the Swift runtime's
+   backtracer prints its report on a sane terminal), then die of the signal with the default action, so the
+   exit status says what happened even when the earlier handler returns. */
 static inline struct sigaction *pt_previous_actions(void) {
     static struct sigaction actions[32];
     return actions;
 }
 
-static inline void pt_crash_handler(int sig) {
+static inline void pt_crash_handler(int sig, siginfo_t *info, void *context) {
     if (stdscr != NULL && !isendwin()) endwin();
-    if (sig > 0 && sig < 32) sigaction(sig, &pt_previous_actions()[sig], NULL);
-    else signal(sig, SIG_DFL);
+    if (sig > 0 && sig < 32) {
+        struct sigaction *old = &pt_previous_actions()[sig];
+        if (old->sa_flags & SA_SIGINFO) {
+            if (old->sa_sigaction != NULL) old->sa_sigaction(sig, info, context);
+        } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN && old->sa_handler != NULL) {
+            old->sa_handler(sig);
+        }
+    }
+    signal(sig, SIG_DFL);
     raise(sig);
 }
 
@@ -71,7 +79,8 @@ static inline void pt_install_crash_handlers(void) {
     for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction action;
         memset(&action, 0, sizeof action);
-        action.sa_handler = pt_crash_handler;
+        action.sa_sigaction = pt_crash_handler;
+        action.sa_flags = SA_SIGINFO;
         sigemptyset(&action.sa_mask);
         sigaction(sigs[i], &action, &pt_previous_actions()[sigs[i]]);
     }

@@ -41,11 +41,11 @@ import Testing
         let text = pane(Size(rows: 7, columns: 70)) { ChannelsPaneView.draw(sample(), in: $1, into: &$0) }
         #expect(text == """
             ┌ 2 Channels ──────────────────────────────────────────────────── 4 ─┐
-            │ Channel                    Kind     State       Events  Rate Subs  │
-            │ market-data                public   subscribed       1    █     -  │
-            │ private-orders             private  subscribed       0          -  │
-            │ cache-config               cache    subscribed       0          -  │
-            │ presence-lobby             presence subscribed       0          5  │
+            │ Channel              Kind     State       Events  Rate       Subs  │
+            │ market-data          public   subscribed       1          █     -  │
+            │ private-orders       private  subscribed       0                -  │
+            │ cache-config         cache    subscribed       0                -  │
+            │ presence-lobby       presence subscribed       0                5  │
             └────────────────────────────────────────────────────────────────────┘
             """)
     }
@@ -57,7 +57,17 @@ import Testing
         var canvas = GridCanvas(size: Size(rows: 8, columns: 70))
         ChannelsPaneView.draw(state, in: Rect(row: 0, column: 0, height: 8, width: 70), into: &canvas)
         #expect(canvas.role(row: 3, column: 3) == .selection)
-        #expect(canvas.line(6).contains("private-x                  private  error: HTTP 403: no"))
+        #expect(canvas.line(6).contains("private-x            private  error: HTTP 403: no"))
+    }
+
+    @Test func channelsPaneDropsColumnsWhenNarrow() {
+        let text = pane(Size(rows: 4, columns: 30)) { ChannelsPaneView.draw(sample(), in: $1, into: &$0) }
+        #expect(text == """
+            ┌ 2 Channels ──────────── 4 ─┐
+            │ Channel       State        │
+            │ market-data   subscribed   │
+            └────────────────────────────┘
+            """)
     }
 
     @Test func membersPane() {

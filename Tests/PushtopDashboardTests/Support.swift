@@ -49,13 +49,6 @@ extension DashboardState {
     }
 }
 
-/// The path of a file next to the tests' sources.
-func fixturePath(_ relative: String, file: String = #filePath) -> String {
-    var parts = file.split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast()
-    return parts.joined(separator: "/") + "/" + relative
-}
-
 /// The repository's root folder (for `themes/`).
 func repositoryRoot(file: String = #filePath) -> String {
     var parts = file.split(separator: "/", omittingEmptySubsequences: false)

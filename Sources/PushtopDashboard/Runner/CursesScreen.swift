@@ -87,7 +87,10 @@ final class CursesScreen {
                 flushText()
                 let code = Int32(ch)
                 if code == pt_key_resize() {
-                    events.append(.resize(handleResize()))
+                    // resizeterm queues KEY_RESIZE itself: only read the size (calling resizeterm again
+                    // would queue another one ahead of the real keys).
+                    size = readSize()
+                    events.append(.resize(size))
                 } else if code == pt_key_mouse() {
                     if let m = readMouse() { events.append(.mouse(m)) }
                 } else if let key = CursesScreen.key(code: code) {

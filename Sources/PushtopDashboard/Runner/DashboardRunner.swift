@@ -182,29 +182,35 @@ final class DashboardRunner {
     }
 
     private func installSignalSources() {
-        let inbox = self.inbox
         for sig in [SIGINT, SIGTERM, SIGWINCH, SIGHUP] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler {
-                if sig == SIGWINCH {
-                    inbox.update { $0.resized = true }
-                } else {
-                    inbox.update { $0.signal = sig }
-                }
-            }
-            source.resume()
-            sources.append(source)
+            sources.append(DashboardRunner.makeSignalSource(sig, inbox: inbox))
         }
+    }
+
+    /// Made outside the main actor: the handler runs on a dispatch queue, and a closure formed in a
+    /// main-actor method would be main-actor isolated (and trap when dispatch runs it elsewhere).
+    nonisolated private static func makeSignalSource(_ sig: Int32, inbox: Inbox) -> any DispatchSourceSignal {
+        signal(sig, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+        source.setEventHandler {
+            if sig == SIGWINCH {
+                inbox.update { $0.resized = true }
+            } else {
+                inbox.update { $0.signal = sig }
+            }
+        }
+        source.resume()
+        return source
     }
 
     /// stdin is watched by a plain thread (a serial queue of its own) that only polls and tells the loop
     /// that input is ready; the loop reads the keys itself (curses decodes them), then lets the watcher
     /// poll again, so the same bytes never wake the loop twice.
     private func installStdinWatcher() {
-        let inbox = self.inbox
-        let acknowledged = stdinAcknowledged
-        let stop = stdinStop
+        DashboardRunner.watchStdin(inbox: inbox, acknowledged: stdinAcknowledged, stop: stdinStop)
+    }
+
+    nonisolated private static func watchStdin(inbox: Inbox, acknowledged: DispatchSemaphore, stop: Locked<Bool>) {
         DispatchQueue(label: "pushtop.stdin").async {
             var fds = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
             while !stop.withLock({ $0 }) {

@@ -1,24 +1,58 @@
-/// The channels pane: name, kind, state, event count, rate sparkline and subscription count.
+/// The channels pane: name, kind, state, event count, rate sparkline and subscription count. Narrow panes
+/// drop the least useful columns first (sparkline, subscription count, events, kind).
 public enum ChannelsPaneView {
+    enum Column: CaseIterable {
+        case name, kind, state, events, rate, subs
+
+        var width: Int {
+            switch self {
+            case .name: return 0
+            case .kind: return 9
+            case .state: return 12
+            case .events: return 7
+            case .rate: return 12
+            case .subs: return 5
+            }
+        }
+
+        var title: String {
+            switch self {
+            case .name: return "Channel"
+            case .kind: return "Kind"
+            case .state: return "State"
+            case .events: return "Events"
+            case .rate: return " Rate"
+            case .subs: return "Subs"
+            }
+        }
+
+        var rightAligned: Bool { self == .events || self == .subs }
+    }
+
+    /// The columns that fit in `width` cells, and the name column's width.
+    static func columns(for width: Int) -> (columns: [Column], nameWidth: Int) {
+        var shown: [Column] = [.kind, .state, .events, .rate, .subs]
+        let dropOrder: [Column] = [.rate, .subs, .events, .kind, .state]
+        var i = 0
+        while width - shown.reduce(0, { $0 + $1.width }) < 12, i < dropOrder.count {
+            shown.removeAll { $0 == dropOrder[i] }
+            i += 1
+        }
+        return ([.name] + shown, max(1, width - shown.reduce(0, { $0 + $1.width })))
+    }
+
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         canvas.box(rect, title: "2 Channels", focused: state.focus == .channels, badge: "\(state.channels.count)")
         let inner = rect.inset(by: 1)
-        guard inner.height >= 1, inner.width >= 10 else { return }
-        let kindW = 9, stateW = 12, eventsW = 7, subsW = 5
-        let sparkW = inner.width >= 70 ? 12 : (inner.width >= 50 ? 6 : 0)
-        let nameW = max(8, inner.width - kindW - stateW - eventsW - sparkW - subsW - 2)
-        func columns(_ name: String, _ kind: String, _ st: String, _ events: String, _ spark: String, _ subs: String)
-            -> [(String, Int, Bool)]
-        {
-            // (text, width, right-aligned)
-            [(name, nameW, false), (kind, kindW, false), (st, stateW, false), (events, eventsW, true),
-                (spark, sparkW, false), (subs, subsW, true)]
-        }
+        guard inner.height >= 1, inner.width >= 4 else { return }
+        let limit = inner.right - 1
+        let (columns, nameWidth) = self.columns(for: inner.width - 2)
+        func width(_ c: Column) -> Int { c == .name ? nameWidth : c.width }
         var col = inner.column + 1
-        for (text, w, right) in columns("Channel", "Kind", "State", "Events", sparkW > 0 ? " Rate" : "", "Subs")
-        where w > 0 {
-            drawCell(text, row: inner.row, column: col, width: w, right: right, role: .label, into: &canvas)
-            col += w
+        for c in columns {
+            drawCell(c.title, row: inner.row, column: col, width: width(c), right: c.rightAligned, limit: limit,
+                role: .label, into: &canvas)
+            col += width(c)
         }
         let listRows = inner.height - 1
         guard listRows > 0 else { return }
@@ -35,46 +69,45 @@ public enum ChannelsPaneView {
             if selected {
                 canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
             }
-            let statusText: String
-            let statusRole: Role
-            switch ch.status {
-            case .subscribing: (statusText, statusRole) = ("subscribing", .stateConnecting)
-            case .subscribed: (statusText, statusRole) = ("subscribed", .stateConnected)
-            case .error: (statusText, statusRole) = ("error", .channelError)
-            }
             var col = inner.column + 1
-            drawCell(ch.name, row: r, column: col, width: nameW, right: false,
-                role: selected ? .selection : .eventChannel, into: &canvas)
-            col += nameW
-            drawCell(ch.kind.rawValue, row: r, column: col, width: kindW, right: false,
-                role: selected ? .selection : .channelKind, into: &canvas)
-            col += kindW
-            if case .error(let reason) = ch.status {
-                canvas.draw("error: " + reason, row: r, column: col, maxWidth: inner.right - col - 1,
-                    role: selected ? .selection : .channelError)
-                continue
+            for c in columns {
+                let w = width(c)
+                defer { col += w }
+                let text: String
+                var role: Role
+                switch c {
+                case .name: (text, role) = (ch.name, .eventChannel)
+                case .kind: (text, role) = (ch.kind.rawValue, .channelKind)
+                case .state:
+                    switch ch.status {
+                    case .subscribing: (text, role) = ("subscribing", .stateConnecting)
+                    case .subscribed: (text, role) = ("subscribed", .stateConnected)
+                    case .error(let reason):
+                        // The reason takes the rest of the row.
+                        canvas.draw("error: " + reason, row: r, column: col, maxWidth: limit - col,
+                            role: selected ? .selection : .channelError)
+                        col = limit
+                        continue
+                    }
+                case .events: (text, role) = (Format.count(ch.events), .value)
+                case .rate: (text, role) = (" " + Sparkline.render(ch.rate.recent(w - 2)), .sparkline)
+                case .subs: (text, role) = (ch.subscriptionCount.map(String.init) ?? "-", .value)
+                }
+                if col >= limit { continue }
+                if selected { role = .selection }
+                drawCell(text, row: r, column: col, width: w, right: c.rightAligned, limit: limit, role: role,
+                    into: &canvas)
             }
-            drawCell(statusText, row: r, column: col, width: stateW, right: false,
-                role: selected ? .selection : statusRole, into: &canvas)
-            col += stateW
-            drawCell(Format.count(ch.events), row: r, column: col, width: eventsW, right: true,
-                role: selected ? .selection : .value, into: &canvas)
-            col += eventsW
-            if sparkW > 0 {
-                drawCell(" " + Sparkline.render(ch.rate.recent(sparkW - 2)), row: r, column: col, width: sparkW,
-                    right: false, role: selected ? .selection : .sparkline, into: &canvas)
-                col += sparkW
-            }
-            drawCell(ch.subscriptionCount.map(String.init) ?? "-", row: r, column: col, width: subsW, right: true,
-                role: selected ? .selection : .value, into: &canvas)
         }
     }
 
-    static func drawCell(_ text: String, row: Int, column: Int, width: Int, right: Bool, role: Role,
+    static func drawCell(_ text: String, row: Int, column: Int, width: Int, right: Bool, limit: Int, role: Role,
         into canvas: inout some Canvas)
     {
-        let clipped = DisplayWidth.truncate(text, to: width - 1)
+        let room = min(width - 1, limit - column)
+        guard room > 0 else { return }
+        let clipped = DisplayWidth.truncate(text, to: room)
         let w = DisplayWidth.of(clipped)
-        canvas.draw(clipped, row: row, column: right ? column + width - 1 - w : column, maxWidth: width - 1, role: role)
+        canvas.draw(clipped, row: row, column: right ? column + room - w : column, maxWidth: room, role: role)
     }
 }

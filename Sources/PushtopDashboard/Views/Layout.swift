@@ -19,7 +19,7 @@ public struct Layout: Sendable, Hashable {
         header = Rect(row: 0, column: 0, height: 1, width: size.columns)
         footer = Rect(row: size.rows - 1, column: 0, height: 1, width: size.columns)
         let body = size.rows - 2
-        let left = min(54, max(34, size.columns * 36 / 100))
+        let left = min(54, max(28, size.columns * 36 / 100))
         let right = size.columns - left
         let connectionHeight = min(13, body / 2)
         connection = Rect(row: 1, column: 0, height: connectionHeight, width: left)
