@@ -1,6 +1,6 @@
 // dashboard-preview: the real dashboard on a synthetic feed (no network), for the tmux end-to-end tests
 // and for trying the UI. Options: --rate N (events/s), --theme NAME|PATH, --capacity N (log entries),
-// --save-dir PATH, --no-mouse.
+// --save-dir PATH, --no-mouse; --bench prints frame and reduce timings.
 import PushtopDashboard
 
 #if canImport(Glibc)
@@ -19,6 +19,9 @@ while let arg = arguments.popFirst() {
     case "--capacity": options.logCapacity = Int(arguments.popFirst() ?? "") ?? options.logCapacity
     case "--save-dir": options.saveDirectory = arguments.popFirst() ?? "."
     case "--no-mouse": options.mouse = false
+    case "--bench":
+        Bench.run()
+        Glibc.exit(0)
     case "--help", "-h":
         print("usage: dashboard-preview [--rate N] [--theme NAME|PATH] [--capacity N] [--save-dir PATH] [--no-mouse]")
         Glibc.exit(0)
