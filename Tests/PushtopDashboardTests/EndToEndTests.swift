@@ -118,6 +118,19 @@ import Testing
         }
     }
 
+    @Test func aFirehoseDoesNotFreezeTheKeyboard() throws {
+        let tmux = try start("--rate 5000 --capacity 2000")
+        defer { tmux.stop() }
+        tmux.waitFor("the ring buffer to drop") { $0.contains("dropped ") }
+        tmux.send("/")
+        tmux.waitFor(text: "Filter:", timeout: 2)
+        tmux.send("Escape")
+        tmux.send("k")
+        tmux.waitFor(text: " new ↓ End", timeout: 2)
+        tmux.send("q")
+        #expect(tmux.waitForExit(timeout: 3).contains("EXIT=0"))
+    }
+
     @Test func ctrlSSavesTheLogAndShowsThePath() throws {
         let tmux = try start()
         defer { tmux.stop() }
