@@ -121,7 +121,7 @@ import Testing
 
     @Test func footerShowsHintsFromTheKeyTable() {
         let text = pane(Size(rows: 1, columns: 80)) { FooterView.draw(sample(), in: $1, into: &$0) }
-        #expect(text == " Tab  pane  End  follow  Enter  detail  s  sub  u  unsub  t  trigger  /  filter")
+        #expect(text == " Tab  pane  End  follow  Enter  detail  s  sub  u  unsub  ?  help  q  quit")
     }
 
     @Test func footerShowsThePromptAndWhyTheInputIsRefused() {

@@ -34,11 +34,12 @@ public enum EventLogPaneView {
                 canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
             }
             var col = inner.column + 1
-            func put(_ text: String, _ w: Int, _ role: Role) {
+            func put(_ text: String, _ w: Int, _ role: Role, last: Bool = false) {
                 guard col < inner.right - 1 else { return }
                 let maxW = min(w, inner.right - 1 - col)
-                canvas.draw(DisplayWidth.truncate(text, to: maxW - 1), row: r, column: col, maxWidth: maxW,
-                    role: selected ? .selection : role)
+                // A one-column gap after every column but the last.
+                canvas.draw(DisplayWidth.truncate(text, to: last ? maxW : maxW - 1), row: r, column: col,
+                    maxWidth: maxW, role: selected ? .selection : role)
                 col += maxW
             }
             put(Format.clock(entry.time, utcOffset: state.configuration.utcOffset), timeW, .eventTime)
@@ -46,19 +47,19 @@ public enum EventLogPaneView {
             case .event:
                 put(entry.channel, channelW, .eventChannel)
                 put(entry.event, eventW, .eventName)
-                put(entry.summary, inner.right - 1 - col + 1, .eventData)
+                put(entry.summary, inner.right - 1 - col, .eventData, last: true)
             case .error:
                 put(entry.channel.isEmpty ? "!" : entry.channel, channelW, .eventError)
                 put(entry.event, eventW, .eventError)
-                put(entry.summary, inner.right - 1 - col + 1, .eventError)
+                put(entry.summary, inner.right - 1 - col, .eventError, last: true)
             case .state:
                 put(entry.channel.isEmpty ? "⇄" : entry.channel, channelW, .eventState)
                 put(entry.event, eventW, .eventState)
-                put(entry.summary, inner.right - 1 - col + 1, .eventState)
+                put(entry.summary, inner.right - 1 - col, .eventState, last: true)
             case .info:
                 put(entry.channel.isEmpty ? "·" : entry.channel, channelW, .eventInfo)
                 put(entry.event, eventW, .eventInfo)
-                put(entry.summary, inner.right - 1 - col + 1, .eventInfo)
+                put(entry.summary, inner.right - 1 - col, .eventInfo, last: true)
             }
         }
     }

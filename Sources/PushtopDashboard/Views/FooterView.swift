@@ -26,11 +26,20 @@ public enum FooterView {
         }
         var col = rect.column
         let hints = state.configuration.keyTable.hints(focus: state.focus)
-        for binding in hints {
-            let key = " " + binding.keys[0].description + " "
-            let need = DisplayWidth.of(key) + DisplayWidth.of(binding.hint) + 2
-            if col + need > rect.right { break }
-            col += canvas.draw(key, row: rect.row, column: col, maxWidth: rect.right - col, role: .hintKey)
+        func width(_ b: KeyBinding) -> Int { DisplayWidth.of(b.keys[0].description) + DisplayWidth.of(b.hint) + 4 }
+        // `?` and `q` always show, at the end; the others fill the room before them in table order.
+        let always = hints.filter { $0.action == .help || $0.action == .quit }
+        let reserved = always.reduce(0) { $0 + width($1) }
+        var shown: [KeyBinding] = []
+        var used = 0
+        for binding in hints where !always.contains(binding) {
+            if used + width(binding) + reserved > rect.width { break }
+            shown.append(binding)
+            used += width(binding)
+        }
+        for binding in shown + always {
+            col += canvas.draw(" " + binding.keys[0].description + " ", row: rect.row, column: col,
+                maxWidth: rect.right - col, role: .hintKey)
             col += canvas.draw(" " + binding.hint + " ", row: rect.row, column: col, maxWidth: rect.right - col,
                 role: .hintText)
         }
