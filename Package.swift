@@ -68,7 +68,7 @@ let package = Package(
         ),
         .target(
             name: "PushtopDashboard",
-            dependencies: ["PusherProtocol", "CNcurses"],
+            dependencies: ["PusherProtocol", "CNcurses", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -92,6 +92,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Benchmarks/PushtopBenchmarks",
+            swiftSettings: strict
+        ),
+        // Runs the real dashboard on a synthetic feed (no network): used by the dashboard's tmux tests.
+        .executableTarget(
+            name: "dashboard-preview",
+            dependencies: ["PushtopDashboard", "PusherProtocol"],
             swiftSettings: strict
         ),
         // A scriptable protocol server (close codes, silence, malformed frames on demand) shared by the tests.
@@ -120,7 +126,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "PushtopDashboardTests", dependencies: ["PushtopDashboard"], swiftSettings: strict),
+        .testTarget(
+            name: "PushtopDashboardTests",
+            dependencies: ["PushtopDashboard", "dashboard-preview"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PushtopCLITests",
             dependencies: ["pushtop", "PusherChannels", "PushtopServer", "PushtopTestSupport"],

@@ -1,0 +1,75 @@
+import PusherProtocol
+
+/// Connection settings from a config file profile or the environment: every field optional, so layers
+/// (file defaults, a `[profiles.NAME]` table, environment variables, command-line options) can be merged.
+///
+/// The names match `watch`'s connection options (`auth_endpoint` ↔ `--auth-endpoint`).
+public struct Profile: Sendable, Hashable, CustomStringConvertible {
+    public var key: String?
+    public var cluster: String?
+    public var host: String?
+    public var port: Int?
+    public var tls: Bool?
+    public var authEndpoint: String?
+    public var authHeaders: [String: String]?
+    public var authParams: [String: String]?
+    /// The app secret, for signing auth locally. Never printed: ``description`` redacts it.
+    public var secret: String?
+    public var userID: String?
+    public var userInfo: JSONValue?
+    public var activityTimeout: Double?
+    public var pongTimeout: Double?
+    public var reconnect: Bool?
+    public var maxRetries: Int?
+    public var minDelay: Double?
+    public var maxDelay: Double?
+    public var theme: String?
+    public var channels: [String]?
+
+    public init() {}
+
+    /// `self` with the fields it leaves empty taken from `base`.
+    public func merged(over base: Profile) -> Profile {
+        var out = self
+        out.key = key ?? base.key
+        out.cluster = cluster ?? base.cluster
+        out.host = host ?? base.host
+        out.port = port ?? base.port
+        out.tls = tls ?? base.tls
+        out.authEndpoint = authEndpoint ?? base.authEndpoint
+        out.authHeaders = authHeaders ?? base.authHeaders
+        out.authParams = authParams ?? base.authParams
+        out.secret = secret ?? base.secret
+        out.userID = userID ?? base.userID
+        out.userInfo = userInfo ?? base.userInfo
+        out.activityTimeout = activityTimeout ?? base.activityTimeout
+        out.pongTimeout = pongTimeout ?? base.pongTimeout
+        out.reconnect = reconnect ?? base.reconnect
+        out.maxRetries = maxRetries ?? base.maxRetries
+        out.minDelay = minDelay ?? base.minDelay
+        out.maxDelay = maxDelay ?? base.maxDelay
+        out.theme = theme ?? base.theme
+        out.channels = channels ?? base.channels
+        return out
+    }
+
+    /// Whether an app is configured (a key, or a host to connect to).
+    public var isConfigured: Bool { key != nil }
+
+    /// The profile with the secret replaced, safe to print.
+    public var description: String {
+        var parts: [String] = []
+        if let key { parts.append("key=\(key)") }
+        if let cluster { parts.append("cluster=\(cluster)") }
+        if let host { parts.append("host=\(host)") }
+        if let port { parts.append("port=\(port)") }
+        if let tls { parts.append("tls=\(tls)") }
+        if let authEndpoint { parts.append("auth_endpoint=\(authEndpoint)") }
+        if let authHeaders { parts.append("auth_headers=\(authHeaders.keys.sorted())") }
+        if secret != nil { parts.append("secret=<redacted>") }
+        if let userID { parts.append("user_id=\(userID)") }
+        if let channels { parts.append("channels=\(channels)") }
+        if let theme { parts.append("theme=\(theme)") }
+        return "Profile(" + parts.joined(separator: ", ") + ")"
+    }
+}

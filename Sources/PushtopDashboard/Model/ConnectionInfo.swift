@@ -1,0 +1,27 @@
+import PusherProtocol
+
+/// What the connection pane shows.
+public struct ConnectionInfo: Sendable, Hashable {
+    public var state: ConnectionState = .initialized
+    /// Host and TLS, from the backend (e.g. `ws-eu.pusher.com:443 TLS`).
+    public var endpoint: String = ""
+    public var socketID: String?
+    /// When the current connection was established.
+    public var connectedSince: Double?
+    /// Attempts to connect again after a connection was lost.
+    public var reconnects = 0
+    public var lastClosure: ConnectionClosure?
+    /// When the next connection attempt starts.
+    public var nextAttemptAt: Double?
+    /// The last ping round trip in seconds.
+    public var roundTrip: Double?
+    /// When the last frame (any client event) arrived.
+    public var lastFrameAt: Double?
+    /// Whether the connection was ever established (reconnects count only after that).
+    var wasConnected = false
+    /// Events per second, all channels.
+    public var rate = RateCounter()
+    public var totalEvents = 0
+
+    public init() {}
+}

@@ -1,0 +1,112 @@
+import PusherProtocol
+
+extension DashboardState {
+    /// Applies one client event.
+    mutating func apply(_ event: ClientEvent) {
+        switch event {
+        case .state(let change):
+            applyState(change)
+        case .connectingIn(let delay):
+            connection.nextAttemptAt = now + delay
+            log.append(time: now, kind: .info, channel: "", event: "retry",
+                dataText: "next attempt in \(Format.seconds(delay))")
+        case .closed(let closure):
+            connection.lastClosure = closure
+            let code = closure.code.map(String.init) ?? "no code"
+            var text = "\(code) \(closure.meaning) → \(closure.action.rawValue)"
+            if !closure.reason.isEmpty { text += " (\(closure.reason))" }
+            log.append(time: now, kind: .error, channel: "", event: "closed", dataText: text)
+        case .subscribing(let channel):
+            upsertChannel(channel, status: .subscribing)
+        case .subscribed(let channel, let presence):
+            upsertChannel(channel, status: .subscribed)
+            if ChannelKind(channelName: channel) == .presence || presence != nil {
+                rosters[channel] = MemberRoster(snapshot: presence)
+            }
+            var text = "subscribed"
+            if let presence { text += " (\(presence.members.count) members)" }
+            log.append(time: now, kind: .state, channel: channel, event: "subscribed", dataText: text)
+        case .subscriptionError(let channel, let status, let message):
+            let reason = status.map { "HTTP \($0): \(message)" } ?? message
+            upsertChannel(channel, status: .error(reason))
+            log.append(time: now, kind: .error, channel: channel, event: "subscription error", dataText: reason)
+        case .unsubscribed(let channel):
+            removeChannel(channel)
+        case .event(let e):
+            if let i = channelIndex(e.channel) {
+                channels[i].events += 1
+                channels[i].rate.record(at: now)
+            }
+            connection.rate.record(at: now)
+            connection.totalEvents += 1
+            let kind: LogEntry.Kind = e.name == "pusher:error" ? .error : .event
+            log.append(time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel, event: e.name,
+                dataText: e.dataText, userID: e.userID)
+        case .memberAdded(let channel, let member):
+            rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
+            log.append(time: now, kind: .info, channel: channel, event: "member added",
+                dataText: member.userInfo.map { "\(member.userID) \($0.jsonString)" } ?? member.userID)
+        case .memberRemoved(let channel, let member):
+            rosters[channel]?.remove(userID: member.userID, at: now)
+            log.append(time: now, kind: .info, channel: channel, event: "member removed", dataText: member.userID)
+        case .subscriptionCount(let channel, let count):
+            if let i = channelIndex(channel) { channels[i].subscriptionCount = count }
+        case .error(let code, let message):
+            let text = code.map { "\($0): \(message)" } ?? message
+            log.append(time: now, kind: .error, channel: "", event: "error", dataText: text)
+        case .decryptionError(let channel, let event, let message):
+            log.append(time: now, kind: .error, channel: channel, event: "decryption error",
+                dataText: "\(event): \(message)")
+        case .pong(let roundTrip):
+            connection.roundTrip = roundTrip
+        }
+    }
+
+    private mutating func applyState(_ change: StateChange) {
+        let previous = connection.state
+        connection.state = change.current
+        switch change.current {
+        case .connected:
+            connection.socketID = change.socketID ?? connection.socketID
+            connection.connectedSince = now
+            connection.nextAttemptAt = nil
+            connection.wasConnected = true
+        case .connecting:
+            if connection.wasConnected, previous != .disconnected, previous != .initialized {
+                connection.reconnects += 1
+            }
+            connection.connectedSince = nil
+        case .disconnected, .failed, .unavailable, .initialized:
+            connection.connectedSince = nil
+            if change.current != .unavailable { connection.nextAttemptAt = nil }
+        }
+        if previous == .connected, change.current != .connected {
+            // The client subscribes again after reconnecting; rosters are rebuilt from scratch.
+            for i in channels.indices where channels[i].status == .subscribed { channels[i].status = .subscribing }
+            rosters.removeAll()
+            connection.socketID = nil
+        }
+        var text = "\(change.previous) → \(change.current)"
+        if let id = change.socketID { text += " (socket \(id))" }
+        log.append(time: now, kind: .state, channel: "", event: "state", dataText: text)
+    }
+
+    func channelIndex(_ name: String) -> Int? {
+        channels.firstIndex { $0.name == name }
+    }
+
+    mutating func upsertChannel(_ name: String, status: ChannelInfo.Status) {
+        if let i = channelIndex(name) {
+            channels[i].status = status
+        } else {
+            channels.append(ChannelInfo(name: name, status: status))
+        }
+    }
+
+    mutating func removeChannel(_ name: String) {
+        guard let i = channelIndex(name) else { return }
+        channels.remove(at: i)
+        rosters[name] = nil
+        if selectedChannel > i || selectedChannel >= channels.count { selectedChannel = max(0, selectedChannel - 1) }
+    }
+}

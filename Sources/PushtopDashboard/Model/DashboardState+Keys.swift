@@ -1,0 +1,244 @@
+import PusherProtocol
+
+extension DashboardState {
+    mutating func handle(_ key: Key) -> [Effect] {
+        if key == .ctrl("c") { return [.quit] }
+        if prompt != nil { return handlePromptKey(key) }
+        switch overlay {
+        case .help:
+            if key == .char("?") || key == .escape || key == .char("q") || key == .enter { overlay = .none }
+            return []
+        case .detail(let seq, let scroll):
+            switch key {
+            case .up, .char("k"): overlay = .detail(seq: seq, scroll: max(0, scroll - 1))
+            case .down, .char("j"): overlay = .detail(seq: seq, scroll: scroll + 1)
+            case .pageUp: overlay = .detail(seq: seq, scroll: max(0, scroll - 10))
+            case .pageDown: overlay = .detail(seq: seq, scroll: scroll + 10)
+            case .escape, .enter, .char("q"): overlay = .none
+            default: break
+            }
+            return []
+        case .none:
+            break
+        }
+        guard let action = configuration.keyTable.action(for: key, focus: focus) else { return [] }
+        return perform(action)
+    }
+
+    /// Performs a key table action.
+    public mutating func perform(_ action: Action) -> [Effect] {
+        switch action {
+        case .nextPane: focus = Pane(rawValue: (focus.rawValue + 1) % Pane.allCases.count)!
+        case .previousPane: focus = Pane(rawValue: (focus.rawValue + Pane.allCases.count - 1) % Pane.allCases.count)!
+        case .focus(let pane): focus = pane
+        case .up: move(by: -1)
+        case .down: move(by: 1)
+        case .pageUp: move(by: -max(1, pageSize - 1))
+        case .pageDown: move(by: max(1, pageSize - 1))
+        case .top: moveToTop()
+        case .bottom: moveToBottom()
+        case .open:
+            if let seq = logSelected ?? newestVisibleSeq { overlay = .detail(seq: seq, scroll: 0) }
+        case .subscribe:
+            prompt = Prompt(purpose: .subscribe)
+        case .unsubscribe:
+            guard let channel = currentChannel else {
+                setStatus("no channel selected", isError: true)
+                return []
+            }
+            removeChannel(channel.name)
+            log.append(time: now, kind: .state, channel: channel.name, event: "unsubscribed", dataText: "unsubscribed")
+            return [.unsubscribe(channel.name)]
+        case .trigger:
+            guard let channel = currentChannel else {
+                setStatus("select a private or presence channel first (Channels pane)", isError: true)
+                return []
+            }
+            guard channel.kind.allowsClientEvents else {
+                setStatus("client events need a private or presence channel; \(channel.name) is \(channel.kind.rawValue)",
+                    isError: true)
+                return []
+            }
+            guard channel.status == .subscribed else {
+                setStatus("\(channel.name) is not subscribed yet", isError: true)
+                return []
+            }
+            prompt = Prompt(purpose: .triggerEvent(channel: channel.name), text: "client-")
+        case .toggleConnection:
+            switch connection.state {
+            case .connected, .connecting, .unavailable: return [.disconnect]
+            case .initialized, .disconnected, .failed: return [.connect]
+            }
+        case .filter:
+            prompt = Prompt(purpose: .filter, text: log.filter?.query ?? "")
+        case .pause:
+            if pausedAt == nil {
+                pausedAt = log.nextSeq
+            } else {
+                pausedAt = nil
+            }
+        case .nextTheme:
+            guard !configuration.themeNames.isEmpty else { return [] }
+            themeIndex = (themeIndex + 1) % configuration.themeNames.count
+            setStatus("theme: \(themeName)")
+            return [.applyTheme(themeName)]
+        case .saveLog:
+            return [.saveLog]
+        case .redraw:
+            return [.redraw]
+        case .help:
+            overlay = .help
+        case .close:
+            if log.filter != nil {
+                log.setFilter(nil)
+                setStatus("filter cleared")
+            }
+        case .quit:
+            return [.quit]
+        }
+        return []
+    }
+
+    /// Rows a page moves in the focused pane.
+    var pageSize: Int {
+        guard let layout else { return 1 }
+        return max(1, layout.rect(of: focus).height - 3)
+    }
+
+    // MARK: Prompts
+
+    mutating func handlePromptKey(_ key: Key) -> [Effect] {
+        guard var p = prompt else { return [] }
+        switch key {
+        case .escape:
+            if p.purpose == .filter { log.setFilter(nil) }
+            prompt = nil
+            return []
+        case .enter:
+            return submitPrompt(p)
+        case .backspace, .delete:
+            if !p.text.isEmpty { p.text.removeLast() }
+            prompt = p
+            promptChanged()
+        case .ctrl("u"):
+            p.text = ""
+            prompt = p
+            promptChanged()
+        case .char(let c):
+            insertIntoPrompt(c)
+        default:
+            break
+        }
+        return []
+    }
+
+    mutating func insertIntoPrompt(_ c: Character) {
+        guard var p = prompt, p.text.count < 4096 else { return }
+        p.text.append(c)
+        prompt = p
+        promptChanged()
+    }
+
+    /// Validates as the user types; the filter applies at once.
+    mutating func promptChanged() {
+        guard var p = prompt else { return }
+        switch p.purpose {
+        case .subscribe:
+            p.error = p.text.isEmpty ? nil : DashboardState.subscribeError(p.text, existing: channels.map(\.name))
+        case .triggerEvent:
+            p.error = p.text.isEmpty ? nil : DashboardState.clientEventNameError(p.text)
+        case .triggerData:
+            p.error = nil
+        case .filter:
+            log.setFilter(LogFilter(p.text))
+            if logSelected != nil { logSelected = nil }
+        }
+        prompt = p
+    }
+
+    mutating func submitPrompt(_ p: Prompt) -> [Effect] {
+        switch p.purpose {
+        case .subscribe:
+            let name = p.text
+            if let error = DashboardState.subscribeError(name, existing: channels.map(\.name)) {
+                prompt?.error = error
+                return []
+            }
+            prompt = nil
+            upsertChannel(name, status: .subscribing)
+            selectedChannel = channels.count - 1
+            return [.subscribe(name)]
+        case .triggerEvent(let channel):
+            if let error = DashboardState.clientEventNameError(p.text) {
+                prompt?.error = error
+                return []
+            }
+            prompt = Prompt(purpose: .triggerData(channel: channel, event: p.text), text: "{}")
+            return []
+        case .triggerData(let channel, let event):
+            let data: JSONValue
+            do {
+                data = try JSONValue(parsing: p.text.isEmpty ? "{}" : p.text)
+            } catch {
+                prompt?.error = "not valid JSON: \(error)"
+                return []
+            }
+            prompt = nil
+            log.append(time: now, kind: .info, channel: channel, event: "sent \(event)", dataText: data.jsonString)
+            return [.trigger(channel: channel, event: event, data: data)]
+        case .filter:
+            prompt = nil
+            log.setFilter(LogFilter(p.text))
+            return []
+        }
+    }
+
+    /// Why a channel name cannot be subscribed, or `nil`.
+    public static func subscribeError(_ name: String, existing: [String]) -> String? {
+        do {
+            try ChannelName.validate(name)
+        } catch {
+            return error.description
+        }
+        if name.hasPrefix("#") { return "channels starting with # are the server's" }
+        if existing.contains(name) { return "already subscribed to \(name)" }
+        return nil
+    }
+
+    /// Why a client event name is refused, or `nil` (Pusher: `client-` prefix, at most 200 characters).
+    public static func clientEventNameError(_ name: String) -> String? {
+        if !name.hasPrefix("client-") { return "client event names start with 'client-'" }
+        if name.count == "client-".count { return "add a name after 'client-'" }
+        if name.count > 200 { return "event names are at most 200 characters (this one has \(name.count))" }
+        if name.contains(where: { $0 == " " || $0.isNewline }) { return "event names cannot contain spaces" }
+        return nil
+    }
+
+    // MARK: Mouse
+
+    mutating func handle(_ action: MouseAction) -> [Effect] {
+        guard overlay == .none, prompt == nil, let layout else { return [] }
+        switch action {
+        case .click(let row, let column):
+            guard let pane = layout.pane(atRow: row, column: column) else { return [] }
+            focus = pane
+            let inner = row - layout.rect(of: pane).row - 1
+            if pane == .channels, inner >= 1 {
+                let top = max(0, selectedChannel - (layout.channels.height - 4))
+                let index = top + inner - 1
+                if channels.indices.contains(index) { selectedChannel = index }
+            }
+        case .wheelUp(let row, let column):
+            if let pane = layout.pane(atRow: row, column: column) {
+                focus = pane
+                move(by: -3)
+            }
+        case .wheelDown(let row, let column):
+            if let pane = layout.pane(atRow: row, column: column) {
+                focus = pane
+                move(by: 3)
+            }
+        }
+        return []
+    }
+}

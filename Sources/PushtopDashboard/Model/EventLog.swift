@@ -1,0 +1,221 @@
+import PusherProtocol
+
+/// One line of the event log.
+public struct LogEntry: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case event
+        case error
+        case state
+        case info
+    }
+
+    /// Increases by one per entry, never reused: the entry's identity.
+    public var seq: Int
+    public var time: Double
+    public var kind: Kind
+    /// The channel, or "" for connection-level lines.
+    public var channel: String
+    /// The event name, or a label for state/error/info lines.
+    public var event: String
+    /// The data as received (events) or the message (other kinds).
+    public var dataText: String?
+    public var userID: String?
+
+    public init(seq: Int, time: Double, kind: Kind, channel: String, event: String, dataText: String?,
+        userID: String? = nil)
+    {
+        self.seq = seq
+        self.time = time
+        self.kind = kind
+        self.channel = channel
+        self.event = event
+        self.dataText = dataText
+        self.userID = userID
+    }
+
+    /// The data on one line: compact JSON when it is JSON, else the text, with controls replaced.
+    public var summary: String {
+        guard let dataText else { return "" }
+        let trimmed = dataText.utf8.first.map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } ?? false
+        if trimmed, let value = JSONValue.parseIfJSON(dataText) {
+            return DisplayWidth.sanitized(value.jsonString)
+        }
+        return DisplayWidth.sanitized(dataText)
+    }
+
+    /// Whether the entry matches a filter.
+    public func matches(_ filter: LogFilter) -> Bool {
+        if let channel = filter.channel, !self.channel.containsIgnoringASCIICase(channel) { return false }
+        if let event = filter.event, !self.event.containsIgnoringASCIICase(event) { return false }
+        if let text = filter.text {
+            return self.channel.containsIgnoringASCIICase(text) || self.event.containsIgnoringASCIICase(text)
+                || (dataText?.containsIgnoringASCIICase(text) ?? false)
+        }
+        return true
+    }
+
+    /// The entry as one JSON line (for Ctrl-S).
+    public var jsonLine: String {
+        var object: [String: JSONValue] = [
+            "seq": .number(Double(seq)), "time": .number(time), "kind": .string("\(kind)"),
+            "event": .string(event),
+        ]
+        if !channel.isEmpty { object["channel"] = .string(channel) }
+        if let dataText { object["data"] = JSONValue.parseIfJSON(dataText) ?? .string(dataText) }
+        if let userID { object["user_id"] = .string(userID) }
+        return JSONValue.object(object).jsonString
+    }
+}
+
+/// A log filter typed after `/`: words are matched anywhere; `channel:NAME` (or `c:`) and `event:NAME`
+/// (or `e:`) restrict a field. Matching ignores ASCII case.
+public struct LogFilter: Sendable, Hashable {
+    public var query: String
+    var text: String?
+    var channel: String?
+    var event: String?
+
+    public init(_ query: String) {
+        self.query = query
+        var words: [String] = []
+        for word in query.split(separator: " ") {
+            let w = String(word).asciiLowercased()
+            if w.hasPrefix("channel:") { channel = String(w.dropFirst(8)) }
+            else if w.hasPrefix("c:") { channel = String(w.dropFirst(2)) }
+            else if w.hasPrefix("event:") { event = String(w.dropFirst(6)) }
+            else if w.hasPrefix("e:") { event = String(w.dropFirst(2)) }
+            else { words.append(w) }
+        }
+        text = words.isEmpty ? nil : words.joined(separator: " ")
+        if channel?.isEmpty == true { channel = nil }
+        if event?.isEmpty == true { event = nil }
+    }
+
+    public var isEmpty: Bool { text == nil && channel == nil && event == nil }
+}
+
+/// The event log: a ring buffer of the newest entries, with a count of those dropped to make room, and an
+/// index of the entries matching the current filter.
+public struct EventLog: Sendable {
+    public let capacity: Int
+    private var ring: [LogEntry?]
+    /// The seq of the oldest entry kept.
+    public private(set) var firstSeq = 0
+    /// The seq the next entry gets.
+    public private(set) var nextSeq = 0
+    /// Entries dropped from the front because the buffer was full.
+    public var dropped: Int { firstSeq }
+    public private(set) var filter: LogFilter?
+    /// The seqs of kept entries matching ``filter`` (ascending), from `matchStart` on.
+    private var matches: [Int] = []
+    private var matchStart = 0
+
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        ring = Array(repeating: nil, count: max(1, capacity))
+    }
+
+    /// The number of entries kept.
+    public var count: Int { nextSeq - firstSeq }
+
+    /// Appends an entry (its seq is assigned here) and returns the seq.
+    @discardableResult
+    public mutating func append(time: Double, kind: LogEntry.Kind, channel: String, event: String,
+        dataText: String?, userID: String? = nil) -> Int
+    {
+        let seq = nextSeq
+        let entry = LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
+            userID: userID)
+        if count == capacity {
+            firstSeq += 1
+            if matchStart < matches.count, matches[matchStart] < firstSeq { matchStart += 1 }
+        }
+        ring[seq % capacity] = entry
+        nextSeq += 1
+        if let filter, entry.matches(filter) { matches.append(seq) }
+        if matchStart > 4096, matchStart * 2 > matches.count {
+            matches.removeFirst(matchStart)
+            matchStart = 0
+        }
+        return seq
+    }
+
+    /// The entry with a seq, if still kept.
+    public func entry(seq: Int) -> LogEntry? {
+        guard seq >= firstSeq, seq < nextSeq else { return nil }
+        return ring[seq % capacity]
+    }
+
+    /// Sets (or clears, with `nil` or an empty filter) the filter and indexes the kept entries.
+    public mutating func setFilter(_ newFilter: LogFilter?) {
+        let f = (newFilter?.isEmpty ?? true) ? nil : newFilter
+        guard f != filter else { return }
+        filter = f
+        matches = []
+        matchStart = 0
+        guard let f else { return }
+        for seq in firstSeq..<nextSeq where ring[seq % capacity]!.matches(f) { matches.append(seq) }
+    }
+
+    /// The number of visible entries (all, or the filter's matches).
+    public var visibleCount: Int { filter == nil ? count : matches.count - matchStart }
+
+    /// The seq of the `i`th visible entry (0 = oldest).
+    public func visibleSeq(at i: Int) -> Int {
+        filter == nil ? firstSeq + i : matches[matchStart + i]
+    }
+
+    /// The position among visible entries of the last entry with a seq ≤ `seq`, or `nil` if none.
+    public func visibleIndex(atOrBefore seq: Int) -> Int? {
+        if filter == nil {
+            guard seq >= firstSeq, count > 0 else { return nil }
+            return min(seq, nextSeq - 1) - firstSeq
+        }
+        // Binary search among the matches.
+        var lo = matchStart, hi = matches.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if matches[mid] <= seq { lo = mid + 1 } else { hi = mid }
+        }
+        return lo - 1 >= matchStart ? lo - 1 - matchStart : nil
+    }
+
+    /// All kept entries, oldest first.
+    public var entries: [LogEntry] {
+        (firstSeq..<nextSeq).compactMap { ring[$0 % capacity] }
+    }
+}
+
+extension String {
+    func asciiLowercased() -> String {
+        guard utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return self }
+        return String(decoding: utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// Case-insensitive (ASCII) substring test; `needle` must already be lowercased.
+    func containsIgnoringASCIICase(_ needle: String) -> Bool {
+        if needle.isEmpty { return true }
+        let hay = Array(utf8)
+        let n = Array(needle.utf8)
+        guard n.count <= hay.count else { return false }
+        let first = n[0]
+        var i = 0
+        let last = hay.count - n.count
+        while i <= last {
+            var b = hay[i]
+            if b >= 65 && b <= 90 { b += 32 }
+            if b == first {
+                var j = 1
+                while j < n.count {
+                    var c = hay[i + j]
+                    if c >= 65 && c <= 90 { c += 32 }
+                    if c != n[j] { break }
+                    j += 1
+                }
+                if j == n.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,59 @@
+/// The four panes, in focus order (keys 1-4).
+public enum Pane: Int, Sendable, Hashable, CaseIterable {
+    case connection = 0
+    case channels
+    case members
+    case log
+
+    public var title: String {
+        switch self {
+        case .connection: return "Connection"
+        case .channels: return "Channels"
+        case .members: return "Members"
+        case .log: return "Event log"
+        }
+    }
+}
+
+/// A text prompt at the bottom of the screen.
+public struct Prompt: Sendable, Hashable {
+    public enum Purpose: Sendable, Hashable {
+        /// `s`: a channel name to subscribe.
+        case subscribe
+        /// `t`, first step: a client event name for `channel`.
+        case triggerEvent(channel: String)
+        /// `t`, second step: the JSON data.
+        case triggerData(channel: String, event: String)
+        /// `/`: the log filter (applied while typing).
+        case filter
+    }
+
+    public var purpose: Purpose
+    public var text: String
+    /// Why the current text is refused (shown under the prompt), or `nil` when it is acceptable.
+    public var error: String?
+
+    public init(purpose: Purpose, text: String = "", error: String? = nil) {
+        self.purpose = purpose
+        self.text = text
+        self.error = error
+    }
+
+    /// The label before the input.
+    public var label: String {
+        switch purpose {
+        case .subscribe: return "Subscribe to channel:"
+        case .triggerEvent(let channel): return "Client event on \(channel), name:"
+        case .triggerData(_, let event): return "Data for \(event) (JSON):"
+        case .filter: return "Filter:"
+        }
+    }
+}
+
+/// What the screen is showing on top of the panes.
+public enum Overlay: Sendable, Hashable {
+    case none
+    case help
+    /// The detail view of a log entry.
+    case detail(seq: Int, scroll: Int)
+}

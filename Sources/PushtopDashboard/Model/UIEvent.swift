@@ -1,0 +1,37 @@
+import PusherProtocol
+
+/// Everything that can happen to the dashboard: the only input of ``DashboardState/reduce(_:)``.
+public enum UIEvent: Sendable {
+    /// A batch of client events (everything the client delivered since the last pull).
+    case client([ClientEvent])
+    /// A key press.
+    case key(Key)
+    /// Text pasted or typed quickly (only used by prompts).
+    case paste(String)
+    /// A mouse click or wheel turn.
+    case mouse(MouseAction)
+    /// The terminal's new size.
+    case resize(Size)
+    /// The clock: seconds since 1970.
+    case tick(now: Double)
+    /// Client events the dashboard itself had to drop (its inbox was full).
+    case dropped(Int)
+    /// A message from the runner (e.g. where the log was saved).
+    case notice(String, isError: Bool)
+}
+
+/// What `reduce` asks the outside world to do: talk to the client, save a file, quit.
+public enum Effect: Sendable, Hashable {
+    case subscribe(String)
+    case unsubscribe(String)
+    case trigger(channel: String, event: String, data: JSONValue)
+    case connect
+    case disconnect
+    /// Write the log (as JSON lines) to a file; the runner reports the result with a ``UIEvent/notice(_:isError:)``.
+    case saveLog
+    /// Apply the theme of this name.
+    case applyTheme(String)
+    /// Clear and repaint the whole terminal.
+    case redraw
+    case quit
+}

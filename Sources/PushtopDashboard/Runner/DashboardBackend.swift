@@ -1,0 +1,63 @@
+import PusherProtocol
+
+/// What the dashboard asks of the client. The executable adapts the real client to it; tests and the
+/// preview use ``ScriptedBackend``.
+///
+/// Results come back through the event stream as ``ClientEvent``s (`.subscribed`, `.subscriptionError`,
+/// `.unsubscribed`, `.error(code: nil, …)`, state changes); a thrown error is shown in the log as well.
+public protocol DashboardBackend: Sendable {
+    /// Host, port and TLS, for the connection pane (e.g. `ws-eu.pusher.com:443 TLS`).
+    var connectionDescription: String { get }
+    func subscribe(_ channel: String) async throws
+    func unsubscribe(_ channel: String) async
+    /// Sends a client event (`client-…`) on a private or presence channel.
+    func trigger(channel: String, event: String, data: JSONValue) async throws
+    func connect() async
+    func disconnect() async
+}
+
+/// How to run the dashboard.
+public struct DashboardOptions: Sendable {
+    /// `--theme NAME|PATH`; `nil` picks `default` (or `mono` when `NO_COLOR` is set).
+    public var theme: String?
+    /// The process environment (`NO_COLOR`, `XDG_CONFIG_HOME`, `HOME`).
+    public var environment: [String: String]
+    /// Entries the event log keeps.
+    public var logCapacity: Int
+    /// Where Ctrl-S writes `pushtop-log-….jsonl`.
+    public var saveDirectory: String
+    /// The most frames drawn per second.
+    public var framesPerSecond: Int
+    /// Mouse clicks focus panes and the wheel scrolls.
+    public var mouse: Bool
+    /// Client events held between two loop turns before new ones are dropped (and counted).
+    public var inboxCapacity: Int
+
+    public init(theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,
+        saveDirectory: String = ".", framesPerSecond: Int = 30, mouse: Bool = true, inboxCapacity: Int = 200_000)
+    {
+        self.theme = theme
+        self.environment = environment
+        self.logCapacity = logCapacity
+        self.saveDirectory = saveDirectory
+        self.framesPerSecond = framesPerSecond
+        self.mouse = mouse
+        self.inboxCapacity = inboxCapacity
+    }
+}
+
+/// Why the dashboard stopped.
+public enum DashboardExit: Sendable, Hashable {
+    /// `q` or Ctrl-C.
+    case quit
+    /// SIGINT or SIGTERM from outside.
+    case signal(Int32)
+
+    /// The conventional process exit status: 0, or 128 + the signal.
+    public var exitStatus: Int32 {
+        switch self {
+        case .quit: return 0
+        case .signal(let s): return 128 + s
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import PusherProtocol
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A lock around a value, for the few places where threads and dispatch sources hand data to the loop.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&value)
+    }
+}
+
+/// What producers (the client feed, stdin, signals, the clock) leave for the loop, and one coalescing
+/// wake-up: however fast events arrive, the loop wakes once, drains everything, and reduces it in one go.
+final class Inbox: Sendable {
+    struct Pending {
+        var events: [ClientEvent] = []
+        var dropped = 0
+        var inputReady = false
+        var resized = false
+        var tick = false
+        var signal: Int32?
+        var feedEnded = false
+        var notices: [(String, Bool)] = []
+    }
+
+    private let pending = Locked(Pending())
+    private let capacity: Int
+    let wakeups: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func post(_ events: [ClientEvent]) {
+        pending.withLock { p in
+            let room = max(0, capacity - p.events.count)
+            if events.count <= room {
+                p.events.append(contentsOf: events)
+            } else {
+                p.events.append(contentsOf: events.prefix(room))
+                p.dropped += events.count - room
+            }
+        }
+        continuation.yield()
+    }
+
+    func update(_ body: (inout Pending) -> Void) {
+        pending.withLock(body)
+        continuation.yield()
+    }
+
+    /// Takes everything pending.
+    func take() -> Pending {
+        pending.withLock { p in
+            let taken = p
+            p = Pending()
+            return taken
+        }
+    }
+
+    func finish() {
+        continuation.finish()
+    }
+}

@@ -1,0 +1,55 @@
+/// The connection pane: state, endpoint, socket, uptime, reconnects, last close, next attempt, ping,
+/// last frame and an events-per-second sparkline.
+public enum ConnectionPaneView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+        let c = state.connection
+        canvas.box(rect, title: "1 Connection", focused: state.focus == .connection)
+        let inner = rect.inset(by: 1)
+        guard !inner.isEmpty else { return }
+        let labelWidth = 11
+        var rows: [(String, String, Role)] = []
+        rows.append(("State", "● \(c.state)", Role.state(c.state)))
+        rows.append(("Endpoint", c.endpoint.isEmpty ? "-" : c.endpoint, .value))
+        rows.append(("Socket", c.socketID ?? "-", .value))
+        rows.append(("Uptime", c.connectedSince.map { Format.duration(state.now - $0) } ?? "-", .value))
+        rows.append(("Reconnects", String(c.reconnects), .value))
+        if let closure = c.lastClosure {
+            let code = closure.code.map(String.init) ?? "-"
+            rows.append(("Last close", "\(code) \(closure.meaning)", .channelError))
+            rows.append(("Action", closure.action.rawValue, .value))
+        } else {
+            rows.append(("Last close", "-", .value))
+            rows.append(("Action", "-", .value))
+        }
+        if let next = c.nextAttemptAt, c.state != .connected {
+            rows.append(("Next try", "in " + Format.seconds(max(0, next - state.now)), .stateConnecting))
+        } else {
+            rows.append(("Next try", "-", .value))
+        }
+        rows.append(("Ping", c.roundTrip.map(Format.millis) ?? "-", .value))
+        rows.append(("Last frame", c.lastFrameAt.map { Format.seconds(max(0, state.now - $0)) + " ago" } ?? "-",
+            .value))
+        // The state row always shows; the sparkline takes the last row when there is room for it.
+        let infoRows = inner.height == 1 ? 1 : min(rows.count, inner.height - 1)
+        for (i, row) in rows.prefix(infoRows).enumerated() {
+            let r = inner.row + i
+            canvas.draw(row.0, row: r, column: inner.column + 1, maxWidth: labelWidth, role: .label)
+            canvas.draw(row.1, row: r, column: inner.column + 1 + labelWidth, maxWidth: inner.width - labelWidth - 2,
+                role: row.2)
+        }
+        // The sparkline on the last inner row.
+        let sparkRow = inner.row + infoRows
+        if sparkRow < inner.bottom {
+            canvas.draw("Events/s", row: sparkRow, column: inner.column + 1, maxWidth: labelWidth, role: .label)
+            let rate = "\(c.rate.lastSecond)/s"
+            let room = inner.width - labelWidth - 3 - DisplayWidth.of(rate)
+            var used = 0
+            if room > 0 {
+                used = canvas.draw(Sparkline.render(c.rate.recent(room)), row: sparkRow,
+                    column: inner.column + 1 + labelWidth, maxWidth: room, role: .sparkline)
+            }
+            canvas.draw(" " + rate, row: sparkRow, column: inner.column + 1 + labelWidth + used,
+                maxWidth: inner.right - (inner.column + 1 + labelWidth + used), role: .value)
+        }
+    }
+}

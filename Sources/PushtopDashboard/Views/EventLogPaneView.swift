@@ -1,0 +1,66 @@
+/// The event log pane: time, channel, event and a one-line data summary; errors and state changes in their
+/// own roles; follow, pause, filter and dropped counts in the title.
+public enum EventLogPaneView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+        let log = state.log
+        var title = "4 Event log"
+        if let filter = log.filter { title += " · /\(filter.query) (\(log.visibleCount) matches)" }
+        var badges: [String] = []
+        if let paused = state.pausedAt { badges.append("PAUSED +\(max(0, log.nextSeq - paused))") }
+        if !state.isFollowing {
+            let n = state.newBelowSelection
+            badges.append(n > 0 ? "\(n) new ↓ End" : "not following · End")
+        }
+        if log.dropped > 0 || state.droppedByUI > 0 { badges.append("dropped \(log.dropped + state.droppedByUI)") }
+        badges.append(Format.count(log.nextSeq))
+        canvas.box(rect, title: title, focused: state.focus == .log, badge: badges.joined(separator: " · "))
+        let inner = rect.inset(by: 1)
+        guard !inner.isEmpty else { return }
+        let seqs = state.visibleLogSeqs(rows: inner.height)
+        if seqs.isEmpty {
+            canvas.draw(log.filter == nil ? "waiting for events…" : "no entries match the filter", row: inner.row,
+                column: inner.column + 1, maxWidth: inner.width - 2, role: .dim)
+            return
+        }
+        let width = inner.width - 2
+        let timeW = 13
+        let channelW = min(22, max(8, width / 5))
+        let eventW = min(26, max(8, width / 5))
+        for (offset, seq) in seqs.enumerated() {
+            guard let entry = log.entry(seq: seq) else { continue }
+            let r = inner.row + offset
+            let selected = seq == state.logSelected
+            if selected {
+                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
+            }
+            var col = inner.column + 1
+            func put(_ text: String, _ w: Int, _ role: Role, last: Bool = false) {
+                guard col < inner.right - 1 else { return }
+                let maxW = min(w, inner.right - 1 - col)
+                // A one-column gap after every column but the last.
+                canvas.draw(DisplayWidth.truncate(text, to: last ? maxW : maxW - 1), row: r, column: col,
+                    maxWidth: maxW, role: selected ? .selection : role)
+                col += maxW
+            }
+            put(Format.clock(entry.time, utcOffset: state.configuration.utcOffset), timeW, .eventTime)
+            switch entry.kind {
+            case .event:
+                put(entry.channel, channelW, .eventChannel)
+                put(entry.event, eventW, .eventName)
+                put(entry.summary, inner.right - 1 - col, .eventData, last: true)
+            case .error:
+                put(entry.channel.isEmpty ? "!" : entry.channel, channelW, .eventError)
+                put(entry.event, eventW, .eventError)
+                put(entry.summary, inner.right - 1 - col, .eventError, last: true)
+            case .state:
+                put(entry.channel.isEmpty ? "⇄" : entry.channel, channelW, .eventState)
+                put(entry.event, eventW, .eventState)
+                put(entry.summary, inner.right - 1 - col, .eventState, last: true)
+            case .info:
+                put(entry.channel.isEmpty ? "·" : entry.channel, channelW, .eventInfo)
+                put(entry.event, eventW, .eventInfo)
+                put(entry.summary, inner.right - 1 - col, .eventInfo, last: true)
+            }
+        }
+    }
+}

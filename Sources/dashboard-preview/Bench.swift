@@ -1,0 +1,45 @@
+import PusherProtocol
+import PushtopDashboard
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `dashboard-preview --bench`: frame time at 140x42 with a full log and 100 members (into the grid canvas),
+/// and reduce throughput. Build with `-c release` for meaningful numbers.
+enum Bench {
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    static func run() {
+        var state = DashboardState(size: Size(rows: 42, columns: 140), now: 1_700_000_000,
+            configuration: .init(logCapacity: 10_000))
+        _ = state.reduce(.client(ScriptedFeed.demoOpening))
+        let members = (0..<100).map {
+            ClientEvent.memberAdded(channel: "presence-lobby",
+                member: PresenceMember(userID: "user-\($0)", userInfo: ["name": .string("User \($0) 東京")]))
+        }
+        _ = state.reduce(.client(members))
+        let events = (0..<50_000).map { i in
+            ClientEvent.event(ChannelEvent(channel: i % 2 == 0 ? "market-data" : "private-orders",
+                name: "price-update", dataText: #"{"symbol":"BTC","price":\#(i),"note":"🚀 東京"}"#,
+                receivedAt: 1_700_000_000 + Double(i) / 5000))
+        }
+        let t0 = now()
+        for chunk in stride(from: 0, to: events.count, by: 500) {
+            _ = state.reduce(.client(Array(events[chunk..<min(events.count, chunk + 500)])))
+        }
+        let reduceSeconds = now() - t0
+        var canvas = GridCanvas(size: state.size)
+        let frames = 500
+        let t1 = now()
+        for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
+        let frameSeconds = (now() - t1) / Double(frames)
+        print("log: \(state.log.count) kept, \(state.log.dropped) dropped; members: \(state.rosters["presence-lobby"]?.count ?? 0)")
+        print("reduce: \(Int(Double(events.count) / reduceSeconds)) events/s")
+        print("frame 140x42 into grid canvas: \(Int(frameSeconds * 1_000_000)) µs")
+    }
+}
