@@ -128,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopDashboardTests",
-            dependencies: ["PushtopDashboard", "dashboard-preview"],
+            dependencies: ["PushtopDashboard", "dashboard-preview", "pushtop", "PusherChannels", "PushtopTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -9,7 +9,7 @@ public enum ClientEvent: Sendable, Hashable {
     case connectingIn(delay: Double)
     /// The connection was closed by the server or lost; what happens next is in the closure's action.
     case closed(ConnectionClosure)
-    /// A subscription was sent (after authorization, for private channels).
+    /// The client started subscribing (private, presence and encrypted channels: authorization first).
     case subscribing(channel: String)
     /// The server confirmed a subscription; presence channels carry their roster.
     case subscribed(channel: String, presence: PresenceSnapshot?)

@@ -10,7 +10,7 @@ import Glibc
     let sample = """
         theme = "solarized"
         profile = "staging"
-        reconnect = true
+        reconnect = "linear"
 
         [profiles.staging]
         key = "abc123"
@@ -42,7 +42,7 @@ import Glibc
         #expect(staging.key == "abc123")
         #expect(staging.cluster == "eu")
         #expect(staging.theme == "solarized")  // from the top level
-        #expect(staging.reconnect == true)
+        #expect(staging.reconnect == "linear")
         #expect(staging.authHeaders == ["Authorization": "Bearer t0k"])
         #expect(staging.authParams == ["team": "ops"])
         #expect(staging.channels == ["orders", "presence-ops"])

@@ -386,6 +386,7 @@ public actor PusherClient {
         record.state = .authorizing
         record.subscribedOnAttempt = machine.attempt
         channels[name] = record
+        emit(.subscribing(channel: name))
         let generation = record.authorizationGeneration
         let attempt = machine.attempt
         Task { [weak self] in
@@ -470,7 +471,6 @@ public actor PusherClient {
             var data: [String: JSONValue] = ["channel": .string(name), "auth": .string(authorization.auth)]
             if let channelData = authorization.channelData { data["channel_data"] = .string(channelData) }
             send(PusherMessage(event: PusherEventName.subscribe, data: .object(data)))
-            emit(.subscribing(channel: name))
         }
     }
 

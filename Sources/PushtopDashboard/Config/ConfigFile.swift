@@ -135,7 +135,12 @@ struct ProfileReader {
                 }
             case "activity_timeout": p.activityTimeout = try seconds(key, value)
             case "pong_timeout": p.pongTimeout = try seconds(key, value)
-            case "reconnect": p.reconnect = try bool(key, value)
+            case "reconnect":
+                let policy = try string(key, value)
+                guard ["exponential", "linear", "none"].contains(policy) else {
+                    throw error(key, "expected exponential, linear or none, found '\(policy)'")
+                }
+                p.reconnect = policy
             case "max_retries":
                 let n = try integer(key, value)
                 guard n >= 0 else { throw error(key, "expected 0 or more, found \(n)") }

@@ -19,7 +19,8 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
     public var userInfo: JSONValue?
     public var activityTimeout: Double?
     public var pongTimeout: Double?
-    public var reconnect: Bool?
+    /// The reconnection policy: `exponential`, `linear` or `none`.
+    public var reconnect: String?
     public var maxRetries: Int?
     public var minDelay: Double?
     public var maxDelay: Double?

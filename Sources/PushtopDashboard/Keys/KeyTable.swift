@@ -67,6 +67,7 @@ public struct KeyTable: Sendable {
         KeyBinding([.home, .char("g")], hint: "", help: "go to the top", action: .top),
         KeyBinding([.end, .char("G")], hint: "follow", help: "go to the end (the log follows again)",
             action: .bottom, scope: .pane(.log)),
+        KeyBinding([.end, .char("G")], hint: "", help: "go to the end", action: .bottom),
         KeyBinding([.enter], hint: "detail", help: "open the selected event: pretty JSON and frame",
             action: .open, scope: .pane(.log)),
         KeyBinding([.char("s")], hint: "sub", help: "subscribe to a channel", action: .subscribe),

@@ -1,10 +1,51 @@
 import ArgumentParser
+import Foundation
+import PusherChannels
+import PushtopDashboard
 
-// Placeholder until its issue lands: replaced by the real command.
+/// `pushtop [CONNECTION OPTIONS] [CHANNEL...]`: the dashboard on a real app; with no app configured, the demo.
 struct DashboardCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "dashboard", abstract: "(not yet available)")
+    static let configuration = CommandConfiguration(
+        commandName: "dashboard",
+        abstract: "The terminal dashboard (the default command). With no app configured it runs the demo.",
+        discussion: "Keys: Tab/1-4 focus, s subscribe, u unsubscribe, t client event, / filter, p pause, ? help, q quit."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: "Theme name (default, light, mono, solarized, gruvbox) or path to a theme file.")
+    var theme: String?
+
+    @Option(name: .customLong("log-file"), help: "Write logs to this file (the screen never shows them).")
+    var logFile: String?
+
+    @Argument(help: "Channels to subscribe to.")
+    var channels: [String] = []
+
+    mutating func validate() throws {
+        for channel in channels {
+            do { try ChannelName.validate(channel) } catch { throw ValidationError("channel '\(channel)': \(error)") }
+        }
+    }
 
     func run() async throws {
-        throw ValidationError("'dashboard' is not available in this build yet")
+        let environment = ProcessInfo.processInfo.environment
+        let profile = try connection.loadProfile(environment: environment)
+        guard connection.hasKey(environment: environment, profile: profile) else {
+            // Nothing configured: show something live at once.
+            var arguments: [String] = []
+            if let theme { arguments += ["--theme", theme] }
+            if let logFile { arguments += ["--log-file", logFile] }
+            try await DemoCommand.parse(arguments).run()
+            return
+        }
+        let options = try connection.clientOptions(environment: environment, profile: profile)
+        try DashboardLauncher.requireTerminal()
+        DashboardLauncher.bootstrapLogging(logFile)
+        let client = PusherClient(options: options)
+        let status = try await DashboardLauncher.run(
+            client: client, channels: channels + (profile.channels ?? []),
+            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme)
+        if status != 0 { throw ExitCode(status) }
     }
 }

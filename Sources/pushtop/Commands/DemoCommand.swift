@@ -1,10 +1,56 @@
 import ArgumentParser
+import Foundation
+import PusherChannels
+import PushtopDashboard
+import PushtopServer
 
-// Placeholder until its issue lands: replaced by the real command.
+/// `pushtop demo`: the embedded server with simulated traffic on a free loopback port, and the dashboard on it.
 struct DemoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "demo", abstract: "(not yet available)")
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "A local server with simulated traffic, and the dashboard connected to it (no account, no network)."
+    )
+
+    @Option(help: "Theme name (default, light, mono, solarized, gruvbox) or path to a theme file.")
+    var theme: String?
+
+    @Option(name: .customLong("log-file"), help: "Write logs to this file (the screen never shows them).")
+    var logFile: String?
+
+    @Option(name: .customLong("user-id"), help: "Your name in presence-lobby (default: $USER).")
+    var userID: String?
+
+    /// The channels the demo opens: the simulator's traffic and its presence lobby.
+    static let channels = ["ticker", "chat", "private-encrypted-vault", "presence-lobby"]
 
     func run() async throws {
-        throw ValidationError("'demo' is not available in this build yet")
+        try DashboardLauncher.requireTerminal()
+        DashboardLauncher.bootstrapLogging(logFile)
+        let environment = ProcessInfo.processInfo.environment
+        let server: EmbeddedServer
+        do {
+            server = try await EmbeddedServer.start(ServerConfiguration(port: 0, simulate: true))
+        } catch {
+            throw ValidationError("could not start the demo server: \(error)")
+        }
+        let me = userID ?? environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "you"
+        let info = JSONValue.object(["name": .string(me), "via": "pushtop demo"])
+        let client = PusherClient(options: PusherClientOptions(
+            key: server.configuration.app.key, host: "127.0.0.1", port: server.port,
+            connection: ConnectionConfiguration(useTLS: false),
+            authorizer: EndpointAuthorizer(
+                url: server.authEndpointURL ?? "\(server.httpURL)/pusher/auth",
+                parameters: [("user_id", me), ("user_info", info.jsonString)]),
+            clientVersion: PushtopVersion.string))
+        let status: Int32
+        do {
+            status = try await DashboardLauncher.run(
+                client: client, channels: Self.channels, theme: theme ?? environment["PUSHTOP_THEME"])
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+        if status != 0 { throw ExitCode(status) }
     }
 }

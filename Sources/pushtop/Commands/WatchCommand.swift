@@ -32,14 +32,15 @@ struct WatchCommand: AsyncParsableCommand {
                 throw ValidationError("channel '\(channel)': \(error)")
             }
         }
-        if channels.isEmpty && !readStdin {
+        if channels.isEmpty && !readStdin && connection.profile == nil {
             throw ValidationError("name at least one channel (or use --stdin to subscribe later)")
         }
     }
 
     func run() async throws {
         PushtopLogging.bootstrap(.standardError)
-        var options = try connection.clientOptions()
+        let profile = try connection.loadProfile()
+        var options = try connection.clientOptions(profile: profile)
         options.logger = Logger(label: "pushtop.watch")
         let client = PusherClient(options: options)
         let batches = client.eventBatches()
@@ -79,7 +80,7 @@ struct WatchCommand: AsyncParsableCommand {
             }
         }
 
-        for channel in channels { try await client.subscribe(channel) }
+        for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
         await client.connect()
 
         let signals = SignalWatcher.terminationSignals()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PusherChannels
+import PushtopDashboard
 
 extension ReconnectPolicy.Kind: ExpressibleByArgument {}
 
@@ -103,42 +104,84 @@ struct ConnectionOptions: ParsableArguments {
         return (String(text[..<eq]), String(text[text.index(after: eq)...]))
     }
 
-    /// Client options from the flags, then the environment (flags win).
-    func clientOptions(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PusherClientOptions {
-        guard let key = key ?? environment["PUSHER_APP_KEY"], !key.isEmpty else {
-            throw ValidationError("no app key: give --key KEY (or set PUSHER_APP_KEY)")
+    /// The settings from the config file and the environment that the flags are laid over: the profile named
+    /// by `--profile` (or `PUSHTOP_PROFILE`, or the file's `profile = "…"`), then `PUSHTOP_*` variables.
+    func loadProfile(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Profile {
+        do {
+            let file = try ConfigFile.load(environment: environment)
+            let name = profile ?? environment["PUSHTOP_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+            var base = Profile()
+            if let file {
+                base = try file.profile(named: name)
+            } else if let name {
+                let path = ConfigFile.path(environment: environment) ?? "~/.config/pushtop/config.toml"
+                throw ValidationError("--profile \(name): no config file at \(path)")
+            }
+            return try Profile.fromEnvironment(environment).merged(over: base)
+        } catch let error as ConfigError {
+            throw ValidationError(error.description)
         }
-        let host = host ?? environment["PUSHER_HOST"]
+    }
+
+    /// Whether an app is configured anywhere (flags, environment, profile).
+    func hasKey(environment: [String: String], profile: Profile) -> Bool {
+        (key ?? environment["PUSHER_APP_KEY"] ?? profile.key).map { !$0.isEmpty } ?? false
+    }
+
+    /// Client options: flags first, then `PUSHER_*` environment variables, then the profile, then defaults.
+    func clientOptions(environment: [String: String] = ProcessInfo.processInfo.environment,
+                       profile: Profile = Profile()) throws -> PusherClientOptions {
+        func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        guard let key = key ?? env("PUSHER_APP_KEY") ?? profile.key, !key.isEmpty else {
+            throw ValidationError("no app key: give --key KEY (or set PUSHER_APP_KEY, or use a --profile)")
+        }
+        let host = host ?? env("PUSHER_HOST") ?? profile.host
         var port = self.port
-        if port == nil, let text = environment["PUSHER_PORT"] {
+        if port == nil, let text = env("PUSHER_PORT") {
             guard let value = Int(text), (1...65535).contains(value) else {
                 throw ValidationError("PUSHER_PORT '\(text)' is not a port number")
             }
             port = value
         }
+        port = port ?? profile.port
         let defaults = ReconnectPolicy.default
-        let policy = ReconnectPolicy(
-            kind: reconnect ?? defaults.kind, minDelay: minDelay ?? defaults.minDelay,
-            maxDelay: maxDelay ?? max(defaults.maxDelay, minDelay ?? 0),
-            maxRetries: maxRetries ?? defaults.maxRetries)
+        let kind = try reconnect ?? profile.reconnect.map { name in
+            guard let kind = ReconnectPolicy.Kind(rawValue: name) else {
+                throw ValidationError("reconnect '\(name)' is not exponential, linear or none")
+            }
+            return kind
+        } ?? defaults.kind
+        let minDelay = self.minDelay ?? profile.minDelay ?? defaults.minDelay
+        let maxDelay = self.maxDelay ?? profile.maxDelay ?? max(defaults.maxDelay, minDelay)
+        guard minDelay <= maxDelay else {
+            throw ValidationError("the minimum reconnect delay (\(minDelay)) is larger than the maximum (\(maxDelay))")
+        }
+        let policy = ReconnectPolicy(kind: kind, minDelay: minDelay, maxDelay: maxDelay,
+                                     maxRetries: maxRetries ?? profile.maxRetries ?? defaults.maxRetries)
+        let useTLS = noTLS ? false : (profile.tls ?? true)
         let connection = ConnectionConfiguration(
-            useTLS: !noTLS, activityTimeout: activityTimeout, pongTimeout: pongTimeout ?? 30, reconnect: policy)
-        let secret = self.secret ?? environment["PUSHER_APP_SECRET"]
+            useTLS: useTLS, activityTimeout: activityTimeout ?? profile.activityTimeout,
+            pongTimeout: pongTimeout ?? profile.pongTimeout ?? 30, reconnect: policy)
+        let secret = self.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret
+        let userID = self.userID ?? profile.userID
+        let userInfo = self.userInfo.flatMap(JSONValue.parseIfJSON) ?? profile.userInfo
         var authorizer: (any Authorizer)?
-        if let endpoint = authEndpoint ?? environment["PUSHER_AUTH_ENDPOINT"] {
+        if let endpoint = authEndpoint ?? env("PUSHER_AUTH_ENDPOINT") ?? profile.authEndpoint {
             // --user-id/--user-info travel as form parameters: development endpoints (pushtop serve's) read them.
-            var parameters = authParams.compactMap(Self.splitParam)
+            var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            parameters += authParams.compactMap(Self.splitParam)
             if let userID { parameters.append(("user_id", userID)) }
-            if let userInfo { parameters.append(("user_info", userInfo)) }
-            authorizer = EndpointAuthorizer(
-                url: endpoint, headers: authHeaders.compactMap(Self.splitHeader), parameters: parameters)
+            if let userInfo { parameters.append(("user_info", userInfo.jsonString)) }
+            var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            headers += authHeaders.compactMap(Self.splitHeader)
+            authorizer = EndpointAuthorizer(url: endpoint, headers: headers, parameters: parameters)
         } else if let secret {
             authorizer = SecretAuthorizer(
                 key: key, secret: secret, userID: userID ?? "user-\(UInt32.random(in: 1000...999_999))",
-                userInfo: userInfo.flatMap(JSONValue.parseIfJSON))
+                userInfo: userInfo)
         }
         return PusherClientOptions(
-            key: key, cluster: cluster ?? environment["PUSHER_CLUSTER"] ?? "mt1", host: host, port: port,
+            key: key, cluster: cluster ?? env("PUSHER_CLUSTER") ?? profile.cluster ?? "mt1", host: host, port: port,
             connection: connection, authorizer: authorizer, clientVersion: PushtopVersion.string)
     }
 }

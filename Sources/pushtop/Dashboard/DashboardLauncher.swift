@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import PusherChannels
+import PushtopDashboard
+
+/// Runs the dashboard on a client: subscribes, connects, hands the client's event batches to the curses
+/// loop, and disconnects when it ends.
+enum DashboardLauncher {
+    static func run(client: PusherClient, channels: [String], theme: String?) async throws -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        let batches = client.eventBatches()
+        let (events, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .unbounded)
+        let forward = Task {
+            for await batch in batches { continuation.yield(batch) }
+            continuation.finish()
+        }
+        for channel in channels { try await client.subscribe(channel) }
+        await client.connect()
+        let exit = try await runDashboard(
+            events: events, backend: ClientDashboardBackend(client: client),
+            options: DashboardOptions(theme: theme, environment: environment))
+        forward.cancel()
+        await client.shutdown()
+        return exit.exitStatus
+    }
+
+    /// Where the dashboard's logs go: `--log-file`, else `PUSHTOP_LOG_FILE`, else nowhere (never the screen).
+    static func bootstrapLogging(_ logFile: String?) {
+        if let path = logFile ?? ProcessInfo.processInfo.environment["PUSHTOP_LOG_FILE"] {
+            PushtopLogging.bootstrap(.file(path))
+        } else {
+            PushtopLogging.bootstrap(.none)
+        }
+    }
+
+    /// Refuses to start curses without a terminal (pipes, CI): a clear message instead of a broken screen.
+    static func requireTerminal() throws {
+        guard isatty(0) == 1, isatty(1) == 1 else {
+            throw ValidationError("the dashboard needs a terminal (stdin and stdout); for scripts use 'pushtop watch'")
+        }
+    }
+}
