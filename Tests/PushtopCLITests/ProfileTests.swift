@@ -1,0 +1,69 @@
+import Foundation
+import PushtopTestSupport
+import Testing
+
+/// Connection settings from `~/.config/pushtop/config.toml` profiles and the environment, under the flags.
+@Suite(.timeLimit(.minutes(1))) struct ProfileTests {
+    func home(config: String) throws -> String {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-profile-\(UInt32.random(in: 0...UInt32.max))")
+        let dir = home.appendingPathComponent(".config/pushtop")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try config.write(to: dir.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        return home.path
+    }
+
+    @Test func watchTakesKeyHostAndChannelsFromAProfile() async throws {
+        let server = try await ScriptedPusherServer.start()
+        defer { server.stop() }
+        let home = try home(config: """
+            [profiles.local]
+            key = "profile-key"
+            host = "127.0.0.1"
+            port = \(server.port)
+            tls = false
+            channels = ["from-profile"]
+            """)
+        let watch = try PushtopProcess(["watch", "--profile", "local"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        try await watch.waitForLine("subscribed") { $0["type"] as? String == "subscribed" && $0["channel"] as? String == "from-profile" }
+        #expect(server.paths.first?.hasPrefix("/app/profile-key?") == true)
+        watch.signal(SIGTERM)
+        #expect(try await watch.exitCode() == 0)
+    }
+
+    @Test func flagsWinOverTheProfile() async throws {
+        let server = try await ScriptedPusherServer.start()
+        defer { server.stop() }
+        let home = try home(config: """
+            profile = "local"
+            [profiles.local]
+            key = "profile-key"
+            host = "127.0.0.1"
+            port = 1
+            tls = false
+            """)
+        let watch = try PushtopProcess(["watch", "--key", "flag-key", "--port", String(server.port), "c"],
+                                       environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        try await watch.waitForLine("connected") { $0["current"] as? String == "connected" }
+        #expect(server.paths.first?.hasPrefix("/app/flag-key?") == true)
+        watch.signal(SIGTERM)
+        _ = try await watch.exitCode()
+    }
+
+    @Test func aBrokenConfigFileIsNamedWithTheProblem() async throws {
+        let home = try home(config: """
+            [profiles.local]
+            port = "not a number"
+            """)
+        let watch = try PushtopProcess(["watch", "--profile", "local", "c"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        #expect(try await watch.exitCode() == 64)
+        #expect(watch.stderr.contains("config.toml"))
+        #expect(watch.stderr.contains("profiles.local.port"))
+    }
+
+    @Test func anUnknownProfileIsRefused() async throws {
+        let home = try home(config: "[profiles.local]\nkey = \"k\"\n")
+        let watch = try PushtopProcess(["watch", "--profile", "nope", "c"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        #expect(try await watch.exitCode() == 64)
+        #expect(watch.stderr.contains("nope"))
+    }
+}
