@@ -17,7 +17,13 @@ final class FrameInbox: Sendable {
     private struct State {
         var items: [(attempt: Int, item: InboundItem)] = []
         var drainScheduled = false
+        var lastDrain = ContinuousClock.now - .seconds(1)
     }
+
+    /// Drains closer together than this are a busy stream: the next one waits ``coalescingDelay`` so that
+    /// one wake-up carries many frames. A quiet stream is drained at once (no added latency).
+    static let busyGap: Duration = .microseconds(600)
+    static let coalescingDelay: Duration = .milliseconds(2)
 
     private let state = Mutex(State())
 
@@ -36,8 +42,13 @@ final class FrameInbox: Sendable {
         state.withLock { s in
             let items = s.items
             s.items = []
-            if items.isEmpty { s.drainScheduled = false }
+            if items.isEmpty { s.drainScheduled = false } else { s.lastDrain = .now }
             return items
         }
+    }
+
+    /// Whether the stream is busy (the last drain was moments ago), so that the next drain should wait a little.
+    var isBusy: Bool {
+        state.withLock { ContinuousClock.now - $0.lastDrain < Self.busyGap }
     }
 }

@@ -225,7 +225,10 @@ public actor PusherClient {
                 item = .closed(code: code, reason: reason)
             }
             if inbox.push(attempt: attempt, item) {
-                Task { await self?.drainInbox() }
+                Task {
+                    if inbox.isBusy { try? await Task.sleep(for: FrameInbox.coalescingDelay) }
+                    await self?.drainInbox()
+                }
             }
         }
     }
