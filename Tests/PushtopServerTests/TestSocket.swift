@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PusherChannels
 import PusherProtocol
 import WSClient
 
@@ -55,18 +56,7 @@ actor TestSocket {
     }
 
     static func number(of frame: WebSocketCloseFrame) -> Int {
-        switch frame.closeCode {
-        case .normalClosure: return 1000
-        case .goingAway: return 1001
-        case .protocolError: return 1002
-        case .unacceptableData: return 1003
-        case .dataInconsistentWithMessage: return 1007
-        case .policyViolation: return 1008
-        case .messageTooLarge: return 1009
-        case .missingExtension: return 1010
-        case .unexpectedServerError: return 1011
-        case .unknown(let n): return Int(n)
-        }
+        frame.closeCode.number
     }
 
     private func opened(_ writer: WebSocketOutboundWriter) { outbound = writer }

@@ -390,7 +390,13 @@ public actor PusherClient {
         record.subscribedOnAttempt = machine.attempt
         channels[name] = record
         emit(.subscribing(channel: name))
-        let generation = record.authorizationGeneration
+        requestAuthorization(name, socketID: socketID, authorizer: authorizer,
+                             generation: record.authorizationGeneration)
+    }
+
+    /// Asks the authorizer off the actor; the answer comes back to ``authorizationFinished``, which ignores it
+    /// when a newer request or another connection has come since.
+    private func requestAuthorization(_ name: String, socketID: String, authorizer: any Authorizer, generation: Int) {
         let attempt = machine.attempt
         Task { [weak self] in
             let result: Result<ChannelAuthorization, any Error>
@@ -505,17 +511,8 @@ public actor PusherClient {
                 channels[channel]?.refreshingKey = true
                 channels[channel]?.heldEncrypted = [message]
                 channels[channel]?.authorizationGeneration += 1
-                let generation = channels[channel]!.authorizationGeneration
-                let attempt = machine.attempt
-                Task { [weak self] in
-                    let result: Result<ChannelAuthorization, any Error>
-                    do {
-                        result = .success(try await authorizer.authorize(channel: channel, socketID: socketID))
-                    } catch {
-                        result = .failure(error)
-                    }
-                    await self?.authorizationFinished(channel, generation: generation, attempt: attempt, result: result)
-                }
+                requestAuthorization(channel, socketID: socketID, authorizer: authorizer,
+                                     generation: channels[channel]!.authorizationGeneration)
                 return
             }
             emit(.decryptionError(channel: channel, event: message.event, message: error.description))

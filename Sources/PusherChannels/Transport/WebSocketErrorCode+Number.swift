@@ -2,7 +2,7 @@ import NIOWebSocket
 
 extension WebSocketErrorCode {
     /// The close code as a number (NIO keeps it internal).
-    var number: Int {
+    public var number: Int {
         switch self {
         case .normalClosure: return 1000
         case .goingAway: return 1001
