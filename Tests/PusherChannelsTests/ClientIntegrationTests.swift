@@ -99,6 +99,21 @@ import Testing
         #expect(await client.state == .connected)
     }
 
+    @Test func pingOnDemandReportsTheRoundTrip() async throws {
+        let server = try await ScriptedPusherServer.start()
+        defer { server.stop() }
+        let client = makeClient(server)
+        let recorder = EventRecorder(client)
+        await client.ping()  // not connected: nothing is sent
+        await client.connect()
+        try await recorder.waitForState(.connected)
+        await client.ping()
+        await client.ping()  // one ping at a time
+        try await recorder.wait("pong") { if case .pong(let rtt) = $0 { return rtt >= 0 && rtt < 5 } else { return false } }
+        let conn = try await server.connection(1)
+        #expect(conn.messages.filter { $0.event == "pusher:ping" }.count == 1)
+    }
+
     @Test func missingPongDropsTheConnectionAndReconnects() async throws {
         var behavior = ScriptedPusherServer.Behavior()
         behavior.answerPings = false

@@ -38,6 +38,9 @@ import Testing
         let newest = { (s: String) in s.split(separator: "\n").filter { $0.contains("┃ ") && $0.contains("ticker") }.last.map(String.init) ?? "" }
         let before = newest(screen)
         tmux.waitFor("the log to move") { newest($0) != before }
+        tmux.waitFor("a ping round-trip time") { screen in
+            screen.split(separator: "\n").contains { $0.contains("Ping") && $0.contains(" ms") }
+        }
         tmux.send("q")
         let after = tmux.waitForExit()
         #expect(after.contains("EXIT=0"))

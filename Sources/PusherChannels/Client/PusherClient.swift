@@ -110,6 +110,15 @@ public actor PusherClient {
         flush()
     }
 
+    /// Sends a `pusher:ping` now; the reply is published as ``ClientEvent/pong(roundTrip:)``. Does nothing
+    /// while not connected or while a ping is already waiting for its reply. (The client also pings on its own
+    /// when the connection is idle; this is for showing the round-trip time on a busy connection.)
+    public func ping() {
+        guard machine.state == .connected, pingSentAt == nil else { return }
+        pingSentAt = now()
+        send(PusherMessage(event: PusherEventName.ping, data: .object([:])))
+    }
+
     /// Disconnects and ends every event stream.
     public func shutdown() {
         disconnect()

@@ -21,6 +21,15 @@ enum DashboardLauncher {
         }
         for channel in channels { try await client.subscribe(channel) }
         await client.connect()
+        // The connection pane shows the ping round-trip time, also on a busy connection that never idles.
+        let pinger = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                await client.ping()
+                try? await Task.sleep(for: .seconds(9))
+            }
+        }
+        defer { pinger.cancel() }
         let exit = try await runDashboard(
             events: events, backend: ClientDashboardBackend(client: client),
             options: DashboardOptions(theme: theme, environment: environment))
