@@ -432,14 +432,7 @@ public actor PusherClient {
             logger.warning("authorization failed for \(name): \(text)")
             if refreshing {
                 // The subscription stands; only the held events are lost.
-                record.refreshingKey = false
-                let held = record.heldEncrypted
-                record.heldEncrypted = []
-                channels[name] = record
-                for message in held {
-                    emit(.decryptionError(channel: name, event: message.event,
-                                          message: "could not fetch a fresh key: \(text)"))
-                }
+                dropHeldEncrypted(name, reason: "could not fetch a fresh key: \(text)")
                 return
             }
             record.state = .failed(text)
@@ -453,13 +446,7 @@ public actor PusherClient {
                 else {
                     let text = "authorization for an encrypted channel has no valid shared_secret"
                     if refreshing {
-                        record.refreshingKey = false
-                        let held = record.heldEncrypted
-                        record.heldEncrypted = []
-                        channels[name] = record
-                        for message in held {
-                            emit(.decryptionError(channel: name, event: message.event, message: text))
-                        }
+                        dropHeldEncrypted(name, reason: text)
                     } else {
                         record.state = .failed(text)
                         channels[name] = record
@@ -493,6 +480,18 @@ public actor PusherClient {
     }
 
     // MARK: - Encrypted channels
+
+    /// Ends a key refresh that failed: each event held for it is reported as a decryption error.
+    private func dropHeldEncrypted(_ name: String, reason: String) {
+        guard var record = channels[name] else { return }
+        let held = record.heldEncrypted
+        record.refreshingKey = false
+        record.heldEncrypted = []
+        channels[name] = record
+        for message in held {
+            emit(.decryptionError(channel: name, event: message.event, message: reason))
+        }
+    }
 
     private func receiveEncrypted(_ message: PusherMessage, channel: String, now t: Double) {
         guard let record = channels[channel] else { return }
