@@ -9,13 +9,18 @@ public struct ChannelEvent: Sendable, Hashable {
     public var userID: String?
     /// Seconds since 1970 when the frame was received.
     public var receivedAt: Double
+    /// The exact text of the WebSocket frame the event came in, when the client was asked to keep it (the frame tap
+    /// is on); `nil` otherwise, so the hot path does not pay for it.
+    public var rawFrame: String?
 
-    public init(channel: String, name: String, dataText: String?, userID: String? = nil, receivedAt: Double = 0) {
+    public init(channel: String, name: String, dataText: String?, userID: String? = nil, receivedAt: Double = 0,
+                rawFrame: String? = nil) {
         self.channel = channel
         self.name = name
         self.dataText = dataText
         self.userID = userID
         self.receivedAt = receivedAt
+        self.rawFrame = rawFrame
     }
 
     /// The data as JSON when the text holds JSON, else the text itself as a JSON string; `nil` without data.
