@@ -4,7 +4,8 @@
 and the floor (Benchmarks/floor_consumer.c: one blocking read() and one write() per message, no parsing).
 
 Modes (each at each rate, except `full`):
-  per-frame  one event per HTTP trigger, so one event per WebSocket frame, paced at the rate
+  per-frame  one event per HTTP trigger, so one event per WebSocket frame, paced at the rate (published by
+             `pushtop bench --subscribers 0`, which keeps up where a Python publisher does not)
   batch10    trigger_batch of 10 events, paced: bursts of 10 frames
   full       trigger_batch of 10 as fast as the HTTP API takes it (--full-events events)
 
@@ -105,8 +106,15 @@ class QueryConsumer:
         return result["latencies_us"]
 
 
-def publish(sdk, channel, mode, rate, seconds, full_events):
+def publish(sdk, channel, mode, rate, seconds, full_events, binary, port):
     """Publishes the stream; returns how many events were sent."""
+    if mode == "per-frame":
+        out = subprocess.run(
+            [binary, "bench", "--key", "pushtop-key", "--secret", "pushtop-secret", "--app-id", "1", "--host",
+             "127.0.0.1", "--port", str(port), "--no-tls", "--rate", str(rate), "--duration", str(seconds),
+             "--subscribers", "0", "--channel", channel, "--payload-bytes", "40", "--json"],
+            check=True, capture_output=True, text=True).stdout
+        return json.loads(out.strip().splitlines()[-1])["published"]
     def payload(seq):
         return json.dumps({"seq": seq, "t": int(time.time() * 1e6)})
 
@@ -184,7 +192,7 @@ def main():
                                                           "127.0.0.1", str(port), "pushtop-key", channel]))
             cpu0 = {c.name: cpu_seconds(c.proc.pid) for c in consumers}
             t0 = time.time()
-            sent = publish(sdk, channel, mode, rate, args.seconds, args.full_events)
+            sent = publish(sdk, channel, mode, rate, args.seconds, args.full_events, args.bin, port)
             publish_time = time.time() - t0
             time.sleep(1.0)  # a second of grace: whatever is not in by then counts as falling behind
             counts = {c.name: c.current() for c in consumers}
@@ -214,7 +222,7 @@ def main():
                     print(f"  {c.name:9} received {r['received']:7}  kept up {str(r['kept_up']):5}  "
                           f"cpu {r['cpu_us_per_event']:8.2f} µs/event  latency p50 {r['latency_ms_p50']} ms  "
                           f"p99 {r['latency_ms_p99']} ms")
-                ratios = ", ".join(f"{k[10:-12]} {v}x" for k, v in row.items() if k.startswith("cpu_ratio_"))
+                ratios = ", ".join(f"{k[10:-13]} {v}x" for k, v in row.items() if k.startswith("cpu_ratio_"))
                 print(f"  CPU per event relative to pushtop: {ratios}")
     finally:
         server.terminate()

@@ -1,4 +1,5 @@
 import Benchmark
+import Foundation
 import BenchmarkSupport
 import PusherChannels
 
@@ -53,8 +54,9 @@ let benchmarks: @Sendable () -> Void = {
             metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .contextSwitches, .syscalls, .throughput],
             scalingFactor: .mega, maxDuration: .seconds(10), maxIterations: 5)
     ) { benchmark in
-        // A debug build (the smoke run) takes 20,000: enough to exercise the path in a second.
-        let count = _isDebugAssertConfiguration() ? 20_000 : benchmark.scaledIterations.count
+        // The smoke run (scripts/bench-smoke) sets a small count: enough to exercise the path in a second.
+        let count = ProcessInfo.processInfo.environment["HOTPATHS_LOOPBACK_EVENTS"].flatMap(Int.init)
+            ?? benchmark.scaledIterations.count
         let server = try await BulkFrameServer.start(frame: SampleFrames.event, count: count)
         let client = PusherClient(options: PusherClientOptions(
             key: "bench", host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
