@@ -89,6 +89,7 @@ let package = Package(
             dependencies: [
                 "PusherChannels", "PushtopServer", "BenchmarkSupport",
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/HotPaths",
             swiftSettings: strict,

@@ -1,7 +1,9 @@
 import Benchmark
 import Foundation
+import Logging
 import BenchmarkSupport
 import PusherChannels
+import PushtopServer
 
 // Per-operation figures of the hot paths, measured with package-benchmark (ordo-one/benchmark):
 //   swift package benchmark                       # all, release build, tables of wall time, CPU, mallocs
@@ -73,5 +75,59 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         await client.shutdown()
         await server.stop()
+    }
+
+    // The server's fan-out: one event published in process to 1,000 subscribers on real sockets (minimal
+    // counting clients in this process), until every one has it. One iteration is 1,000 deliveries; metrics are
+    // per delivery (scaled), and include the subscribers' reads.
+    Benchmark(
+        "Server/fan-out to 1,000 subscribers (per delivery)",
+        configuration: .init(
+            metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .contextSwitches, .throughput],
+            scalingFactor: .kilo, maxDuration: .seconds(5), maxIterations: 200,
+            setup: { try await FanOut.start() }, teardown: { await FanOut.stop() })
+    ) { benchmark in
+        guard let fanOut = FanOut.current else { return }
+        for _ in 0..<max(1, benchmark.scaledIterations.count / 1000) {
+            try await fanOut.publishOnce()
+        }
+    }
+}
+
+/// The server and subscribers of the fan-out benchmark, shared by its iterations.
+final class FanOut: Sendable {
+    nonisolated(unsafe) static var current: FanOut?
+    static let subscriberCount = 1000
+
+    let server: EmbeddedServer
+    let subscribers: RawSubscribers
+
+    init(server: EmbeddedServer, subscribers: RawSubscribers) {
+        self.server = server
+        self.subscribers = subscribers
+    }
+
+    static func start() async throws {
+        var logger = Logger(label: "hotpaths.server")
+        logger.logLevel = .warning
+        let server = try await EmbeddedServer.start(ServerConfiguration(port: 0), logger: logger)
+        let count = Int(ProcessInfo.processInfo.environment["HOTPATHS_FANOUT_SUBSCRIBERS"] ?? "") ?? subscriberCount
+        let subscribers = try await RawSubscribers.connect(
+            count: count, port: server.port, key: server.configuration.app.key, channel: "fan-out")
+        current = FanOut(server: server, subscribers: subscribers)
+    }
+
+    static func stop() async {
+        guard let fanOut = current else { return }
+        current = nil
+        await fanOut.subscribers.close()
+        await fanOut.server.shutdown()
+    }
+
+    let subscriberTotal = Int(ProcessInfo.processInfo.environment["HOTPATHS_FANOUT_SUBSCRIBERS"] ?? "") ?? subscriberCount
+
+    func publishOnce() async throws {
+        try await server.hub.publish(PublishRequest(channels: ["fan-out"], name: "tick", data: SampleFrames.eventData))
+        try await subscribers.waitForFrames(subscriberTotal)
     }
 }
