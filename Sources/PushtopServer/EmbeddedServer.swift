@@ -117,6 +117,10 @@ public final class EmbeddedServer: Sendable {
     public var httpURL: String { "http://\(reachableHost):\(port)" }
     /// The demo authorization endpoint, when enabled.
     public var authEndpointURL: String? { configuration.demoAuthEndpoint ? "\(httpURL)/pusher/auth" : nil }
+    /// The demo user-authentication endpoint (signs any user in), when enabled.
+    public var userAuthEndpointURL: String? {
+        configuration.demoAuthEndpoint ? "\(httpURL)/pusher/user-auth" : nil
+    }
 
     private var reachableHost: String {
         switch configuration.host {
