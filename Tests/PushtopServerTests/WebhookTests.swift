@@ -1,0 +1,105 @@
+import Foundation
+import PusherChannels
+import PusherProtocol
+import PushtopServer
+import PushtopTestSupport
+import Testing
+
+@Suite("Webhooks")
+struct WebhookTests {
+    /// Every event name received so far, in order.
+    static func names(_ receiver: WebhookReceiver) -> [String] {
+        receiver.accepted.flatMap { $0.events.compactMap { $0["name"]?.stringValue } }
+    }
+
+    @Test func channelMemberClientAndCacheEventsArriveSigned() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) { server in
+            let (a, aID) = try await TestSocket.established(server.url())
+            let (b, bID) = try await TestSocket.established(server.url())
+            let dataA = #"{"user_id":"ann"}"#
+            let dataB = #"{"user_id":"ben"}"#
+            try await a.subscribe("presence-room", auth: server.auth(socketID: aID, channel: "presence-room", channelData: dataA),
+                                  channelData: dataA)
+            _ = try await a.next(PusherEventName.subscriptionSucceeded)
+            try await b.subscribe("presence-room", auth: server.auth(socketID: bID, channel: "presence-room", channelData: dataB),
+                                  channelData: dataB)
+            _ = try await b.next(PusherEventName.subscriptionSucceeded)
+            try await b.send(PusherMessage(event: "client-typing", channel: "presence-room", data: ["on": true]))
+            _ = try await a.next("client-typing")
+            await b.close()
+            try await eventually("ben to leave") { await server.hub.users(in: "presence-room") == ["ann"] }
+            await a.close()
+            let (c, _) = try await TestSocket.established(server.url())
+            try await c.subscribe("cache-prices")
+            _ = try await c.next(PusherEventName.cacheMiss)
+            await c.close()
+
+            try await eventually("every webhook", timeout: 10) {
+                Self.names(receiver).filter { $0 == "channel_vacated" }.count == 2
+            }
+            #expect(Self.names(receiver) == [
+                "channel_occupied", "member_added", "member_added", "client_event", "member_removed",
+                "member_removed", "channel_vacated", "channel_occupied", "cache_miss", "channel_vacated",
+            ])
+            let events = receiver.accepted.flatMap(\.events)
+            let client = try #require(events.first { $0["name"]?.stringValue == "client_event" })
+            #expect(client["channel"]?.stringValue == "presence-room")
+            #expect(client["event"]?.stringValue == "client-typing")
+            #expect(client["data"]?.stringValue == #"{"on":true}"#)
+            #expect(client["socket_id"]?.stringValue == bID)
+            #expect(client["user_id"]?.stringValue == "ben")
+            #expect(events.first { $0["name"]?.stringValue == "member_added" }?["user_id"]?.stringValue == "ann")
+            for request in receiver.accepted {
+                #expect(request.key == server.configuration.app.key)
+                #expect(request.signature == ChannelAuthSignature.hmacHex(
+                    secret: server.configuration.app.secret, message: request.body))
+                let time = try #require(JSONValue.parseIfJSON(request.body)?["time_ms"]?.numberValue)
+                #expect(abs(time - Date().timeIntervalSince1970 * 1000) < 60_000)
+            }
+        }
+    }
+
+    @Test func failedPostsAreRetriedWithoutHoldingUpDelivery() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        receiver.failNext([500, 503, 500])
+        let configuration = WebhookConfiguration(urls: [receiver.url], initialBackoff: 0.2, batchWindow: 0.01)
+        try await withServer({ $0.webhooks = configuration }) { server in
+            let (socket, _) = try await TestSocket.established(server.url())
+            try await socket.subscribe("orders")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            // While the receiver refuses, events still reach subscribers at once.
+            _ = try await server.api.trigger(channels: ["orders"], event: "placed", data: "{}")
+            _ = try await socket.next("placed", channel: "orders", timeout: 1)
+            #expect(receiver.accepted.isEmpty)
+            try await eventually("the retried batch", timeout: 10) { !receiver.accepted.isEmpty }
+            #expect(receiver.attemptCount == 4)
+            #expect(Self.names(receiver) == ["channel_occupied"])
+            await socket.close()
+        }
+    }
+
+    @Test func aBatchIsDroppedAfterTheLastAttempt() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        receiver.failNext([500, 500])
+        let configuration = WebhookConfiguration(urls: [receiver.url], maxAttempts: 2, initialBackoff: 0.05,
+                                                 batchWindow: 0.01)
+        try await withServer({ $0.webhooks = configuration }) { server in
+            let (socket, _) = try await TestSocket.established(server.url())
+            try await socket.subscribe("first")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            try await eventually("two attempts", timeout: 10) { receiver.attemptCount == 2 }
+            try await socket.subscribe("second")
+            try await eventually("the next batch", timeout: 10) { !receiver.accepted.isEmpty }
+            #expect(Self.names(receiver) == ["channel_occupied"])
+            #expect(receiver.accepted.first?.events.first?["channel"]?.stringValue == "second")
+            await socket.close()
+        }
+    }
+}
