@@ -55,8 +55,10 @@ struct PusherHTTPAPI: Sendable {
     }
 
     /// Checks the app id and the signature; returns the body.
-    func checked(_ request: Request, _ context: BasicRequestContext) async throws(APIFailure) -> [UInt8] {
-        guard context.parameters.get("appID") == app.id else {
+    func checked(_ request: Request, _ context: BasicRequestContext, pathHasAppID: Bool = true)
+        async throws(APIFailure) -> [UInt8]
+    {
+        guard !pathHasAppID || context.parameters.get("appID") == app.id else {
             throw APIFailure(status: 404, message: "Unknown app id '\(context.parameters.get("appID") ?? "")'")
         }
         var request = request
