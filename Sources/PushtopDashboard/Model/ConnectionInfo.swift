@@ -26,6 +26,8 @@ public struct ConnectionInfo: Sendable, Hashable {
     public var signedInUser: String?
     /// Why the last sign-in failed, until the next one succeeds.
     public var signInError: String?
+    /// Signing in was asked for (the `i` key or `--sign-in`) and not undone.
+    public var signInRequested = false
 
     public init() {}
 }

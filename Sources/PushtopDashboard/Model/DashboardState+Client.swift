@@ -61,6 +61,7 @@ extension DashboardState {
             connection.roundTrip = roundTrip
         case .signedIn(let user):
             connection.signedInUser = user.id
+            connection.signInRequested = true
             connection.signInError = nil
             watchlist = Watchlist(watched: user.watchlist)
             log.append(time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
