@@ -41,8 +41,11 @@ public struct SignedInUser: Sendable, Hashable {
 
 /// What is wrong with a `user_data` document.
 public enum UserDataError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text is not a JSON object.
     case notAnObject
+    /// There is no non-empty string `id`.
     case missingID
+    /// `watchlist` is not an array of strings.
     case invalidWatchlist
 
     public var description: String {

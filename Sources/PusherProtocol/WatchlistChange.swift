@@ -6,7 +6,9 @@ public struct WatchlistChange: Sendable, Hashable {
         case offline
     }
 
+    /// Whether the users came online or went offline.
     public var status: Status
+    /// The watched users concerned.
     public var userIDs: [String]
 
     public init(status: Status, userIDs: [String]) {

@@ -136,6 +136,17 @@ public final class EmbeddedServer: Sendable {
         if let simulator { await simulator.stop() }
         sweepTask.cancel()
         await hub.shutdown()
+        if let webhooks = hub.webhooks {
+            // The last webhooks (channels vacated by the shutdown) get a moment to leave; a receiver that is down
+            // does not hold the shutdown up for longer.
+            let drain = Task { await webhooks.drained() }
+            let cap = Task {
+                try? await Task.sleep(for: .seconds(2))
+                drain.cancel()
+            }
+            await drain.value
+            cap.cancel()
+        }
         await serviceGroup.triggerGracefulShutdown()
         let runTask = self.runTask
         let watchdog = Task {

@@ -102,4 +102,17 @@ struct WebhookTests {
             await socket.close()
         }
     }
+
+    @Test func theChannelsAShutdownVacatesAreReportedBeforeItReturns() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) { server in
+            let (socket, _) = try await TestSocket.established(server.url())
+            try await socket.subscribe("last-orders")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            try await eventually("channel_occupied", timeout: 10) { Self.names(receiver) == ["channel_occupied"] }
+        }
+        #expect(Self.names(receiver) == ["channel_occupied", "channel_vacated"])
+    }
 }

@@ -4,8 +4,11 @@ import AsyncHTTPClient
 /// POST of `socket_id` (plus extra parameters and headers), answered with JSON `{"auth":…, "user_data":…}`.
 /// pusher-js's default path is `/pusher/user-auth`.
 public struct EndpointUserAuthenticator: UserAuthenticator {
+    /// The endpoint, e.g. `https://app.example/pusher/user-auth`.
     public var url: String
+    /// Extra request headers (a session cookie, a bearer token).
     public var headers: [(name: String, value: String)]
+    /// Extra form fields sent after `socket_id`.
     public var parameters: [(name: String, value: String)]
     /// Seconds to wait for the endpoint.
     public var timeout: Double

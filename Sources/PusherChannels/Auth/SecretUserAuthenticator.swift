@@ -3,7 +3,9 @@ import PusherProtocol
 /// Signs the user locally with the app secret: for development and tests only, since the secret must never
 /// ship in a client.
 public struct SecretUserAuthenticator: UserAuthenticator {
+    /// The app key (the part of `auth` before the colon).
     public var key: String
+    /// The app secret that signs; never sent.
     public var secret: String
     /// The `user_data` object signed (it must hold a non-empty string `id`).
     public var userData: JSONValue

@@ -31,7 +31,8 @@ public final class WebhookDispatcher: Sendable {
         for sender in senders { sender.finish() }
     }
 
-    /// Waits until every queue is empty and no request is in flight (for tests and orderly shutdown).
+    /// Waits until every queue is empty and no request is in flight, or the task is cancelled (for tests and
+    /// orderly shutdown).
     public func drained() async {
         for sender in senders { await sender.drained() }
     }
@@ -107,7 +108,7 @@ public final class WebhookDispatcher: Sendable {
         }
 
         func drained() async {
-            while queue.withLockedValue({ !$0.events.isEmpty || $0.busy }) {
+            while !Task.isCancelled, queue.withLockedValue({ !$0.events.isEmpty || $0.busy }) {
                 try? await Task.sleep(for: .milliseconds(10))
             }
         }
