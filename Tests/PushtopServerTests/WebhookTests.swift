@@ -103,6 +103,25 @@ struct WebhookTests {
         }
     }
 
+    @Test func retriesStopAtTheEndOfTheRetryWindow() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        receiver.failNext(Array(repeating: 500, count: 10))
+        // Tries at 0 s and 0.2 s; the next would come at 0.6 s, past the 0.3 s window.
+        let configuration = WebhookConfiguration(urls: [receiver.url], retryFor: 0.3, initialBackoff: 0.2,
+                                                 batchWindow: 0.01)
+        try await withServer({ $0.webhooks = configuration }) { server in
+            let (socket, _) = try await TestSocket.established(server.url())
+            try await socket.subscribe("windowed")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            try await eventually("two attempts", timeout: 10) { receiver.attemptCount == 2 }
+            try await socket.subscribe("after")
+            try await eventually("the next batch's first attempt", timeout: 10) { receiver.attemptCount == 3 }
+            await socket.close()
+        }
+    }
+
     @Test func theChannelsAShutdownVacatesAreReportedBeforeItReturns() async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()

@@ -117,6 +117,7 @@ public final class WebhookDispatcher: Sendable {
         private static func post(_ batch: [WebhookEvent], to url: String, configuration: WebhookConfiguration,
                                  app: AppCredentials, client: HTTPClient, logger: Logger) async {
             var delay = configuration.initialBackoff
+            let started = ContinuousClock.now
             for attempt in 1...max(1, configuration.maxAttempts) {
                 // Each try is signed anew: receivers reject bodies whose time_ms is too old.
                 let body = WebhookEvent.body(batch, timeMS: Int(Date().timeIntervalSince1970 * 1000))
@@ -137,7 +138,10 @@ public final class WebhookDispatcher: Sendable {
                 } catch {
                     outcome = String(describing: error)
                 }
-                guard attempt < configuration.maxAttempts, !Task.isCancelled else {
+                let elapsed = ContinuousClock.now - started
+                guard attempt < configuration.maxAttempts, !Task.isCancelled,
+                    elapsed + .milliseconds(Int64(delay * 1000)) <= .milliseconds(Int64(configuration.retryFor * 1000))
+                else {
                     logger.error("gave up on a webhook batch", metadata: [
                         "url": "\(url)", "events": "\(batch.count)", "attempts": "\(attempt)", "last": "\(outcome)",
                     ])
