@@ -178,4 +178,27 @@ import Testing
             await client.shutdown()
         }
     }
+
+    @Test func channelsWaitForTheSignInAndGoAheadWhenAServerWithoutSignInRefusesIt() async throws {
+        let server = try await ScriptedPusherServer.start()
+        defer { server.stop() }
+        let client = PusherClient(options: PusherClientOptions(
+            key: "test-key", host: "127.0.0.1", port: server.port,
+            connection: ConnectionConfiguration(useTLS: false),
+            userAuthenticator: SecretUserAuthenticator(key: "test-key", secret: "s", userID: "u1")))
+        let recorder = EventRecorder(client)
+        try await client.subscribe("news")
+        try await client.signIn()
+        await client.connect()
+        let connection = try await server.connection(1)
+        try await waitUntil("pusher:signin") { connection.frames.contains { $0.contains(PusherEventName.signin) } }
+        // The sign-in goes first: no subscription until it is answered.
+        #expect(!connection.frames.contains { $0.contains(PusherEventName.subscribe) })
+        connection.send(#"{"event":"pusher:error","data":{"code":null,"message":"Unsupported event pusher:signin"}}"#)
+        let failed = try await recorder.wait("sign-in error") { if case .signInFailed = $0 { true } else { false } }
+        guard case .signInFailed(_, let message) = failed else { return }
+        #expect(message.contains("Unsupported event pusher:signin"))
+        try await recorder.wait("news subscribed") { $0.isSubscribed("news") }
+        await client.shutdown()
+    }
 }

@@ -313,7 +313,8 @@ public actor PusherClient {
             let code = data?["code"]?.intValue
             let text = data?["message"]?.stringValue ?? message.dataText ?? "unknown error"
             emit(.error(code: code, message: text))
-            if user.phase == .awaitingServer {
+            // Pusher refuses a sign-in with 4009; a server without sign-in names the event it does not support.
+            if user.phase == .awaitingServer, code == 4009 || text.contains(PusherEventName.signin) {
                 signInFinished(failure: (nil, "the server refused the sign-in: \(code.map { "\($0) " } ?? "")\(text)"))
             }
         case PusherEventName.signinSuccess:
