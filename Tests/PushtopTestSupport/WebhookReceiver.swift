@@ -21,6 +21,7 @@ public final class WebhookReceiver: Sendable {
     private let statuses = Mutex<[Int]>([])
     private let received = Mutex<[Received]>([])
     private let attempts = Mutex(0)
+    private let bodies = Mutex<[String]>([])
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let boundPort = Mutex(0)
 
@@ -29,6 +30,8 @@ public final class WebhookReceiver: Sendable {
     public var accepted: [Received] { received.withLock { $0 } }
     /// Every request, answered or refused.
     public var attemptCount: Int { attempts.withLock { $0 } }
+    /// The body of every request, answered or refused, in order.
+    public var attemptedBodies: [String] { bodies.withLock { $0 } }
 
     public init() {}
 
@@ -42,6 +45,7 @@ public final class WebhookReceiver: Sendable {
         router.post("/webhooks") { request, _ -> Response in
             let body = String(buffer: try await request.body.collect(upTo: 1 << 20))
             self.attempts.withLock { $0 += 1 }
+            self.bodies.withLock { $0.append(body) }
             let status = self.statuses.withLock { $0.isEmpty ? 200 : $0.removeFirst() }
             if status == 200 {
                 let headers = request.headers
