@@ -67,7 +67,7 @@ struct WebhookTests {
         try await receiver.start()
         defer { receiver.stop() }
         receiver.failNext([500, 503, 500])
-        let configuration = WebhookConfiguration(urls: [receiver.url], initialBackoff: 0.2, batchWindow: 0.01)
+        let configuration = WebhookConfiguration(urls: [receiver.url], initialBackoff: 0.3, batchWindow: 0.01)
         try await withServer({ $0.webhooks = configuration }) { server in
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("orders")
