@@ -45,7 +45,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let client = PusherClient(options: options)
         let status = try await DashboardLauncher.run(
             client: client, channels: channels + (profile.channels ?? []),
-            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme)
+            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.signIn)
         if status != 0 { throw ExitCode(status) }
     }
 }

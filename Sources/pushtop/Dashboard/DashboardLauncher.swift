@@ -6,7 +6,9 @@ import PushtopDashboard
 /// Runs the dashboard on a client: subscribes, connects, hands the client's event batches to the curses
 /// loop, and disconnects when it ends.
 enum DashboardLauncher {
-    static func run(client: PusherClient, channels: [String], theme: String?) async throws -> Int32 {
+    static func run(client: PusherClient, channels: [String], theme: String?, signIn: Bool = false) async throws
+        -> Int32
+    {
         let environment = ProcessInfo.processInfo.environment
         let batches = client.eventBatches()
         let (events, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .unbounded)
@@ -20,6 +22,7 @@ enum DashboardLauncher {
             continuation.finish()
         }
         for channel in channels { try await client.subscribe(channel) }
+        if signIn { try await client.signIn() }
         await client.connect()
         // The connection pane shows the ping round-trip time, also on a busy connection that never idles.
         let pinger = Task {
