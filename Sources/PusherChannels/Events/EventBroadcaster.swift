@@ -4,7 +4,7 @@ import Synchronization
 /// Fans events out to every consumer: batch buffers and per-event `AsyncStream`s, each bounded.
 final class EventBroadcaster: Sendable {
     private enum Sink: Sendable {
-        case batches(EventBatchBuffer)
+        case batches(BatchBuffer<ClientEvent>)
         case stream(AsyncStream<ClientEvent>.Continuation)
     }
 
@@ -21,10 +21,10 @@ final class EventBroadcaster: Sendable {
     var streamDroppedCount: Int { streamDrops.load(ordering: .relaxed) }
 
     func makeBatches(capacity: Int) -> ClientEventBatches {
-        let buffer = EventBatchBuffer(capacity: capacity)
+        let buffer = BatchBuffer<ClientEvent>(capacity: capacity)
         let id = add(.batches(buffer))
         if id == nil { buffer.finish() }
-        return ClientEventBatches(buffer: buffer) { [weak self] in
+        return Batches(buffer: buffer) { [weak self] in
             if let id { self?.remove(id) }
         }
     }
