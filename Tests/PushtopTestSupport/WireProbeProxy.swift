@@ -166,7 +166,8 @@ private final class ServerSideHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        client.close(promise: nil)
+        // Half-close: what was forwarded still reaches the client (a full close could reset it away).
+        client.close(mode: .output, promise: nil)
     }
 }
 
