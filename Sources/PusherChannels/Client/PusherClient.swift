@@ -92,6 +92,20 @@ public actor PusherClient {
         tap.makeBatches(capacity: bufferSize)
     }
 
+    /// Calls `body` with every batch of events, synchronously, on the client's event loop and isolated to the
+    /// client (so it may call `client.assumeIsolated { … }`), as each read burst is handled: the cheapest consumer,
+    /// with no buffer, task or wake-up of its own. Keep `body` short: the connection waits for it. It is called
+    /// until ``shutdown(closeTimeout:)``.
+    public nonisolated func onEventBatch(_ body: @escaping @Sendable ([ClientEvent]) -> Void) {
+        broadcaster.addCallback(body)
+    }
+
+    /// Calls `body` with every batch of WebSocket frames (see ``frames(bufferSize:)``), synchronously on the
+    /// client's event loop, until ``shutdown(closeTimeout:)``.
+    public nonisolated func onFrames(_ body: @escaping @Sendable ([WireFrame]) -> Void) {
+        tap.addCallback(body)
+    }
+
     /// Frames that arrived for channels this client does not hold (for example an event in flight when an
     /// unsubscribe left): counted, shown in the frame tap, never delivered as channel events.
     public private(set) var framesForUnknownChannels = 0

@@ -9,6 +9,7 @@ import Synchronization
 public final class FrameTap: Sendable {
     private struct State {
         var sinks: [Int: BatchBuffer<WireFrame>] = [:]
+        var callbacks: [@Sendable ([WireFrame]) -> Void] = []
         var nextID = 0
         var finished = false
     }
@@ -24,8 +25,17 @@ public final class FrameTap: Sendable {
     /// Hands frames to every consumer (one call per read burst).
     public func publish(_ frames: [WireFrame]) {
         guard !frames.isEmpty else { return }
-        let sinks = state.withLock { Array($0.sinks.values) }
+        let (sinks, callbacks) = state.withLock { (Array($0.sinks.values), $0.callbacks) }
         for sink in sinks { sink.push(frames) }
+        for callback in callbacks { callback(frames) }
+    }
+
+    func addCallback(_ body: @escaping @Sendable ([WireFrame]) -> Void) {
+        state.withLock { s in
+            guard !s.finished else { return }
+            s.callbacks.append(body)
+            on.store(true, ordering: .relaxed)
+        }
     }
 
     func makeBatches(capacity: Int) -> WireFrameBatches {
@@ -43,7 +53,7 @@ public final class FrameTap: Sendable {
             guard let self, let id else { return }
             self.state.withLock { s in
                 s.sinks.removeValue(forKey: id)
-                if s.sinks.isEmpty { self.on.store(false, ordering: .relaxed) }
+                if s.sinks.isEmpty && s.callbacks.isEmpty { self.on.store(false, ordering: .relaxed) }
             }
         }
     }
@@ -51,6 +61,7 @@ public final class FrameTap: Sendable {
     func finish() {
         let sinks = state.withLock { s -> [BatchBuffer<WireFrame>] in
             s.finished = true
+            s.callbacks = []
             defer { s.sinks = [:] }
             on.store(false, ordering: .relaxed)
             return Array(s.sinks.values)

@@ -46,12 +46,8 @@ struct WatchCommand: AsyncParsableCommand {
         var options = try connection.clientOptions(profile: profile)
         options.logger = Logger(label: "pushtop.watch")
         let client = PusherClient(options: options)
-        let batches = client.eventBatches()
-        let frames = printFrames ? client.frames(bufferSize: 100_000) : nil
         let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
-        let writer = WatchWriter(client: client, exit: exit)
-        let consumer = Task { await writer.printEvents(batches) }
-        let frameConsumer = frames.map { frames in Task { await writer.printFrames(frames) } }
+        WatchWriter(client: client, exit: exit).start(frames: printFrames)
 
         for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
         await client.connect()
@@ -82,8 +78,6 @@ struct WatchCommand: AsyncParsableCommand {
         stdinTask?.cancel()
         // Sends a close frame and waits (up to a second) for the server's reply before the process ends.
         await client.shutdown(closeTimeout: .seconds(1))
-        await consumer.value
-        await frameConsumer?.value
         if code != 0 { throw ExitCode(code) }
     }
 
