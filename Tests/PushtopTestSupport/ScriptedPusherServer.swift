@@ -1,8 +1,12 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOSSL
+import WSCompression
 import PusherProtocol
 import Synchronization
 
@@ -53,19 +57,41 @@ public final class ScriptedPusherServer: Sendable {
     /// The request paths (with query) of every WebSocket upgrade.
     public var paths: [String] { state.withLock { $0.paths } }
 
+    /// How the server listens: fixed for its lifetime.
+    public struct Transport: Sendable {
+        /// Serve `wss://` with this configuration instead of `ws://`.
+        public var tls: TLSConfiguration?
+        /// Accept permessage-deflate and compress frames of 256 bytes or more.
+        public var perMessageDeflate = false
+        /// Send WebSocket pings this often (and close a connection that does not answer).
+        public var autoPing: Duration?
+
+        public init(tls: TLSConfiguration? = nil, perMessageDeflate: Bool = false, autoPing: Duration? = nil) {
+            self.tls = tls
+            self.perMessageDeflate = perMessageDeflate
+            self.autoPing = autoPing
+        }
+    }
+
     /// Starts a server on 127.0.0.1 with an ephemeral port.
-    public static func start(_ behavior: Behavior = Behavior()) async throws -> ScriptedPusherServer {
+    public static func start(_ behavior: Behavior = Behavior(), transport: Transport = Transport()) async throws
+        -> ScriptedPusherServer
+    {
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let box = ServerBox()
+        let ws = WebSocketServerConfiguration(
+            maxFrameSize: 4 << 20, extensions: transport.perMessageDeflate ? [.perMessageDeflate()] : [],
+            autoPing: transport.autoPing.map { .enabled(timePeriod: $0) } ?? .disabled)
+        let plain: HTTPServerBuilder = .http1WebSocketUpgrade(configuration: .init(ws: ws)) { request, _, _ in
+            guard let server = box.server else { return .dontUpgrade }
+            server.state.withLock { $0.paths.append(request.path ?? "") }
+            return .upgrade([:]) { inbound, outbound, _ in
+                try await server.handle(inbound: inbound, outbound: outbound)
+            }
+        }
         let app = Application(
             router: Router(),
-            server: .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: 4 << 20))) { request, _, _ in
-                guard let server = box.server else { return .dontUpgrade }
-                server.state.withLock { $0.paths.append(request.path ?? "") }
-                return .upgrade([:]) { inbound, outbound, _ in
-                    try await server.handle(inbound: inbound, outbound: outbound)
-                }
-            },
+            server: try transport.tls.map { try .tls(plain, tlsConfiguration: $0) } ?? plain,
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)

@@ -1,5 +1,9 @@
 import Foundation
 import Logging
+import class NIOPosix.MultiThreadedEventLoopGroup
+import protocol NIOCore.EventLoop
+import struct NIOCore.Scheduled
+import struct NIOCore.TimeAmount
 import PusherProtocol
 
 /// A Pusher Channels client (protocol 7): connection, channels, presence, encrypted channels, bindings.
@@ -15,6 +19,10 @@ import PusherProtocol
 /// try await client.subscribe("my-channel")
 /// for await event in events { print(event) }
 /// ```
+///
+/// The actor runs on one SwiftNIO event loop (``eventLoop``), the same one its WebSocket connection reads on:
+/// a read burst is decoded and handled there in one go, without a thread hop. A consumer isolated to the same
+/// loop (an actor whose `unownedExecutor` is ``eventLoop``'s executor) shares that thread too.
 public actor PusherClient {
     /// This library's version (sent to the server in the connection URL).
     public static let version = "0.1.0"
@@ -24,23 +32,39 @@ public actor PusherClient {
     private let logger: Logger
     private var machine: ConnectionStateMachine
     private var connection: (any TransportConnection)?
-    private var timers: [ConnectionTimer: (token: Int, task: Task<Void, Never>)] = [:]
+    private var timers: [ConnectionTimer: (token: Int, task: Scheduled<Void>)] = [:]
     private var timerToken = 0
     private var channelOrder: [String] = []
     private var channels: [String: ChannelSubscription] = [:]
     private var bindings = EventBindings()
     private nonisolated let broadcaster = EventBroadcaster()
-    private nonisolated let inbox = FrameInbox()
+    private nonisolated let tap = FrameTap()
+    /// Sockets opened and not yet reported closed, by attempt.
+    private var liveSockets: Set<Int> = []
+    private var closeWaiters: [(id: Int, attempt: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var closeWaiterID = 0
     private var pending: [ClientEvent] = []
     private var pingSentAt: Double?
     private var user = UserSession()
     private let start = ContinuousClock.now
 
-    public init(options: PusherClientOptions, transport: (any PusherTransport)? = nil,
+    /// The event loop this client and its connection run on.
+    public nonisolated let eventLoop: any EventLoop
+
+    /// Runs the actor on ``eventLoop``, so that the transport hands read bursts over synchronously.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        eventLoop.executor.asUnownedSerialExecutor()
+    }
+
+    /// - Parameters:
+    ///   - transport: the WebSocket transport (tests pass a scripted one); ``WebSocketTransport`` by default.
+    ///   - eventLoop: the loop the client and its connection run on; one of NIO's shared loops by default.
+    public init(options: PusherClientOptions, transport: (any PusherTransport)? = nil, eventLoop: (any EventLoop)? = nil,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.options = options
         self.logger = options.logger
         self.transport = transport ?? WebSocketTransport(logger: options.logger)
+        self.eventLoop = eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         self.machine = ConnectionStateMachine(configuration: options.connection, random: random)
     }
 
@@ -60,6 +84,32 @@ public actor PusherClient {
 
     /// Events dropped by ``events(bufferSize:)`` streams whose buffers were full.
     public nonisolated var droppedEventCount: Int { broadcaster.streamDroppedCount }
+
+    /// A new consumer of every WebSocket frame in both directions (text as on the wire, after inflation; pings,
+    /// pongs and close frames), in batches. While at least one such consumer exists, each delivered
+    /// ``ChannelEvent`` also carries its frame's text in ``ChannelEvent/rawFrame``. Costs nothing while nobody taps.
+    /// - Parameter bufferSize: frames kept before the oldest are dropped (counted in the batches' `droppedCount`).
+    public nonisolated func frames(bufferSize: Int = 10_000) -> WireFrameBatches {
+        tap.makeBatches(capacity: bufferSize)
+    }
+
+    /// Calls `body` with every batch of events, synchronously, on the client's event loop and isolated to the
+    /// client (so it may call `client.assumeIsolated { … }`), as each read burst is handled: the cheapest consumer,
+    /// with no buffer, task or wake-up of its own. Keep `body` short: the connection waits for it. It is called
+    /// until ``shutdown(closeTimeout:)``.
+    public nonisolated func onEventBatch(_ body: @escaping @Sendable ([ClientEvent]) -> Void) {
+        broadcaster.addCallback(body)
+    }
+
+    /// Calls `body` with every batch of WebSocket frames (see ``frames(bufferSize:)``), synchronously on the
+    /// client's event loop, until ``shutdown(closeTimeout:)``.
+    public nonisolated func onFrames(_ body: @escaping @Sendable ([WireFrame]) -> Void) {
+        tap.addCallback(body)
+    }
+
+    /// Frames that arrived for channels this client does not hold (for example an event in flight when an
+    /// unsubscribe left): counted, shown in the frame tap, never delivered as channel events.
+    public private(set) var framesForUnknownChannels = 0
 
     /// Calls `callback` for every event named `event` (every event when nil) on `channel` (every channel when
     /// nil). Callbacks run on the client's executor: keep them short.
@@ -120,12 +170,49 @@ public actor PusherClient {
         send(PusherMessage(event: PusherEventName.ping, data: .object([:])))
     }
 
-    /// Disconnects and ends every event stream.
-    public func shutdown() {
+    /// Closes the connection like ``disconnect()`` and waits until the close handshake finished (the server
+    /// answered our close frame and the socket ended) or `timeout` passed.
+    /// - Returns: `true` when the handshake finished in time (or there was no open socket).
+    @discardableResult
+    public func disconnect(waitingForClose timeout: Duration) async -> Bool {
+        let attempt = machine.attempt
         disconnect()
+        guard liveSockets.contains(attempt) else { return true }
+        closeWaiterID += 1
+        let id = closeWaiterID
+        let loop = eventLoop
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        let timer = loop.scheduleTask(in: .nanoseconds(nanoseconds)) { [weak self] in
+            guard let self else { return }
+            self.assumeIsolated { $0.resumeCloseWaiters { $0.id == id } }
+        }
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            closeWaiters.append((id, attempt, continuation))
+        }
+        timer.cancel()
+        return finished
+    }
+
+    /// Disconnects (waiting up to `closeTimeout` for the close handshake) and ends every event and frame stream.
+    public func shutdown(closeTimeout: Duration = .seconds(1)) async {
+        await disconnect(waitingForClose: closeTimeout)
         for (_, timer) in timers { timer.task.cancel() }
         timers = [:]
+        flush()
         broadcaster.finish()
+        tap.finish()
+    }
+
+    private func resumeCloseWaiters(finished: Bool = false, where match: (( id: Int, attempt: Int)) -> Bool) {
+        var kept: [(id: Int, attempt: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        for waiter in closeWaiters {
+            if match((waiter.id, waiter.attempt)) {
+                waiter.continuation.resume(returning: finished)
+            } else {
+                kept.append(waiter)
+            }
+        }
+        closeWaiters = kept
     }
 
     // MARK: - Channels
@@ -215,34 +302,15 @@ public actor PusherClient {
         connection?.close(code: 1000, reason: "replaced")
         let url = options.url(useTLS: useTLS)
         logger.debug("connecting to \(url)")
-        let inbox = self.inbox
-        let maxFrameSize = options.maxFrameSize
-        connection = transport.open(url: url) { [weak self] event in
-            let item: InboundItem
-            switch event {
-            case .opened:
-                item = .opened
-            case .text(let text):
-                let size = text.utf8.count
-                if size > maxFrameSize {
-                    item = .malformed(.tooLarge(size: size, limit: maxFrameSize))
-                } else {
-                    do throws(PusherMessageError) {
-                        item = .message(try PusherMessage(decoding: text), size: size)
-                    } catch {
-                        item = .malformed(error)
-                    }
-                }
-            case .binary(let size):
-                item = .malformed(.binaryFrame(size: size))
-            case .closed(let code, let reason):
-                item = .closed(code: code, reason: reason)
-            }
-            if inbox.push(attempt: attempt, item) {
-                Task {
-                    if inbox.isBusy { try? await Task.sleep(for: FrameInbox.coalescingDelay) }
-                    await self?.drainInbox()
-                }
+        let loop = eventLoop
+        liveSockets.insert(attempt)
+        connection = transport.open(url: url, on: loop, settings: options.transportSettings, tap: tap) { [weak self] events in
+            guard let self else { return }
+            // The real transport calls on `loop`; a scripted one may call from anywhere.
+            if loop.inEventLoop {
+                self.assumeIsolated { $0.receive(events, attempt: attempt) }
+            } else {
+                loop.execute { self.assumeIsolated { $0.receive(events, attempt: attempt) } }
             }
         }
     }
@@ -251,10 +319,9 @@ public actor PusherClient {
         timers[timer]?.task.cancel()
         timerToken += 1
         let token = timerToken
-        let task = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(max(0, seconds)))
-            guard !Task.isCancelled else { return }
-            await self?.timerFired(timer, token: token)
+        let task = eventLoop.scheduleTask(in: .nanoseconds(Int64(max(0, seconds) * 1e9))) { [weak self] in
+            guard let self else { return }
+            self.assumeIsolated { $0.timerFired(timer, token: token) }
         }
         timers[timer] = (token, task)
     }
@@ -268,38 +335,37 @@ public actor PusherClient {
 
     // MARK: - Inbound
 
-    private func drainInbox() {
-        while true {
-            let items = inbox.take()
-            if items.isEmpty { break }
-            for (attempt, item) in items {
-                handle(item, attempt: attempt)
-            }
-            flush()
+    /// One read burst from the transport, handled in one go and published as one batch.
+    private func receive(_ events: [TransportEvent], attempt: Int) {
+        for event in events {
+            handle(event, attempt: attempt)
         }
+        flush()
     }
 
-    private func handle(_ item: InboundItem, attempt: Int) {
+    private func handle(_ item: TransportEvent, attempt: Int) {
         let t = now()
         switch item {
         case .opened:
             break
         case .closed(let code, let reason):
             if attempt == machine.attempt { connection = nil }
+            liveSockets.remove(attempt)
             perform(machine.handle(.socketClosed(attempt: attempt, code: code, reason: reason), now: t))
+            if !closeWaiters.isEmpty { resumeCloseWaiters(finished: true) { $0.attempt == attempt } }
         case .malformed(let error):
             guard attempt == machine.attempt else { return }
             _ = machine.handle(.frameReceived(attempt: attempt), now: t)
             logger.warning("skipped a frame: \(error)")
             emit(.error(code: nil, message: "skipped a frame: \(error)"))
-        case .message(let message, _):
+        case .message(let message, let raw):
             guard attempt == machine.attempt else { return }
             perform(machine.handle(.frameReceived(attempt: attempt), now: t))
-            handle(message, attempt: attempt, now: t)
+            handle(message, raw: raw, attempt: attempt, now: t)
         }
     }
 
-    private func handle(_ message: PusherMessage, attempt: Int, now t: Double) {
+    private func handle(_ message: PusherMessage, raw: String?, attempt: Int, now t: Double) {
         switch message.event {
         case PusherEventName.connectionEstablished:
             guard let data = message.dataJSON, let socketID = data["socket_id"]?.stringValue else {
@@ -374,12 +440,18 @@ public actor PusherClient {
                 }
                 return
             }
-            if let record = channels[channel], record.kind == .encrypted, !message.event.hasPrefix("pusher:") {
-                receiveEncrypted(message, channel: channel, now: t)
+            let record = channels[channel]
+            if record == nil, message.channel != nil {
+                // Not (or no longer) ours: an event in flight when an unsubscribe left, or a server's mistake.
+                framesForUnknownChannels += 1
+                return
+            }
+            if let record, record.kind == .encrypted, !message.event.hasPrefix("pusher:") {
+                receiveEncrypted(message, raw: raw, channel: channel, now: t)
                 return
             }
             deliver(ChannelEvent(channel: channel, name: message.event, dataText: message.dataText,
-                                 userID: message.userID, receivedAt: wallClock()))
+                                 userID: message.userID, receivedAt: wallClock(), rawFrame: raw))
         }
     }
 
@@ -634,23 +706,23 @@ public actor PusherClient {
         }
     }
 
-    private func receiveEncrypted(_ message: PusherMessage, channel: String, now t: Double) {
+    private func receiveEncrypted(_ message: PusherMessage, raw: String?, channel: String, now t: Double) {
         guard let record = channels[channel] else { return }
         if record.refreshingKey {
             channels[channel]?.heldEncrypted.append(message)
             return
         }
-        decryptAndDeliver(message, channel: channel, mayRefresh: true)
+        decryptAndDeliver(message, raw: raw, channel: channel, mayRefresh: true)
     }
 
-    private func decryptAndDeliver(_ message: PusherMessage, channel: String, mayRefresh: Bool) {
+    private func decryptAndDeliver(_ message: PusherMessage, raw: String? = nil, channel: String, mayRefresh: Bool) {
         guard let record = channels[channel] else { return }
         do throws(SecretBox.Failure) {
             guard let key = record.sharedSecret else { throw SecretBox.Failure.badKey(size: 0) }
             let text = try SecretBox.openPusherPayload(message.dataText ?? "", key: key)
             if record.keyRefreshed { channels[channel]?.keyRefreshed = false }
             deliver(ChannelEvent(channel: channel, name: message.event, dataText: text, userID: message.userID,
-                                 receivedAt: wallClock()))
+                                 receivedAt: wallClock(), rawFrame: raw))
         } catch {
             if mayRefresh, !record.keyRefreshed, error == .authenticationFailed || error == .badKey(size: 0),
                 let socketID = machine.socketID, let authorizer = options.authorizer

@@ -18,6 +18,12 @@ public struct PusherClientOptions: Sendable {
     public var userAuthenticator: (any UserAuthenticator)?
     /// Frames larger than this (bytes) are reported and skipped.
     public var maxFrameSize: Int
+    /// A PEM file of certificate authorities to trust for `wss://` besides the system's (a private CA, or the
+    /// self-signed certificate of a local `pushtop serve --tls-cert`).
+    public var caFile: String?
+    /// Keep the exact text of the frame each ``ChannelEvent`` came in (``ChannelEvent/rawFrame``) even when no
+    /// frame tap is on (it is kept while one is).
+    public var keepRawFrames: Bool
     /// The `client` query parameter sent to the server.
     public var clientName: String
     /// The `version` query parameter sent to the server.
@@ -26,7 +32,8 @@ public struct PusherClientOptions: Sendable {
 
     public init(key: String, cluster: String = "mt1", host: String? = nil, port: Int? = nil,
                 connection: ConnectionConfiguration = .init(), authorizer: (any Authorizer)? = nil,
-                maxFrameSize: Int = 1 << 20, clientName: String = "pushtop-swift",
+                maxFrameSize: Int = 1 << 20, caFile: String? = nil, keepRawFrames: Bool = false,
+                clientName: String = "pushtop-swift",
                 clientVersion: String = PusherClient.version,
                 logger: Logger = Logger(label: "pushtop.client"),
                 userAuthenticator: (any UserAuthenticator)? = nil) {
@@ -38,9 +45,17 @@ public struct PusherClientOptions: Sendable {
         self.connection = connection
         self.authorizer = authorizer
         self.maxFrameSize = maxFrameSize
+        self.caFile = caFile
+        self.keepRawFrames = keepRawFrames
         self.clientName = clientName
         self.clientVersion = clientVersion
         self.logger = logger
+    }
+
+    /// What the transport is told for each connection.
+    public var transportSettings: TransportSettings {
+        TransportSettings(maxMessageSize: max(16 << 20, maxFrameSize), maxFrameSize: maxFrameSize, caFile: caFile,
+                          keepRawFrames: keepRawFrames)
     }
 
     /// The host connected to.

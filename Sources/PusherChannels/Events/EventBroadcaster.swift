@@ -4,8 +4,9 @@ import Synchronization
 /// Fans events out to every consumer: batch buffers and per-event `AsyncStream`s, each bounded.
 final class EventBroadcaster: Sendable {
     private enum Sink: Sendable {
-        case batches(EventBatchBuffer)
+        case batches(BatchBuffer<ClientEvent>)
         case stream(AsyncStream<ClientEvent>.Continuation)
+        case callback(@Sendable ([ClientEvent]) -> Void)
     }
 
     private struct State {
@@ -21,10 +22,10 @@ final class EventBroadcaster: Sendable {
     var streamDroppedCount: Int { streamDrops.load(ordering: .relaxed) }
 
     func makeBatches(capacity: Int) -> ClientEventBatches {
-        let buffer = EventBatchBuffer(capacity: capacity)
+        let buffer = BatchBuffer<ClientEvent>(capacity: capacity)
         let id = add(.batches(buffer))
         if id == nil { buffer.finish() }
-        return ClientEventBatches(buffer: buffer) { [weak self] in
+        return Batches(buffer: buffer) { [weak self] in
             if let id { self?.remove(id) }
         }
     }
@@ -40,6 +41,11 @@ final class EventBroadcaster: Sendable {
         return stream
     }
 
+    /// Adds a consumer called with every batch, synchronously, by whoever publishes.
+    func addCallback(_ body: @escaping @Sendable ([ClientEvent]) -> Void) {
+        _ = add(.callback(body))
+    }
+
     func publish(_ events: [ClientEvent]) {
         guard !events.isEmpty else { return }
         let sinks = state.withLock { Array($0.sinks.values) }
@@ -53,6 +59,8 @@ final class EventBroadcaster: Sendable {
                         streamDrops.add(1, ordering: .relaxed)
                     }
                 }
+            case .callback(let body):
+                body(events)
             }
         }
     }
@@ -68,6 +76,7 @@ final class EventBroadcaster: Sendable {
             switch sink {
             case .batches(let buffer): buffer.finish()
             case .stream(let continuation): continuation.finish()
+            case .callback: break
             }
         }
     }

@@ -82,6 +82,17 @@ public enum WatchLine {
         }
     }
 
+    /// The `frame` line of `watch --frames`: one WebSocket frame, either direction, its text exactly as on the wire.
+    public static func frame(_ frame: WireFrame) -> String {
+        var fields: [(String, JSONValue)] = [
+            ("type", "frame"), ("dir", .string(frame.direction.rawValue)),
+            ("t", .number((frame.time * 1_000_000).rounded() / 1_000_000)), ("size", .number(Double(frame.size))),
+            ("opcode", .string(frame.kind.rawValue)), ("text", .string(frame.text)),
+        ]
+        if let code = frame.closeCode { fields.append(("code", .number(Double(code)))) }
+        return object(fields)
+    }
+
     public static func error(code: Int?, message: String) -> String {
         object([("type", "error"), ("code", code.map { .number(Double($0)) } ?? .null), ("message", .string(message))])
     }

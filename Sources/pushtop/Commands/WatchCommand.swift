@@ -11,7 +11,7 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             Lines: state, connecting_in, subscribed, subscription_error, unsubscribed, event, member_added, \
             member_removed, subscription_count, error, decryption_error; with --sign-in also signin, \
-            signin_error, signout, user_event, watchlist. With --stdin, each input line is a \
+            signin_error, signout, user_event, watchlist; with --frames also frame. With --stdin, each input line is a \
             command: {"action":"subscribe","channel":"x"}, unsubscribe, trigger (channel, event, data), \
             connect, disconnect, signin, signout. Exit 0 on SIGINT/SIGTERM or end of stdin, 1 when refused or \
             out of retries.
@@ -22,6 +22,9 @@ struct WatchCommand: AsyncParsableCommand {
 
     @Flag(name: .customLong("stdin"), help: "Read JSON commands from standard input, one per line.")
     var readStdin = false
+
+    @Flag(name: .customLong("frames"), help: "Also print every WebSocket frame, both directions, as {\"type\":\"frame\",…} lines.")
+    var printFrames = false
 
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
@@ -45,42 +48,8 @@ struct WatchCommand: AsyncParsableCommand {
         var options = try connection.clientOptions(profile: profile)
         options.logger = Logger(label: "pushtop.watch")
         let client = PusherClient(options: options)
-        let batches = client.eventBatches()
         let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
-
-        let consumer = Task {
-            var lastClosure: ConnectionClosure?
-            var reportedDrops = 0
-            for await batch in batches {
-                var out = ""
-                let dropped = batches.droppedCount
-                if dropped > reportedDrops {
-                    // Never lose events silently: say how many a slow reader of stdout cost.
-                    out += WatchLine.error(code: nil, message: "dropped \(dropped - reportedDrops) events: stdout is read too slowly (\(dropped) in all)") + "\n"
-                    reportedDrops = dropped
-                }
-                for event in batch {
-                    if let line = WatchLine.encode(event) {
-                        out += line
-                        out += "\n"
-                    }
-                    switch event {
-                    case .closed(let closure):
-                        lastClosure = closure
-                    case .state(let change) where change.current == .failed:
-                        StandardStreams.writeOut(out)
-                        out = ""
-                        let reason = await client.failureReason ?? lastClosure?.reason ?? "connection failed"
-                        let code = lastClosure?.code.map { "close code \($0) (\(CloseCode.meaning(of: $0))): " } ?? ""
-                        StandardStreams.writeErr("pushtop watch: connection failed: \(code)\(reason)\n")
-                        exit.yield(1)
-                    default:
-                        break
-                    }
-                }
-                if !out.isEmpty { StandardStreams.writeOut(out) }
-            }
-        }
+        WatchWriter(client: client, exit: exit).start(frames: printFrames)
 
         for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
         if connection.signIn { try await client.signIn() }
@@ -110,8 +79,8 @@ struct WatchCommand: AsyncParsableCommand {
         }
         signalTask.cancel()
         stdinTask?.cancel()
-        await client.shutdown()
-        await consumer.value
+        // Sends a close frame and waits (up to a second) for the server's reply before the process ends.
+        await client.shutdown(closeTimeout: .seconds(1))
         if code != 0 { throw ExitCode(code) }
     }
 

@@ -22,6 +22,9 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(name: .customLong("no-tls"), help: "Plain ws:// instead of wss://.")
     var noTLS = false
 
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Also trust the certificate authorities in this PEM file for wss:// (a private CA).", valueName: "PEM"))
+    var caFile: String?
+
     @Option(help: "Channel authorization endpoint (POST form socket_id, channel_name).")
     var authEndpoint: String?
 
@@ -94,6 +97,9 @@ struct ConnectionOptions: ParsableArguments {
         }
         if let minDelay, let maxDelay, minDelay > maxDelay {
             throw ValidationError("--min-delay (\(minDelay)) is larger than --max-delay (\(maxDelay))")
+        }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw ValidationError("--ca-file '\(caFile)' is not a readable file")
         }
         if let authEndpoint, URL(string: authEndpoint)?.scheme?.hasPrefix("http") != true {
             throw ValidationError("--auth-endpoint '\(authEndpoint)' is not an http(s) URL")
@@ -221,7 +227,7 @@ struct ConnectionOptions: ParsableArguments {
         }
         return PusherClientOptions(
             key: key, cluster: cluster ?? env("PUSHER_CLUSTER") ?? profile.cluster ?? "mt1", host: host, port: port,
-            connection: connection, authorizer: authorizer, clientVersion: PushtopVersion.string,
+            connection: connection, authorizer: authorizer, caFile: caFile, clientVersion: PushtopVersion.string,
             userAuthenticator: userAuthenticator)
     }
 }

@@ -1,15 +1,15 @@
 import PusherProtocol
 import Synchronization
 
-/// One consumer's bounded buffer of events, taken out in batches.
+/// One consumer's bounded buffer, taken out in batches.
 ///
-/// The producer appends without waiting; when the buffer is full the oldest events are dropped and counted.
+/// The producer appends without waiting; when the buffer is full the oldest elements are dropped and counted.
 /// The consumer takes everything buffered at once, so a busy consumer costs one wake-up per batch instead of
-/// one per event.
-final class EventBatchBuffer: Sendable {
+/// one per element.
+final class BatchBuffer<Element: Sendable>: Sendable {
     private struct State {
-        var buffer: [ClientEvent] = []
-        var waiter: CheckedContinuation<[ClientEvent]?, Never>?
+        var buffer: [Element] = []
+        var waiter: CheckedContinuation<[Element]?, Never>?
         var finished = false
         var dropped = 0
     }
@@ -23,20 +23,20 @@ final class EventBatchBuffer: Sendable {
 
     var droppedCount: Int { state.withLock { $0.dropped } }
 
-    func push(_ events: [ClientEvent]) {
-        guard !events.isEmpty else { return }
-        let resume: (CheckedContinuation<[ClientEvent]?, Never>, [ClientEvent])? = state.withLock { s in
+    func push(_ elements: [Element]) {
+        guard !elements.isEmpty else { return }
+        let resume: (CheckedContinuation<[Element]?, Never>, [Element])? = state.withLock { s in
             guard !s.finished else { return nil }
             if let waiter = s.waiter {
                 s.waiter = nil
-                var batch = events
+                var batch = elements
                 if batch.count > capacity {
                     s.dropped += batch.count - capacity
                     batch.removeFirst(batch.count - capacity)
                 }
                 return (waiter, batch)
             }
-            s.buffer.append(contentsOf: events)
+            s.buffer.append(contentsOf: elements)
             if s.buffer.count > capacity {
                 let excess = s.buffer.count - capacity
                 s.dropped += excess
@@ -48,7 +48,7 @@ final class EventBatchBuffer: Sendable {
     }
 
     func finish() {
-        let waiter = state.withLock { s -> CheckedContinuation<[ClientEvent]?, Never>? in
+        let waiter = state.withLock { s -> CheckedContinuation<[Element]?, Never>? in
             s.finished = true
             defer { s.waiter = nil }
             return s.buffer.isEmpty ? s.waiter : nil
@@ -57,10 +57,13 @@ final class EventBatchBuffer: Sendable {
     }
 
     /// The next batch (everything buffered), waiting for one if needed; `nil` when finished and drained.
-    func next() async -> [ClientEvent]? {
+    ///
+    /// Runs on the caller's actor: a consumer isolated to the client's event loop is resumed there, with no hop
+    /// through the global executor.
+    func next(isolation actor: isolated (any Actor)? = #isolation) async -> [Element]? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[ClientEvent]?, Never>) in
-                let immediate: [ClientEvent]?? = state.withLock { s in
+            await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<[Element]?, Never>) in
+                let immediate: [Element]?? = state.withLock { s in
                     if !s.buffer.isEmpty {
                         let batch = s.buffer
                         s.buffer = []
@@ -78,23 +81,32 @@ final class EventBatchBuffer: Sendable {
     }
 }
 
-/// An async sequence of event batches: each element is every event buffered since the previous one.
+/// An async sequence of batches: each element is everything buffered since the previous one.
 ///
-/// Obtain one from ``PusherClient/eventBatches(bufferSize:)``. Each call makes a new, independent consumer.
-public struct ClientEventBatches: AsyncSequence, Sendable {
-    public typealias Element = [ClientEvent]
-    let buffer: EventBatchBuffer
+/// Obtain one from ``PusherClient/eventBatches(bufferSize:)`` or ``PusherClient/frames(bufferSize:)``. Each
+/// call makes a new, independent consumer with its own bounded buffer.
+public struct Batches<Item: Sendable>: AsyncSequence, Sendable {
+    public typealias Element = [Item]
+    public typealias Failure = Never
+    let buffer: BatchBuffer<Item>
     let onTermination: @Sendable () -> Void
 
-    /// How many events this consumer lost because its buffer was full.
+    /// How many items this consumer lost because its buffer was full.
     public var droppedCount: Int { buffer.droppedCount }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let buffer: EventBatchBuffer
+        let buffer: BatchBuffer<Item>
         let onTermination: @Sendable () -> Void
 
-        public mutating func next() async -> [ClientEvent]? {
-            let batch = await buffer.next()
+        public mutating func next() async -> [Item]? {
+            let batch = await buffer.next(isolation: nil)
+            if batch == nil { onTermination() }
+            return batch
+        }
+
+        /// The next batch, resumed on the caller's actor (no hop through the global executor).
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> [Item]? {
+            let batch = await buffer.next(isolation: actor)
             if batch == nil { onTermination() }
             return batch
         }
@@ -104,3 +116,8 @@ public struct ClientEventBatches: AsyncSequence, Sendable {
         AsyncIterator(buffer: buffer, onTermination: onTermination)
     }
 }
+
+/// Client events in batches (see ``PusherClient/eventBatches(bufferSize:)``).
+public typealias ClientEventBatches = Batches<ClientEvent>
+/// WebSocket frames in batches (see ``PusherClient/frames(bufferSize:)``).
+public typealias WireFrameBatches = Batches<WireFrame>

@@ -1,0 +1,210 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A TCP proxy on 127.0.0.1 for tests: forwards each connection to a plain or a TLS port (by the first byte: a TLS
+/// handshake starts with 0x16), and watches what the client sends on plain connections: whether a WebSocket close
+/// frame arrived before the client ended the TCP connection.
+///
+/// With both ports it lets one `host:port` answer `ws://` and `wss://`, as a Pusher host does (close code 4000
+/// tells a client to come back with TLS on the same port).
+public final class WireProbeProxy: Sendable {
+    /// What one proxied connection showed.
+    public struct Record: Sendable {
+        /// Routed to the TLS port.
+        public var usedTLS = false
+        /// The client sent a complete WebSocket close frame (plain connections only).
+        public var closeFrameFromClient = false
+        /// The client's close frame arrived before its side of the TCP connection ended.
+        public var closeBeforeEnd = false
+        /// The client ended the TCP connection.
+        public var clientEnded = false
+    }
+
+    let records = Mutex<[Record]>([])
+    private let listener: any Channel
+    public let port: Int
+
+    private init(listener: any Channel) {
+        self.listener = listener
+        self.port = listener.localAddress?.port ?? 0
+    }
+
+    /// Connections in the order they arrived.
+    public var connections: [Record] { records.withLock { $0 } }
+
+    public static func start(plainPort: Int, tlsPort: Int? = nil) async throws -> WireProbeProxy {
+        let box = ProxyBox()
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    guard let proxy = box.proxy else { throw ChannelError.ioOnClosedChannel }
+                    let index = proxy.records.withLock { r in
+                        r.append(Record())
+                        return r.count - 1
+                    }
+                    try channel.pipeline.syncOperations.addHandler(
+                        ClientSideHandler(proxy: proxy, index: index, plainPort: plainPort, tlsPort: tlsPort))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let proxy = WireProbeProxy(listener: listener)
+        box.proxy = proxy
+        return proxy
+    }
+
+    public func stop() {
+        listener.close(promise: nil)
+    }
+
+    func update(_ index: Int, _ change: (inout Record) -> Void) {
+        records.withLock { change(&$0[index]) }
+    }
+}
+
+private final class ProxyBox: @unchecked Sendable {
+    // Set once, before the first connection can arrive.
+    var proxy: WireProbeProxy?
+}
+
+/// The accepted side: routes on the first byte, forwards both ways, scans the client's WebSocket frames.
+private final class ClientSideHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let proxy: WireProbeProxy
+    private let index: Int
+    private let plainPort: Int
+    private let tlsPort: Int?
+    private var server: (any Channel)?
+    private var pending: [ByteBuffer] = []
+    private var connecting = false
+    private var scanner: CloseFrameScanner?
+
+    init(proxy: WireProbeProxy, index: Int, plainPort: Int, tlsPort: Int?) {
+        self.proxy = proxy
+        self.index = index
+        self.plainPort = plainPort
+        self.tlsPort = tlsPort
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        if !connecting {
+            connecting = true
+            let tls = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) == 0x16 && tlsPort != nil
+            if tls { proxy.update(index) { $0.usedTLS = true } } else { scanner = CloseFrameScanner() }
+            connect(context, port: tls ? tlsPort! : plainPort)
+        }
+        if var scanner, !scanner.sawClose {
+            scanner.scan(buffer)
+            self.scanner = scanner
+            if scanner.sawClose { proxy.update(index) { $0.closeFrameFromClient = true; $0.closeBeforeEnd = true } }
+        }
+        if let server {
+            server.writeAndFlush(buffer, promise: nil)
+        } else {
+            pending.append(buffer)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            clientEnded(context)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        clientEnded(context)
+        server?.close(promise: nil)
+    }
+
+    private func clientEnded(_ context: ChannelHandlerContext) {
+        proxy.update(index) { $0.clientEnded = true }
+        if let server { server.close(mode: .output, promise: nil) } else { context.close(promise: nil) }
+    }
+
+    private func connect(_ context: ChannelHandlerContext, port: Int) {
+        let client = context.channel
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        ClientBootstrap(group: context.eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ServerSideHandler(client: client))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port)
+            .whenComplete { result in
+                let handler = loopBound.value
+                switch result {
+                case .success(let server):
+                    handler.server = server
+                    for buffer in handler.pending { server.write(buffer, promise: nil) }
+                    handler.pending = []
+                    server.flush()
+                case .failure:
+                    client.close(promise: nil)
+                }
+            }
+    }
+}
+
+/// The side towards the server: forwards to the client, ends it when the server ends.
+private final class ServerSideHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let client: any Channel
+
+    init(client: any Channel) {
+        self.client = client
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        client.writeAndFlush(unwrapInboundIn(data), promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // Half-close: what was forwarded still reaches the client (a full close could reset it away).
+        client.close(mode: .output, promise: nil)
+    }
+}
+
+/// Walks a client's byte stream: skips the HTTP upgrade request, then WebSocket frame headers and payloads, and
+/// notes the first complete close frame.
+private struct CloseFrameScanner {
+    private var bytes: [UInt8] = []
+    private var pastHTTP = false
+    private(set) var sawClose = false
+
+    mutating func scan(_ buffer: ByteBuffer) {
+        bytes += buffer.readableBytesView
+        if !pastHTTP {
+            guard let end = bytes.firstRange(of: [13, 10, 13, 10]) else { return }
+            bytes.removeSubrange(..<end.upperBound)
+            pastHTTP = true
+        }
+        while bytes.count >= 2 {
+            let opcode = bytes[0] & 0x0F
+            var length = Int(bytes[1] & 0x7F)
+            var header = 2
+            if length == 126 {
+                guard bytes.count >= 4 else { return }
+                length = Int(bytes[2]) << 8 | Int(bytes[3])
+                header = 4
+            } else if length == 127 {
+                guard bytes.count >= 10 else { return }
+                length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[$1]) }
+                header = 10
+            }
+            if bytes[1] & 0x80 != 0 { header += 4 }
+            guard bytes.count >= header + length else { return }
+            bytes.removeSubrange(..<(header + length))
+            if opcode == 0x8 {
+                sawClose = true
+                return
+            }
+        }
+    }
+}
