@@ -31,4 +31,7 @@ public enum ClientEvent: Sendable, Hashable {
     case decryptionError(channel: String, event: String, message: String)
     /// A reply to the client's `pusher:ping`, with the round-trip time in seconds.
     case pong(roundTrip: Double)
+    /// What an authorization of a private, presence or encrypted channel did (endpoint, status, timing,
+    /// response excerpt, signature): for inspectors; published before the subscription's outcome.
+    case authorization(AuthorizationTrace)
 }

@@ -6,7 +6,7 @@ import NIOHTTP1
 /// Authorizes through the app's HTTP endpoint, as pusher-js's `authEndpoint` does: a form POST of
 /// `socket_id` and `channel_name` (plus extra parameters and headers), answered with JSON
 /// `{"auth":…, "channel_data":…, "shared_secret":…}`.
-public struct EndpointAuthorizer: Authorizer {
+public struct EndpointAuthorizer: TracingAuthorizer {
     public var url: String
     public var headers: [(name: String, value: String)]
     public var parameters: [(name: String, value: String)]
@@ -30,6 +30,24 @@ public struct EndpointAuthorizer: Authorizer {
     }
 
     public func authorize(channel: String, socketID: String) async throws -> ChannelAuthorization {
+        try await authorizeTraced(channel: channel, socketID: socketID).result.get()
+    }
+
+    /// Authorizes and reports the endpoint's status and response body (for the auth inspector).
+    public func authorizeTraced(channel: String, socketID: String) async
+        -> (result: Result<ChannelAuthorization, any Error>, details: AuthorizationDetails)
+    {
+        var details = AuthorizationDetails(authorizer: url)
+        do {
+            return (.success(try await request(channel: channel, socketID: socketID, details: &details)), details)
+        } catch {
+            return (.failure(error), details)
+        }
+    }
+
+    private func request(channel: String, socketID: String, details: inout AuthorizationDetails) async throws
+        -> ChannelAuthorization
+    {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -49,6 +67,8 @@ public struct EndpointAuthorizer: Authorizer {
             throw AuthError.unreachable(AuthError.snippet(String(describing: error)))
         }
         let text = body.readString(length: body.readableBytes) ?? ""
+        details.status = Int(response.status.code)
+        details.responseBody = String(decoding: text.utf8.prefix(AuthorizationTrace.excerptLimit + 1), as: UTF8.self)
         guard (200..<300).contains(Int(response.status.code)) else {
             throw AuthError.status(Int(response.status.code), body: AuthError.snippet(text))
         }

@@ -55,7 +55,7 @@ public enum WatchLine {
                 ("type", "decryption_error"), ("channel", .string(channel)), ("event", .string(event)),
                 ("message", .string(message)),
             ])
-        case .subscribing, .closed, .pong:
+        case .subscribing, .closed, .pong, .authorization:
             return nil
         }
     }

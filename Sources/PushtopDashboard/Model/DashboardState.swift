@@ -12,14 +12,21 @@ public struct DashboardState: Sendable {
         /// Names of the themes `T` cycles through, and the current one.
         public var themeNames: [String]
         public var keyTable: KeyTable
+        /// Frames the wire inspector keeps before the oldest are dropped.
+        public var frameCapacity: Int
+        /// The app's key and secret when known: the auth inspector recomputes signatures with them. Never
+        /// drawn, logged or recorded.
+        public var credentials: AppCredentials?
 
         public init(logCapacity: Int = 10_000, utcOffset: Int = 0, themeNames: [String] = ["default"],
-            keyTable: KeyTable = .standard)
+            keyTable: KeyTable = .standard, frameCapacity: Int = 10_000, credentials: AppCredentials? = nil)
         {
             self.logCapacity = logCapacity
             self.utcOffset = utcOffset
             self.themeNames = themeNames
             self.keyTable = keyTable
+            self.frameCapacity = frameCapacity
+            self.credentials = credentials
         }
     }
 
@@ -49,12 +56,25 @@ public struct DashboardState: Sendable {
     public internal(set) var droppedByUI = 0
     /// Whether something visible changed since the runner last drew (the runner clears it).
     public var needsDraw = true
+    /// What fills the body: the panes or a debugger view.
+    public internal(set) var view: ScreenView = .panes
+    /// The wire inspector's frames and selection.
+    public internal(set) var wire: WireInspectorState
+    /// Whether the connection has a frame tap (frames have arrived, or the runner said so).
+    public var framesAvailable = false
+    /// What each subscription's authorization did, per channel (the newest attempt).
+    public internal(set) var auth = AuthInspectorState()
+    /// The file being recorded to, when recording.
+    public internal(set) var recordingPath: String?
+    /// Where a replay stands; `nil` when live.
+    public internal(set) var replay: ReplayStatus?
 
     public init(size: Size, now: Double = 0, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.size = size
         self.now = now
         log = EventLog(capacity: configuration.logCapacity)
+        wire = WireInspectorState(capacity: configuration.frameCapacity)
     }
 
     /// The endpoint text for the connection pane (set by the runner from the backend).
@@ -124,6 +144,20 @@ public struct DashboardState: Sendable {
             return []
         case .notice(let text, let isError):
             setStatus(text, isError: isError)
+            return []
+        case .frames(let frames, let droppedUpstream):
+            framesAvailable = true
+            wire.append(frames)
+            wire.log.droppedUpstream = max(wire.log.droppedUpstream, droppedUpstream)
+            if view == .wireInspector, !frames.isEmpty || droppedUpstream > 0 { needsDraw = true }
+            return []
+        case .recording(let path):
+            recordingPath = path
+            needsDraw = true
+            return []
+        case .replay(let status):
+            if status != replay { needsDraw = true }
+            replay = status
             return []
         }
     }

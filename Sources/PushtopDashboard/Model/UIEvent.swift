@@ -18,6 +18,12 @@ public enum UIEvent: Sendable {
     case dropped(Int)
     /// A message from the runner (e.g. where the log was saved).
     case notice(String, isError: Bool)
+    /// WebSocket frames from the client's frame tap, and how many the tap has dropped so far in all.
+    case frames([WireFrame], droppedUpstream: Int)
+    /// Recording started (to this file) or stopped (`nil`).
+    case recording(path: String?)
+    /// Where a replay stands (position, speed, playing): set by the replay runner.
+    case replay(ReplayStatus)
 }
 
 /// What `reduce` asks the outside world to do: talk to the client, save a file, quit.
@@ -33,5 +39,9 @@ public enum Effect: Sendable, Hashable {
     case applyTheme(String)
     /// Clear and repaint the whole terminal.
     case redraw
+    /// Start or stop recording what the dashboard receives.
+    case toggleRecording
+    /// A replay control (play/pause, step, speed, jump).
+    case replay(ReplayCommand)
     case quit
 }

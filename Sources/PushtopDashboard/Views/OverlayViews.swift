@@ -12,16 +12,22 @@ enum OverlayFrame {
 public enum HelpOverlayView {
     public static func draw(_ state: DashboardState, into canvas: inout some Canvas) {
         let bindings = state.configuration.keyTable.bindings
-        let rect = OverlayFrame.rect(in: canvas.size, width: 84, height: bindings.count + 4)
+        // Two columns when one does not fit the terminal's height.
+        let twoColumns = bindings.count + 4 > canvas.size.rows - 2 && canvas.size.columns >= 120
+        let perColumn = twoColumns ? (bindings.count + 1) / 2 : bindings.count
+        let rect = OverlayFrame.rect(in: canvas.size, width: twoColumns ? 170 : 84, height: perColumn + 4)
         canvas.fill(rect, role: .overlay)
         canvas.box(rect, title: "Keys", focused: true, badge: "? or Esc closes")
         let inner = rect.inset(by: 1)
         let keyW = 14
-        for (i, binding) in bindings.enumerated() where i < inner.height - 1 {
+        let columnW = twoColumns ? inner.width / 2 : inner.width
+        for (n, binding) in bindings.enumerated() {
+            let i = n % perColumn
+            guard i < inner.height - 1 else { continue }
             let r = inner.row + 1 + i
-            canvas.draw(binding.keyLabel, row: r, column: inner.column + 2, maxWidth: keyW - 1, role: .hintKey)
-            canvas.draw(binding.help, row: r, column: inner.column + 2 + keyW, maxWidth: inner.width - keyW - 3,
-                role: .overlay)
+            let c = inner.column + (n / perColumn) * columnW
+            canvas.draw(binding.keyLabel, row: r, column: c + 2, maxWidth: keyW - 1, role: .hintKey)
+            canvas.draw(binding.help, row: r, column: c + 2 + keyW, maxWidth: columnW - keyW - 3, role: .overlay)
         }
     }
 }
@@ -48,10 +54,16 @@ public enum DetailOverlayView {
         if entry.kind == .event {
             lines.append(("", .text))
             lines.append(("frame", .header))
-            var frame: [String: JSONValue] = ["event": .string(entry.event), "channel": .string(entry.channel)]
-            if let text = entry.dataText { frame["data"] = .string(text) }
-            if let user = entry.userID { frame["user_id"] = .string(user) }
-            let raw = JSONValue.object(frame).jsonString
+            let raw: String
+            if let exact = entry.rawFrame {
+                raw = DisplayWidth.sanitized(exact)
+            } else {
+                lines[lines.count - 1].0 = "frame (rebuilt from the event: this connection has no frame tap)"
+                var frame: [String: JSONValue] = ["event": .string(entry.event), "channel": .string(entry.channel)]
+                if let text = entry.dataText { frame["data"] = .string(text) }
+                if let user = entry.userID { frame["user_id"] = .string(user) }
+                raw = JSONValue.object(frame).jsonString
+            }
             // Wrap the frame over several lines rather than cut it.
             var rest = Substring(raw)
             while !rest.isEmpty {
