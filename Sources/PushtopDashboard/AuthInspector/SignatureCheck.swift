@@ -39,7 +39,7 @@ public struct SignatureCheck: Sendable, Hashable {
 
     /// Compares `trace`'s signature with the one `credentials` give; `otherSocketIDs` and `otherChannels` are
     /// tried to name the field that was signed wrongly.
-    public init?(trace: AuthorizationTrace, credentials: AppCredentials, otherSocketIDs: [String],
+    public init?(trace: AuthorizationTrace, credentials: KnownCredentials, otherSocketIDs: [String],
         otherChannels: [String])
     {
         guard let auth = trace.auth else { return nil }

@@ -16,10 +16,10 @@ public struct DashboardState: Sendable {
         public var frameCapacity: Int
         /// The app's key and secret when known: the auth inspector recomputes signatures with them. Never
         /// drawn, logged or recorded.
-        public var credentials: AppCredentials?
+        public var credentials: KnownCredentials?
 
         public init(logCapacity: Int = 10_000, utcOffset: Int = 0, themeNames: [String] = ["default"],
-            keyTable: KeyTable = .standard, frameCapacity: Int = 10_000, credentials: AppCredentials? = nil)
+            keyTable: KeyTable = .standard, frameCapacity: Int = 10_000, credentials: KnownCredentials? = nil)
         {
             self.logCapacity = logCapacity
             self.utcOffset = utcOffset

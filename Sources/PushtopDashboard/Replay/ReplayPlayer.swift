@@ -31,6 +31,12 @@ public struct ReplayPlayer: Sendable {
         self.damage = damage
     }
 
+    /// Sets the speed (one of ``ReplayStatus/speeds``) and whether it plays at once.
+    public mutating func configure(speed: Double, playing: Bool) {
+        self.speed = ReplayStatus.speeds.contains(speed) ? speed : 1
+        self.playing = playing
+    }
+
     /// The recording's first moment (seconds since 1970).
     public var start: Double { header?.started ?? items.first?.time ?? 0 }
     /// The recording's length in seconds.

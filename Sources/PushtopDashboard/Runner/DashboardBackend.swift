@@ -41,7 +41,7 @@ public struct DashboardOptions: Sendable {
     public var recordEndpoint: String
     public var recordChannels: [String]
     /// The app's key and secret when known (the auth inspector's signature check); never shown or recorded.
-    public var credentials: AppCredentials?
+    public var credentials: KnownCredentials?
 
     public init(theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,
         saveDirectory: String = ".", framesPerSecond: Int = 30, mouse: Bool = true, inboxCapacity: Int = 200_000)

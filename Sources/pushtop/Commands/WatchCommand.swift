@@ -21,6 +21,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("stdin"), help: "Read JSON commands from standard input, one per line.")
     var readStdin = false
 
+    @Option(name: .customLong("record"), help: "Also record what arrives to this file (the dashboard's recording format; replay with 'pushtop replay FILE').")
+    var record: String?
+
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
@@ -45,11 +48,14 @@ struct WatchCommand: AsyncParsableCommand {
         let client = PusherClient(options: options)
         let batches = client.eventBatches()
         let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
+        let recorder = try record.map { try RecordingWriter.open($0, options: options, channels: channels + (profile.channels ?? []),
+            secret: connection.secret ?? ProcessInfo.processInfo.environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
 
         let consumer = Task {
             var lastClosure: ConnectionClosure?
             var reportedDrops = 0
             for await batch in batches {
+                try? recorder?.record(batch, at: Date().timeIntervalSince1970)
                 var out = ""
                 let dropped = batches.droppedCount
                 if dropped > reportedDrops {

@@ -1,6 +1,6 @@
 /// An app's key and secret, when the dashboard knows them (flags, environment, profile, the local demo): the
 /// auth inspector recomputes signatures with them. Never drawn, logged or recorded.
-public struct AppCredentials: Sendable, Hashable, CustomStringConvertible {
+public struct KnownCredentials: Sendable, Hashable, CustomStringConvertible {
     public var key: String
     public var secret: String
     /// The app id, for the HTTP API (channel browser, presence check).
@@ -13,5 +13,5 @@ public struct AppCredentials: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Never the secret.
-    public var description: String { "AppCredentials(key: \(key), secret: <redacted>)" }
+    public var description: String { "KnownCredentials(key: \(key), secret: <redacted>)" }
 }
