@@ -100,9 +100,10 @@ public struct KeyTable: Sendable {
         KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
         KeyBinding([.ctrl("l")], hint: "", help: "redraw the screen", action: .redraw),
         KeyBinding([.escape], hint: "", help: "close / clear the filter", action: .close),
+    ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + RecordingKeys.bindings + ReplayKeys.bindings + [
         KeyBinding([.char("?")], hint: "help", help: "show / hide this help", action: .help),
         KeyBinding([.char("q"), .ctrl("c")], hint: "quit", help: "quit", action: .quit),
-    ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + RecordingKeys.bindings + ReplayKeys.bindings)
+    ])
 
     /// The action of a key with `focus` on a pane: bindings of the open view first, then replay controls,
     /// then the focused pane's, then global ones. In a debugger view only its own keys, the replay controls

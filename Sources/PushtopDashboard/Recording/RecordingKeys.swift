@@ -2,7 +2,7 @@
 public enum RecordingKeys {
     public static let bindings: [KeyBinding] = [
         KeyBinding([.char("r")], hint: "record",
-            help: "record: start / stop writing everything received to a file (pushtop replay FILE)",
+            help: "record: start / stop recording to a file (pushtop replay)",
             action: .toggleRecording),
     ]
 }

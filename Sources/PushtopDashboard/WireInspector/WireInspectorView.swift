@@ -85,6 +85,9 @@ public enum WireFrameDetailView {
                 for line in inner.prettyLines() { left.append((line, .eventData)) }
             }
             if let channel = json["channel"]?.stringValue, ChannelKind(channelName: channel) == .encrypted {
+                // Level with the ciphertext.
+                let at = left.lastIndex { $0.0 == "data (parsed)" } ?? left.lastIndex { $0.0 == "frame (JSON)" } ?? 0
+                right = Array(repeating: ("", .text), count: at)
                 right.append(("decrypted", .header))
                 if let plain = state.wire.decryptedData(forFrame: f.text) {
                     if let value = JSONValue.parseIfJSON(plain) {
@@ -120,7 +123,7 @@ public enum WireFrameDetailView {
             if inner.width >= 80 {
                 leftWidth = (inner.width - 3) / 2
             } else {
-                left += [("", .text)] + right
+                left += [("", .text)] + right.drop { $0.0.isEmpty }
                 right = []
             }
         }
