@@ -14,6 +14,7 @@ var options = DashboardOptions()
 var replayFile: String?
 var replaySpeed = 1.0
 options.credentials = KnownCredentials(key: "preview-key", secret: "preview-secret")
+options.api = ScriptedAPI()
 var arguments = CommandLine.arguments.dropFirst()
 while let arg = arguments.popFirst() {
     switch arg {

@@ -168,6 +168,47 @@ import Testing
         #expect(replay.waitForExit().contains("EXIT=0"))
     }
 
+    @Test func channelBrowserAndPresenceCheckAgainstTheDemoServer() throws {
+        let tmux = try pushtop("demo")
+        defer { tmux.stop() }
+        tmux.waitFor("the demo", timeout: 20) { $0.contains("tester (me)") && $0.contains("private-encrypted-vault") }
+        // The server's roster agrees with the client's.
+        tmux.waitFor("the presence check", timeout: 15) { $0.contains("· ✓ server") }
+        tmux.send("b")
+        let screen = tmux.waitFor("the occupied channels", timeout: 15) {
+            $0.contains("Channel browser") && $0.contains("presence-lobby") && $0.contains("ticker") && $0.contains("updated")
+        }
+        let lobby = screen.split(separator: "\n").first { $0.contains("presence-lobby") && $0.contains("presence") }
+        #expect(lobby?.contains("✓") == true, "\(screen)")
+        tmux.send("o")
+        tmux.waitFor(text: "sorted by subscribers")
+        tmux.send("Escape")
+        tmux.waitFor("the panes") { $0.contains("4 Event log") }
+        tmux.send("q")
+        #expect(tmux.waitForExit().contains("EXIT=0"))
+    }
+
+    @Test func channelBrowserSubscribesAndPresenceCheckMarksGhostsInThePreview() throws {
+        let tmux = try preview("--rate 0")
+        defer { tmux.stop() }
+        tmux.waitFor("the ghost and the missing member", timeout: 15) {
+            $0.contains("ghost: not on the server") && $0.contains("? mallory missing")
+        }
+        tmux.send("b")
+        tmux.waitFor(text: "news-room")
+        tmux.send("/")
+        tmux.send("news", literal: true)
+        tmux.send("Enter")
+        tmux.send("Enter")
+        tmux.send("Escape")
+        tmux.send("Escape")
+        tmux.waitFor("news-room subscribed") { screen in
+            screen.split(separator: "\n").contains { $0.contains("news-room") && $0.contains("subscribed") && !$0.contains("subscribing") }
+        }
+        tmux.send("q")
+        #expect(tmux.waitForExit().contains("EXIT=0"))
+    }
+
     @Test func aDamagedRecordingReplaysUpToTheDamageAndNamesTheLine() throws {
         let file = temporaryFile("damaged.jsonl")
         defer { try? FileManager.default.removeItem(atPath: file) }

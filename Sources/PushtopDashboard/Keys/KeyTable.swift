@@ -22,6 +22,10 @@ public enum Action: Sendable, Hashable {
     case authInspector
     /// A key inside the auth inspector.
     case auth(AuthAction)
+    /// `b`: open / leave the channel browser.
+    case channelBrowser
+    /// A key inside the channel browser.
+    case browser(BrowserAction)
     /// `r`: start / stop recording.
     case toggleRecording
     /// A replay control.
@@ -100,7 +104,8 @@ public struct KeyTable: Sendable {
         KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
         KeyBinding([.ctrl("l")], hint: "", help: "redraw the screen", action: .redraw),
         KeyBinding([.escape], hint: "", help: "close / clear the filter", action: .close),
-    ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + RecordingKeys.bindings + ReplayKeys.bindings + [
+    ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + ChannelBrowserKeys.bindings + RecordingKeys.bindings
+        + ReplayKeys.bindings + [
         KeyBinding([.char("?")], hint: "help", help: "show / hide this help", action: .help),
         KeyBinding([.char("q"), .ctrl("c")], hint: "quit", help: "quit", action: .quit),
     ])
@@ -129,7 +134,8 @@ public struct KeyTable: Sendable {
 
     static func everywhere(_ action: Action) -> Bool {
         switch action {
-        case .help, .quit, .toggleRecording, .nextTheme, .redraw, .wireInspector, .toggleConnection: return true
+        case .help, .quit, .toggleRecording, .nextTheme, .redraw, .wireInspector, .channelBrowser, .toggleConnection:
+            return true
         default: return false
         }
     }

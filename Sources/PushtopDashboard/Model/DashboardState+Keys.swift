@@ -119,6 +119,32 @@ extension DashboardState {
             view = .authInspector
         case .auth(let action):
             if auth.perform(action, channels: channels.map(\.name)) == .leave { view = .panes }
+        case .channelBrowser:
+            if view == .channelBrowser {
+                view = .panes
+                return []
+            }
+            view = .channelBrowser
+            return apiRequestsDue()
+        case .browser(let action):
+            switch browser.perform(action) {
+            case .none: break
+            case .leave: view = .panes
+            case .promptFilter: prompt = Prompt(purpose: .browserFilter, text: browser.filter)
+            case .fetch:
+                guard configuration.hasAPI else { return [] }
+                browser.started(at: now)
+                return [.fetchOccupiedChannels]
+            case .subscribe(let name):
+                if let error = DashboardState.subscribeError(name, existing: channels.map(\.name)) {
+                    setStatus(error, isError: true)
+                    return []
+                }
+                upsertChannel(name, status: .subscribing)
+                selectedChannel = channels.count - 1
+                setStatus("subscribing to \(name)")
+                return [.subscribe(name)]
+            }
         case .toggleRecording:
             return [.toggleRecording]
         case .replay(let command):
@@ -146,6 +172,7 @@ extension DashboardState {
         case .escape:
             if p.purpose == .filter { log.setFilter(nil) }
             if p.purpose == .wireFilter { wire.setFilter(nil) }
+            if p.purpose == .browserFilter { browser.setFilter("") }
             prompt = nil
             return []
         case .enter:
@@ -183,6 +210,8 @@ extension DashboardState {
             p.error = p.text.isEmpty ? nil : DashboardState.clientEventNameError(p.text)
         case .triggerData, .replayJump:
             p.error = nil
+        case .browserFilter:
+            browser.setFilter(p.text)
         case .filter:
             log.setFilter(LogFilter(p.text))
             if logSelected != nil { logSelected = nil }
@@ -229,6 +258,10 @@ extension DashboardState {
         case .wireFilter:
             prompt = nil
             wire.setFilter(LogFilter(p.text))
+            return []
+        case .browserFilter:
+            prompt = nil
+            browser.setFilter(p.text)
             return []
         case .replayJump:
             guard let target = ReplayStatus.parseTime(p.text, position: replay?.position ?? 0) else {

@@ -17,10 +17,15 @@ public struct DashboardState: Sendable {
         /// The app's key and secret when known: the auth inspector recomputes signatures with them. Never
         /// drawn, logged or recorded.
         public var credentials: KnownCredentials?
+        /// Whether the app's HTTP API is reachable (app id and secret known): the channel browser and the
+        /// presence check use it.
+        public var hasAPI: Bool
 
         public init(logCapacity: Int = 10_000, utcOffset: Int = 0, themeNames: [String] = ["default"],
-            keyTable: KeyTable = .standard, frameCapacity: Int = 10_000, credentials: KnownCredentials? = nil)
+            keyTable: KeyTable = .standard, frameCapacity: Int = 10_000, credentials: KnownCredentials? = nil,
+            hasAPI: Bool = false)
         {
+            self.hasAPI = hasAPI
             self.logCapacity = logCapacity
             self.utcOffset = utcOffset
             self.themeNames = themeNames
@@ -68,6 +73,10 @@ public struct DashboardState: Sendable {
     public internal(set) var recordingPath: String?
     /// Where a replay stands; `nil` when live.
     public internal(set) var replay: ReplayStatus?
+    /// The channel browser's list and selection.
+    public internal(set) var browser = ChannelBrowserState()
+    /// The server's rosters of presence channels, to compare with the client's.
+    public internal(set) var presenceCheck = PresenceCheckState()
 
     public init(size: Size, now: Double = 0, configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -137,7 +146,7 @@ public struct DashboardState: Sendable {
             return []
         case .tick(let t):
             tick(t)
-            return []
+            return apiRequestsDue()
         case .dropped(let n):
             droppedByUI += n
             needsDraw = true
@@ -159,6 +168,14 @@ public struct DashboardState: Sendable {
             if status != replay { needsDraw = true }
             replay = status
             return []
+        case .occupiedChannels(let list, let error):
+            browser.received(list, error: error, at: now)
+            if view == .channelBrowser { needsDraw = true }
+            return []
+        case .presenceUsers(let channel, let userIDs, let error):
+            presenceCheck.received(channel, userIDs: userIDs, error: error, at: now)
+            needsDraw = true
+            return []
         }
     }
 
@@ -177,6 +194,21 @@ public struct DashboardState: Sendable {
             status = nil
             needsDraw = true
         }
+    }
+
+    /// HTTP API requests due now: the open channel browser's list, the shown presence channel's roster.
+    mutating func apiRequestsDue() -> [Effect] {
+        guard configuration.hasAPI, replay == nil else { return [] }
+        var effects: [Effect] = []
+        if view == .channelBrowser, browser.due(at: now) {
+            browser.started(at: now)
+            effects.append(.fetchOccupiedChannels)
+        }
+        if view == .panes, let channel = memberChannel, presenceCheck.due(channel, at: now) {
+            presenceCheck.started(channel, at: now)
+            effects.append(.fetchPresenceUsers(channel))
+        }
+        return effects
     }
 
     mutating func clampSelections() {

@@ -30,6 +30,8 @@ public struct Prompt: Sendable, Hashable {
         case wireFilter
         /// `J` in a replay: the time to jump to.
         case replayJump
+        /// `/` in the channel browser.
+        case browserFilter
     }
 
     public var purpose: Purpose
@@ -51,6 +53,7 @@ public struct Prompt: Sendable, Hashable {
         case .triggerData(_, let event): return "Data for \(event) (JSON):"
         case .filter: return "Filter:"
         case .wireFilter: return "Filter frames:"
+        case .browserFilter: return "Filter channels:"
         case .replayJump: return "Jump to (m:ss, seconds, or +/-seconds):"
         }
     }

@@ -6,4 +6,6 @@ public enum ScreenView: Sendable, Hashable {
     case wireInspector
     /// From the channel list: what the authorization of a subscription did.
     case authInspector
+    /// `b`: the app's occupied channels (HTTP API).
+    case channelBrowser
 }

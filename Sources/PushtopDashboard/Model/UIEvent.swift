@@ -24,6 +24,10 @@ public enum UIEvent: Sendable {
     case recording(path: String?)
     /// Where a replay stands (position, speed, playing): set by the replay runner.
     case replay(ReplayStatus)
+    /// The HTTP API's list of occupied channels, or why it failed.
+    case occupiedChannels([OccupiedChannel]?, error: String?)
+    /// The HTTP API's user ids of a presence channel, or why it failed.
+    case presenceUsers(channel: String, userIDs: [String]?, error: String?)
 }
 
 /// What `reduce` asks the outside world to do: talk to the client, save a file, quit.
@@ -43,5 +47,9 @@ public enum Effect: Sendable, Hashable {
     case toggleRecording
     /// A replay control (play/pause, step, speed, jump).
     case replay(ReplayCommand)
+    /// Ask the HTTP API for the occupied channels; the answer comes back as ``UIEvent/occupiedChannels(_:error:)``.
+    case fetchOccupiedChannels
+    /// Ask the HTTP API for a presence channel's users (``UIEvent/presenceUsers(channel:userIDs:error:)``).
+    case fetchPresenceUsers(String)
     case quit
 }

@@ -42,6 +42,8 @@ public struct DashboardOptions: Sendable {
     public var recordChannels: [String]
     /// The app's key and secret when known (the auth inspector's signature check); never shown or recorded.
     public var credentials: KnownCredentials?
+    /// The app's HTTP API, when the app id and secret are known (channel browser, presence check).
+    public var api: (any AppAPI)?
 
     public init(theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,
         saveDirectory: String = ".", framesPerSecond: Int = 30, mouse: Bool = true, inboxCapacity: Int = 200_000)
@@ -58,6 +60,7 @@ public struct DashboardOptions: Sendable {
         self.recordEndpoint = ""
         self.recordChannels = []
         self.credentials = nil
+        self.api = nil
     }
 }
 

@@ -59,7 +59,8 @@ final class DashboardRunner {
         if !names.contains(theme.name) { names.append(theme.name) }
         state = DashboardState(size: Size(rows: 24, columns: 80), now: DashboardRunner.clock(),
             configuration: .init(logCapacity: options.logCapacity, utcOffset: DashboardRunner.utcOffset(),
-                themeNames: names, frameCapacity: options.frameCapacity, credentials: options.credentials))
+                themeNames: names, frameCapacity: options.frameCapacity, credentials: options.credentials,
+                hasAPI: options.api != nil))
         state.themeIndex = names.firstIndex(of: theme.name) ?? 0
         state.setEndpoint(backend.connectionDescription)
         let problems = catalog.warnings + (warning.map { [$0] } ?? [])
@@ -143,6 +144,7 @@ final class DashboardRunner {
             }
             if p.feedEnded { state.setStatus("the client's event stream ended", isError: true) }
             for (text, isError) in p.notices { effects += state.reduce(.notice(text, isError: isError)) }
+            for event in p.uiEvents { effects += state.reduce(event) }
             if p.inputReady {
                 for event in screen.readInput() {
                     effects += state.reduce(event)
@@ -213,6 +215,28 @@ final class DashboardRunner {
             state.needsDraw = true
         case .toggleRecording:
             toggleRecording()
+        case .fetchOccupiedChannels:
+            guard let api = options.api else { return }
+            Task.detached {
+                let event: UIEvent
+                do {
+                    event = .occupiedChannels(try await api.occupiedChannels(), error: nil)
+                } catch {
+                    event = .occupiedChannels(nil, error: "\(error)")
+                }
+                inbox.update { $0.uiEvents.append(event) }
+            }
+        case .fetchPresenceUsers(let channel):
+            guard let api = options.api else { return }
+            Task.detached {
+                let event: UIEvent
+                do {
+                    event = .presenceUsers(channel: channel, userIDs: try await api.presenceUserIDs(channel: channel), error: nil)
+                } catch {
+                    event = .presenceUsers(channel: channel, userIDs: nil, error: "\(error)")
+                }
+                inbox.update { $0.uiEvents.append(event) }
+            }
         case .replay(let command):
             replayCommand(command)
         case .quit:

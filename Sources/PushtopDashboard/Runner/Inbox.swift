@@ -43,6 +43,8 @@ final class Inbox: Sendable {
         var signal: Int32?
         var feedEnded = false
         var notices: [(String, Bool)] = []
+        /// Answers of asynchronous effects (HTTP API), reduced as they are.
+        var uiEvents: [UIEvent] = []
     }
 
     private let pending = Locked(Pending())

@@ -19,6 +19,8 @@ public enum DashboardView {
             WireInspectorView.draw(state, in: layout.body, into: &canvas)
         case .authInspector:
             AuthInspectorView.draw(state, in: layout.body, into: &canvas)
+        case .channelBrowser:
+            ChannelBrowserView.draw(state, in: layout.body, into: &canvas)
         }
         FooterView.draw(state, in: layout.footer, into: &canvas)
         switch state.overlay {

@@ -22,6 +22,9 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(name: .customLong("record"), help: "Record everything the dashboard receives to this file (JSON lines; replay with 'pushtop replay FILE'). The key r starts and stops recording too.")
     var record: String?
 
+    @Option(name: .customLong("app-id"), help: "The app id (env PUSHER_APP_ID): with --secret, the channel browser and the presence check use the HTTP API.")
+    var appID: String?
+
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
@@ -52,7 +55,8 @@ struct DashboardCommand: AsyncParsableCommand {
         let status = try await DashboardLauncher.run(
             client: client, channels: channels + (profile.channels ?? []),
             theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, record: record,
-            credentials: secret.map { KnownCredentials(key: options.key, secret: $0) })
+            credentials: secret.map { KnownCredentials(key: options.key, secret: $0,
+                appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 }) })
         if status != 0 { throw ExitCode(status) }
     }
 }

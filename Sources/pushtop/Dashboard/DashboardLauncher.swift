@@ -9,6 +9,16 @@ enum DashboardLauncher {
     static func run(client: PusherClient, channels: [String], theme: String?, record: String? = nil,
         credentials: KnownCredentials? = nil) async throws -> Int32
     {
+        // The HTTP API is on the WebSocket host for Pusher-compatible servers, api-CLUSTER.pusher.com for Pusher.
+        var api: PusherAppAPI?
+        if let credentials, let appID = credentials.appID {
+            let o = client.options
+            let configuration = o.host == nil
+                ? PusherAPIConfiguration.cluster(o.cluster, appID: appID, key: credentials.key, secret: credentials.secret)
+                : PusherAPIConfiguration(appID: appID, key: credentials.key, secret: credentials.secret,
+                    host: o.resolvedHost, port: o.port ?? (o.connection.useTLS ? 443 : 80), useTLS: o.connection.useTLS)
+            api = PusherAppAPI(client: PusherAPIClient(configuration: configuration))
+        }
         let environment = ProcessInfo.processInfo.environment
         let batches = client.eventBatches()
         let (events, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .unbounded)
@@ -44,6 +54,7 @@ enum DashboardLauncher {
         options.recordEndpoint = backend.connectionDescription
         options.recordChannels = channels
         options.credentials = credentials
+        options.api = api
         let exit = try await runDashboard(events: events, frames: frames, backend: backend, options: options)
         forward.cancel()
         await client.shutdown()
