@@ -79,19 +79,15 @@ import Testing
         live.send("Enter")
         live.waitFor("the subscriptions") { $0.contains("news") && $0.contains("HTTP 403: auth endpoint refused") }
         live.waitFor("a member to join", timeout: 15) { $0.contains("member added") }
-        // Stop recording between two roster changes: the screen before and after stopping must agree.
-        var liveRows: [String] = []
-        for _ in 0..<3 {
-            let before = logRows(live.capture())
-            live.send("r")
-            let after = live.waitFor("recording to stop") { !$0.contains("● REC") }
-            if logRows(after) == before {
-                liveRows = before
-                break
-            }
-            live.send("r")  // a change raced the stop: record again and retry
-            live.waitFor(text: "● REC")
-        }
+        // Stop recording just after a roster change (they come every 3 s): the screen before and after stopping
+        // must agree, and the recording ends with it.
+        let changes = { (s: String) in s.components(separatedBy: "member ").count }
+        let seen = changes(live.capture())
+        let before = logRows(live.waitFor("the next roster change", timeout: 15) { changes($0) > seen })
+        live.send("r")
+        let after = live.waitFor("recording to stop") { !$0.contains("● REC") }
+        let liveRows = logRows(after)
+        #expect(liveRows == before, "the screen changed while recording stopped")
         try #require(!liveRows.isEmpty, "the screen kept changing while recording stopped")
         live.send("q")
         #expect(live.waitForExit().contains("EXIT=0"))
@@ -207,6 +203,33 @@ import Testing
         }
         tmux.send("q")
         #expect(tmux.waitForExit().contains("EXIT=0"))
+    }
+
+    @Test func watchRecordsTheSameFormatAndReplayOpensIt() throws {
+        let file = temporaryFile("watch.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let server = try pushtop("serve --simulate --port 0")
+        defer { server.stop() }
+        let banner = server.waitFor("the server's port", timeout: 20) { $0.contains("listening on ws://") }
+        let r = try #require(banner.range(of: "127.0.0.1:"))
+        let port = try #require(Int(banner[r.upperBound...].prefix { $0.isNumber }))
+        let watch = try pushtop("watch --stdin --record \(file) --key pushtop-key --host 127.0.0.1 --port \(port) --no-tls --secret pushtop-secret --user-id rec ticker presence-lobby")
+        defer { watch.stop() }
+        watch.waitFor("events on stdout", timeout: 20) { $0.contains(#""type":"event""#) && $0.contains(#""type":"subscribed","channel":"presence-lobby""#) }
+        watch.send("C-d")  // end of stdin: watch disconnects and exits 0
+        let exited = watch.waitForExit(timeout: 30)
+        #expect(exited.contains("EXIT=0"), "\(exited)")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.hasPrefix(#"{"type":"recording""#) && text.contains(#""source":"pushtop watch""#))
+        #expect(text.contains(#""kind":"event""#) && text.contains(#""channel":"ticker""#))
+        #expect(text.contains(#""kind":"authorization""#) && text.contains("local secret"))
+        #expect(!text.contains("pushtop-secret"))
+        let replay = try pushtop("replay --speed 16 \(file)")
+        defer { replay.stop() }
+        let screen = replay.waitFor("the replay's end", timeout: 30) { $0.contains("■ REPLAY") }
+        #expect(screen.contains("ticker") && screen.contains("presence-lobby"))
+        replay.send("q")
+        #expect(replay.waitForExit().contains("EXIT=0"))
     }
 
     @Test func aDamagedRecordingReplaysUpToTheDamageAndNamesTheLine() throws {

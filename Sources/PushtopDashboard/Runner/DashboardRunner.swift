@@ -74,6 +74,7 @@ final class DashboardRunner {
     private var lastReplayClock = 0.0
     /// Writes what arrives while recording.
     private var recorder: RecordingWriter?
+    private var recordedOnce = false
 
     func run(events: AsyncStream<[ClientEvent]>, frames: AsyncStream<FrameBatch>?) async -> DashboardExit {
         TerminalGuard.install()
@@ -270,8 +271,10 @@ final class DashboardRunner {
             state.setStatus("a replay cannot be recorded", isError: true)
             return
         }
-        let path = options.recordPath
+        // `--record FILE` is used once; recording again never overwrites it.
+        let path = (recordedOnce ? nil : options.recordPath)
             ?? options.saveDirectory + "/pushtop-recording-" + DashboardRunner.fileStamp() + ".jsonl"
+        recordedOnce = true
         let channels = options.recordChannels.isEmpty ? state.channels.map(\.name) : options.recordChannels
         do {
             recorder = try RecordingWriter(path: path,

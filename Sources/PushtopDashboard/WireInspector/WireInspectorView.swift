@@ -55,7 +55,9 @@ public enum WireInspectorView {
         case .close: return "close \(f.closeCode.map(String.init) ?? "-") \(DisplayWidth.sanitized(f.text))"
         case .binary: return "(binary)"
         case .ping, .pong: return f.text.isEmpty ? "" : DisplayWidth.sanitized(f.text)
-        case .text: return DisplayWidth.sanitized(f.text)
+        case .text:
+            // A row shows at most a few hundred columns: do not sanitize a megabyte to draw them.
+            return DisplayWidth.sanitized(f.text.utf8.count > 1024 ? String(f.text.prefix(1024)) : f.text)
         }
     }
 }
