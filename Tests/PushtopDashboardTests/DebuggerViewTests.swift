@@ -243,3 +243,19 @@ struct DebuggerViewTests {
         }
     }
 }
+
+extension DebuggerViewTests {
+    @Test func replayReachesTheEndWhenFramesAndEventsInterleave() {
+        let items: [RecordingItem] = [
+            .header(RecordingHeader(started: t0, endpoint: "e", channels: [], source: "t")),
+            .frame(WireFrame(time: t0 + 2, direction: .inbound, kind: .text, size: 2, text: "{}")),
+            .client(time: t0 + 1.5, event: .subscribed(channel: "late", presence: nil)),
+        ]
+        var player = ReplayPlayer(file: "r", text: items.map(RecordingCodec.encode).joined(separator: "\n"))
+        var state = player.initialState(size: Size(rows: 42, columns: 140), configuration: .init())
+        player.advance(wallSeconds: 10, into: &state)
+        #expect(player.isFinished)
+        #expect(state.channels.map(\.name) == ["late"])
+        #expect(state.wire.log.count == 1)
+    }
+}

@@ -29,6 +29,7 @@ public struct ReplayPlayer: Sendable {
             items = all
         }
         self.damage = damage
+        latest = items.map(\.time).max()
     }
 
     /// Sets the speed (one of ``ReplayStatus/speeds``) and whether it plays at once.
@@ -39,8 +40,9 @@ public struct ReplayPlayer: Sendable {
 
     /// The recording's first moment (seconds since 1970).
     public var start: Double { header?.started ?? items.first?.time ?? 0 }
-    /// The recording's length in seconds.
-    public var duration: Double { max(0, (items.last?.time ?? start) - start) }
+    /// The recording's length in seconds (to its latest time stamp: frames and events may interleave).
+    public var duration: Double { max(0, (latest ?? start) - start) }
+    private let latest: Double?
     /// The recorded clock at the current position.
     public var clock: Double { start + position }
     public var isFinished: Bool { applied >= items.count }
