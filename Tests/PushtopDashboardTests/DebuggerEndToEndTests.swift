@@ -232,6 +232,14 @@ import Testing
         #expect(replay.waitForExit().contains("EXIT=0"))
     }
 
+    @Test func serveTellsTeammatesWhichChannelsToOpen() throws {
+        let server = try pushtop("serve --simulate --port 0")
+        defer { server.stop() }
+        let screen = server.waitFor("the teammates line", timeout: 20) { $0.contains("simulating:") }
+        let joined = screen.replacingOccurrences(of: "\n", with: "")
+        #expect(joined.contains("--user-id NAME ticker chat private-encrypted-vault presence-lobby"), "\(screen)")
+    }
+
     @Test func aDamagedRecordingReplaysUpToTheDamageAndNamesTheLine() throws {
         let file = temporaryFile("damaged.jsonl")
         defer { try? FileManager.default.removeItem(atPath: file) }
