@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
@@ -58,6 +59,8 @@ let package = Package(
                 "CSodium",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -82,16 +85,33 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Micro-benchmarks of the client core (run in release; see Benchmarks/README.md).
+        // Per-operation benchmarks (package-benchmark): `swift package benchmark`; see Benchmarks/README.md.
+        .executableTarget(
+            name: "HotPaths",
+            dependencies: [
+                "PusherChannels", "PushtopServer", "BenchmarkSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/HotPaths",
+            swiftSettings: strict,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Whole-system load tools (bulk loopback rate, watch through a pipe, idle connections).
         .executableTarget(
             name: "pushtop-benchmarks",
+            dependencies: ["PusherChannels", "BenchmarkSupport"],
+            path: "Benchmarks/Tools/LoadTools",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BenchmarkSupport",
             dependencies: [
-                "PusherChannels",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Benchmarks/PushtopBenchmarks",
+            path: "Benchmarks/Tools/BenchmarkSupport",
             swiftSettings: strict
         ),
         // Runs the real dashboard on a synthetic feed (no network): used by the dashboard's tmux tests.

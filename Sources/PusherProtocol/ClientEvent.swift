@@ -31,6 +31,18 @@ public enum ClientEvent: Sendable, Hashable {
     case decryptionError(channel: String, event: String, message: String)
     /// A reply to the client's `pusher:ping`, with the round-trip time in seconds.
     case pong(roundTrip: Double)
+    /// The server confirmed the sign-in (`pusher:signin_success`) with this user.
+    case signedIn(SignedInUser)
+    /// Signing in failed: the user-authentication endpoint refused (its HTTP `status`), gave bad user data, or
+    /// the server refused the signature. The connection's channels are not affected.
+    case signInFailed(status: Int?, message: String)
+    /// The client stopped being signed in as `userID` (``signOut()`` was called, or the connection was lost and
+    /// the client signs in again when it is back).
+    case signedOut(userID: String)
+    /// An event the server sent to the signed-in user (`#server-to-user-{id}`), not to a channel.
+    case userEvent(UserEvent)
+    /// Users in the signed-in user's watchlist came online or went offline.
+    case watchlist(WatchlistChange)
     /// What an authorization of a private, presence or encrypted channel did (endpoint, status, timing,
     /// response excerpt, signature): for inspectors; published before the subscription's outcome.
     case authorization(AuthorizationTrace)

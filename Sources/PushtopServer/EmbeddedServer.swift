@@ -117,6 +117,10 @@ public final class EmbeddedServer: Sendable {
     public var httpURL: String { "http://\(reachableHost):\(port)" }
     /// The demo authorization endpoint, when enabled.
     public var authEndpointURL: String? { configuration.demoAuthEndpoint ? "\(httpURL)/pusher/auth" : nil }
+    /// The demo user-authentication endpoint (signs any user in), when enabled.
+    public var userAuthEndpointURL: String? {
+        configuration.demoAuthEndpoint ? "\(httpURL)/pusher/user-auth" : nil
+    }
 
     private var reachableHost: String {
         switch configuration.host {
@@ -132,6 +136,17 @@ public final class EmbeddedServer: Sendable {
         if let simulator { await simulator.stop() }
         sweepTask.cancel()
         await hub.shutdown()
+        if let webhooks = hub.webhooks {
+            // The last webhooks (channels vacated by the shutdown) get a moment to leave; a receiver that is down
+            // does not hold the shutdown up for longer.
+            let drain = Task { await webhooks.drained() }
+            let cap = Task {
+                try? await Task.sleep(for: .seconds(2))
+                drain.cancel()
+            }
+            await drain.value
+            cap.cancel()
+        }
         await serviceGroup.triggerGracefulShutdown()
         let runTask = self.runTask
         let watchdog = Task {

@@ -15,7 +15,8 @@ public struct ServerConfiguration: Sendable {
     public var pongTimeout: Double
     /// Pusher's quotas and size limits.
     public var limits: PusherLimits
-    /// Serve the development-only authorization endpoint `POST /pusher/auth` (signs any subscription).
+    /// Serve the development-only endpoints `POST /pusher/auth` (signs any subscription) and
+    /// `POST /pusher/user-auth` (signs any user in).
     public var demoAuthEndpoint: Bool
     /// Send `pusher_internal:subscription_count` to subscribers of non-presence channels when the count changes.
     public var subscriptionCountEvents: Bool
@@ -23,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     public var simulate: Bool
     /// Tuning of the simulator when ``simulate`` is on.
     public var simulator: SimulatorConfiguration
+    /// Where webhooks go (none by default).
+    public var webhooks: WebhookConfiguration
 
     public init(
         host: String = "127.0.0.1",
@@ -34,8 +37,10 @@ public struct ServerConfiguration: Sendable {
         demoAuthEndpoint: Bool = true,
         subscriptionCountEvents: Bool = true,
         simulate: Bool = false,
-        simulator: SimulatorConfiguration = SimulatorConfiguration()
+        simulator: SimulatorConfiguration = SimulatorConfiguration(),
+        webhooks: WebhookConfiguration = WebhookConfiguration()
     ) {
+        self.webhooks = webhooks
         self.host = host
         self.port = port
         self.app = app

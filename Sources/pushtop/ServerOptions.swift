@@ -32,7 +32,7 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("encryption-master-key-base64"), help: ArgumentHelp("32-byte master key of private-encrypted- channels, base64 (default: a public demo key).", valueName: "KEY"))
     var encryptionMasterKeyBase64: String?
 
-    @Flag(name: .customLong("no-auth-endpoint"), help: "Do not serve the development-only POST /pusher/auth endpoint.")
+    @Flag(name: .customLong("no-auth-endpoint"), help: "Do not serve the development-only POST /pusher/auth and /pusher/user-auth endpoints.")
     var noAuthEndpoint: Bool = false
 
     func validate() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PusherChannels
 import PushtopServer
 import Testing
 
@@ -26,6 +27,43 @@ import Testing
         ])
         #expect(try await bench.exitCode(timeout: 30) == 0, "stderr: \(bench.stderr)")
         #expect(bench.lines.contains { $0.contains("deliveries        100 of 100") })
+        await server.shutdown()
+    }
+
+    @Test func zeroSubscribersOnlyPublishesForOtherConsumers() async throws {
+        let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
+        let app = server.configuration.app
+        let listener = PusherClient(options: PusherClientOptions(
+            key: app.key, host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
+        let events = listener.eventBatches()
+        try await listener.subscribe("feed")
+        await listener.connect()
+        var received = 0
+        var subscribed = false
+        for await batch in events {
+            for event in batch {
+                if case .subscribed = event { subscribed = true }
+                if case .event(let e) = event, e.name == "bench" { received += 1 }
+            }
+            if subscribed { break }
+        }
+        let bench = try PushtopProcess([
+            "bench", "--key", app.key, "--secret", app.secret, "--app-id", app.id, "--host", "127.0.0.1",
+            "--port", String(server.port), "--no-tls", "--rate", "100", "--duration", "0.5", "--subscribers", "0",
+            "--channel", "feed", "--json",
+        ])
+        #expect(try await bench.exitCode(timeout: 30) == 0, "stderr: \(bench.stderr)")
+        let result = try #require(bench.objects.first)
+        #expect(result["published"] as? Int == 50)
+        #expect(result["expected"] as? Int == 0)
+        for await batch in events {
+            for event in batch {
+                if case .event(let e) = event, e.name == "bench" { received += 1 }
+            }
+            if received >= 50 { break }
+        }
+        #expect(received == 50, "the channel's other subscriber got every published event")
+        await listener.shutdown()
         await server.shutdown()
     }
 

@@ -115,6 +115,35 @@ import Testing
         #expect(tmux.waitForExit().contains("EXIT=0"))
     }
 
+    @Test func signingInFromTheKeyboardShowsTheUserAndEventsSentToThem() async throws {
+        let tmux = try start("demo")
+        defer { tmux.stop() }
+        let screen = tmux.waitFor("the demo", timeout: 15) { $0.contains("tester (me)") && $0.contains("127.0.0.1:") }
+        let port = try #require(serverPort(screen))
+        tmux.send("i")
+        tmux.waitFor("the signed-in user") { screen in
+            screen.split(separator: "\n").contains { $0.contains("User") && $0.contains("● tester") }
+        }
+        // The app's server sends to the user, as the SDKs' send_to_user does; retried until the user's channel
+        // is subscribed.
+        let api = PusherAPIClient(configuration: PusherAPIConfiguration(
+            appID: "1", key: "pushtop-key", secret: "pushtop-secret", host: "127.0.0.1", port: port))
+        var shown = false
+        for _ in 0..<50 where !shown {
+            _ = try await api.sendToUser("tester", event: "invoice-paid", data: #"{"amount":42}"#)
+            try await Task.sleep(for: .milliseconds(200))
+            let now = tmux.capture()
+            shown = now.contains("@tester") && now.contains("invoice-paid")
+        }
+        #expect(shown, "no user event in the log:\n\(tmux.capture())")
+        tmux.send("i")
+        tmux.waitFor("signed out") { screen in
+            !screen.split(separator: "\n").contains { $0.contains("User") && $0.contains("● tester") }
+        }
+        tmux.send("q")
+        #expect(tmux.waitForExit().contains("EXIT=0"))
+    }
+
     @Test func dashboardNeedsATerminal() throws {
         let output = try TmuxSession.run(["sh", "-c", "\(Self.binary) demo < /dev/null 2>&1; echo EXIT=$?"], capture: true)
         #expect(output.contains("needs a terminal"))

@@ -85,6 +85,22 @@ import Testing
         #expect(tmux.waitFor(text: "EXIT=").contains("EXIT=0"))
     }
 
+    @Test func signingInShowsTheUserAndTheWatchlist() throws {
+        let tmux = try start()
+        defer { tmux.stop() }
+        tmux.waitFor(text: "presence-lobby")
+        tmux.send("i")
+        let screen = tmux.waitFor("the user and the watchlist") {
+            $0.contains("● you") && $0.contains("Watchlist 1/2 online") && $0.contains("● alice")
+                && $0.contains("○ zed")
+        }
+        #expect(screen.contains("User"))
+        tmux.send("i")
+        tmux.waitFor("signed out") { !$0.contains("Watchlist") }
+        tmux.send("q")
+        #expect(tmux.waitFor(text: "EXIT=").contains("EXIT=0"))
+    }
+
     @Test func resizeToTinyAndBack() throws {
         let tmux = try start()
         defer { tmux.stop() }

@@ -8,6 +8,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
     case notSubscribed(channel: String)
     case notConnected
     case invalidOptions(String)
+    /// ``PusherClient/signIn()`` needs ``PusherClientOptions/userAuthenticator``.
+    case noUserAuthenticator
 
     public var description: String {
         switch self {
@@ -23,6 +25,8 @@ public enum ClientError: Error, Sendable, Hashable, CustomStringConvertible {
             return "not connected"
         case .invalidOptions(let why):
             return why
+        case .noUserAuthenticator:
+            return "signing in needs a user authenticator: give --user-auth-endpoint or --secret"
         }
     }
 }

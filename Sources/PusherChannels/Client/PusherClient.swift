@@ -33,6 +33,7 @@ public actor PusherClient {
     private nonisolated let inbox = FrameInbox()
     private var pending: [ClientEvent] = []
     private var pingSentAt: Double?
+    private var user = UserSession()
     private let start = ContinuousClock.now
 
     public init(options: PusherClientOptions, transport: (any PusherTransport)? = nil,
@@ -140,7 +141,7 @@ public actor PusherClient {
         guard channels[channel] == nil else { return }
         channels[channel] = ChannelSubscription(name: channel)
         channelOrder.append(channel)
-        if machine.state == .connected { startSubscription(channel) }
+        if machine.state == .connected, !user.holdsChannels { startSubscription(channel) }
         flush()
     }
 
@@ -192,9 +193,13 @@ public actor PusherClient {
                 logger.info("connection closed: \(closure.code.map(String.init) ?? "no code") \(closure.meaning); \(closure.action.rawValue)")
                 emit(.closed(closure))
             case .connectionEstablished:
-                for name in channelOrder { startSubscription(name) }
+                // A sign-in goes first: the channels subscribe once it succeeded or failed.
+                if !startSignIn(holdingChannels: true) {
+                    for name in channelOrder { startSubscription(name) }
+                }
             case .connectionLost:
                 pingSentAt = nil
+                if let lost = user.connectionEnded() { emit(.signedOut(userID: lost.id)) }
                 for name in channelOrder {
                     channels[name]?.state = .pending
                     channels[name]?.subscribedOnAttempt = nil
@@ -308,6 +313,17 @@ public actor PusherClient {
             let code = data?["code"]?.intValue
             let text = data?["message"]?.stringValue ?? message.dataText ?? "unknown error"
             emit(.error(code: code, message: text))
+            // Pusher refuses a sign-in with 4009; a server without sign-in names the event it does not support.
+            if user.phase == .awaitingServer, code == 4009 || text.contains(PusherEventName.signin) {
+                signInFinished(failure: (nil, "the server refused the sign-in: \(code.map { "\($0) " } ?? "")\(text)"))
+            }
+        case PusherEventName.signinSuccess:
+            signinSucceeded(message)
+        case PusherEventName.watchlistEvents:
+            for change in WatchlistChange.changes(fromWatchlistData: message.dataJSON) {
+                user.apply(change)
+                emit(.watchlist(change))
+            }
         case PusherEventName.ping:
             send(PusherMessage(event: PusherEventName.pong, data: .object([:])))
         case PusherEventName.pong:
@@ -318,6 +334,10 @@ public actor PusherClient {
         case PusherEventName.subscriptionSucceeded:
             subscriptionSucceeded(message)
         case PusherEventName.subscriptionError:
+            if let channel = message.channel, channel == user.serverToUserChannel {
+                emit(.error(code: nil, message: "the server refused events to the user (\(channel)): \(message.dataText ?? "")"))
+                return
+            }
             guard let channel = message.channel, channels[channel] != nil else { return }
             let data = message.dataJSON
             let status = data?["status"]?.intValue
@@ -347,6 +367,13 @@ public actor PusherClient {
         default:
             if message.event.hasPrefix("pusher_internal:") { return }
             let channel = message.channel ?? ""
+            if let userChannel = user.serverToUserChannel, channel == userChannel, let id = user.user?.id {
+                if !message.event.hasPrefix("pusher:") {
+                    emit(.userEvent(UserEvent(userID: id, name: message.event, dataText: message.dataText,
+                                              receivedAt: wallClock())))
+                }
+                return
+            }
             if let record = channels[channel], record.kind == .encrypted, !message.event.hasPrefix("pusher:") {
                 receiveEncrypted(message, channel: channel, now: t)
                 return
@@ -496,6 +523,120 @@ public actor PusherClient {
             if let channelData = authorization.channelData { data["channel_data"] = .string(channelData) }
             send(PusherMessage(event: PusherEventName.subscribe, data: .object(data)))
         }
+    }
+
+    // MARK: - Signing in
+
+    /// The signed-in user, or `nil` when the connection is not signed in (yet).
+    public var signedInUser: SignedInUser? { user.user }
+
+    /// Users of the signed-in user's watchlist that are online now (from `pusher_internal:watchlist_events`).
+    public var onlineWatchedUsers: Set<String> { user.online }
+
+    /// Signs the user in now, or as soon as connected, and again after every reconnect (before the channels
+    /// subscribe again), as pusher-js's `signin()`. The result is published as ``ClientEvent/signedIn(_:)`` or
+    /// ``ClientEvent/signInFailed(status:message:)``; events sent to the user then arrive as
+    /// ``ClientEvent/userEvent(_:)`` and watchlist changes as ``ClientEvent/watchlist(_:)``.
+    /// - Throws: ``ClientError/noUserAuthenticator`` without ``PusherClientOptions/userAuthenticator``.
+    public func signIn() throws(ClientError) {
+        guard options.userAuthenticator != nil else { throw .noUserAuthenticator }
+        guard !user.requested else { return }
+        user.requested = true
+        if machine.state == .connected { _ = startSignIn(holdingChannels: false) }
+        flush()
+    }
+
+    /// Stops being signed in: user events and watchlist changes are no longer received, and the client does not
+    /// sign in on later connections. Pusher has no sign-out message, so the server keeps counting this
+    /// connection as the user until it ends (reconnect with ``disconnect()`` and ``connect()`` for that).
+    public func signOut() {
+        guard user.requested else { return }
+        user.requested = false
+        let wasHolding = user.holdsChannels
+        if let channel = user.serverToUserChannel, machine.state == .connected {
+            send(PusherMessage(event: PusherEventName.unsubscribe, data: ["channel": .string(channel)]))
+        }
+        if let previous = user.connectionEnded() { emit(.signedOut(userID: previous.id)) }
+        if wasHolding { for name in channelOrder { startSubscription(name) } }
+        flush()
+    }
+
+    /// Starts signing in on the current connection when asked to; returns whether it did.
+    private func startSignIn(holdingChannels: Bool) -> Bool {
+        guard user.requested, let authenticator = options.userAuthenticator, let socketID = machine.socketID else {
+            return false
+        }
+        user.generation += 1
+        let generation = user.generation
+        user.phase = .authenticating(generation: generation)
+        user.holdsChannels = holdingChannels
+        let attempt = machine.attempt
+        Task { [weak self] in
+            let result: Result<UserAuthentication, any Error>
+            do {
+                result = .success(try await authenticator.authenticate(socketID: socketID))
+            } catch {
+                result = .failure(error)
+            }
+            await self?.authenticationFinished(generation: generation, attempt: attempt, result: result)
+        }
+        return true
+    }
+
+    private func authenticationFinished(generation: Int, attempt: Int, result: Result<UserAuthentication, any Error>) {
+        defer { flush() }
+        guard user.phase == .authenticating(generation: generation), attempt == machine.attempt,
+            machine.state == .connected
+        else { return }
+        switch result {
+        case .failure(let error):
+            let authError = error as? AuthError
+            let text = authError?.description ?? String(describing: error)
+            logger.warning("user authentication failed: \(text)")
+            signInFinished(failure: (authError?.status, text))
+        case .success(let authentication):
+            do throws(UserDataError) {
+                _ = try SignedInUser(userData: authentication.userData)
+            } catch {
+                signInFinished(failure: (nil, "user authentication returned bad user_data: \(error.description)"))
+                return
+            }
+            user.phase = .awaitingServer
+            send(PusherMessage(event: PusherEventName.signin, data: [
+                "auth": .string(authentication.auth), "user_data": .string(authentication.userData),
+            ]))
+        }
+    }
+
+    private func signinSucceeded(_ message: PusherMessage) {
+        guard user.requested, user.phase == .awaitingServer || user.phase == .idle else { return }
+        let text = message.dataJSON?["user_data"].flatMap { $0.stringValue ?? $0.jsonString } ?? ""
+        let signed: SignedInUser
+        do throws(UserDataError) {
+            signed = try SignedInUser(userData: text)
+        } catch {
+            signInFinished(failure: (nil, "pusher:signin_success carries bad user_data: \(error.description)"))
+            return
+        }
+        user.phase = .signedIn(signed)
+        emit(.signedIn(signed))
+        // As pusher-js: events to the user come on their own channel, which needs no authorization.
+        send(PusherMessage(event: PusherEventName.subscribe,
+                           data: ["channel": .string(PusherEventName.serverToUserPrefix + signed.id)]))
+        releaseChannels()
+    }
+
+    /// Ends a sign-in that failed; the channels subscribe all the same.
+    private func signInFinished(failure: (status: Int?, message: String)) {
+        user.phase = .idle
+        emit(.signInFailed(status: failure.status, message: failure.message))
+        releaseChannels()
+    }
+
+    private func releaseChannels() {
+        guard user.holdsChannels else { return }
+        user.holdsChannels = false
+        for name in channelOrder { startSubscription(name) }
     }
 
     // MARK: - Encrypted channels

@@ -14,6 +14,8 @@ public struct PusherClientOptions: Sendable {
     public var connection: ConnectionConfiguration
     /// Authorizes private, presence and encrypted channels.
     public var authorizer: (any Authorizer)?
+    /// Authenticates the user for ``PusherClient/signIn()`` (pusher-js's `userAuthentication`).
+    public var userAuthenticator: (any UserAuthenticator)?
     /// Frames larger than this (bytes) are reported and skipped.
     public var maxFrameSize: Int
     /// The `client` query parameter sent to the server.
@@ -26,7 +28,9 @@ public struct PusherClientOptions: Sendable {
                 connection: ConnectionConfiguration = .init(), authorizer: (any Authorizer)? = nil,
                 maxFrameSize: Int = 1 << 20, clientName: String = "pushtop-swift",
                 clientVersion: String = PusherClient.version,
-                logger: Logger = Logger(label: "pushtop.client")) {
+                logger: Logger = Logger(label: "pushtop.client"),
+                userAuthenticator: (any UserAuthenticator)? = nil) {
+        self.userAuthenticator = userAuthenticator
         self.key = key
         self.cluster = cluster
         self.host = host

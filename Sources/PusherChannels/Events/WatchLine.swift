@@ -55,6 +55,28 @@ public enum WatchLine {
                 ("type", "decryption_error"), ("channel", .string(channel)), ("event", .string(event)),
                 ("message", .string(message)),
             ])
+        case .signedIn(let user):
+            return object([
+                ("type", "signin"), ("user_id", .string(user.id)),
+                ("user_data", JSONValue.parseIfJSON(user.userData) ?? .string(user.userData)),
+            ])
+        case .signInFailed(let status, let message):
+            return object([
+                ("type", "signin_error"), ("status", status.map { .number(Double($0)) } ?? .null),
+                ("message", .string(message)),
+            ])
+        case .signedOut(let userID):
+            return object([("type", "signout"), ("user_id", .string(userID))])
+        case .userEvent(let e):
+            return object([
+                ("type", "user_event"), ("user_id", .string(e.userID)), ("event", .string(e.name)),
+                ("data", e.data ?? .null),
+            ])
+        case .watchlist(let change):
+            return object([
+                ("type", "watchlist"), ("status", .string(change.status.rawValue)),
+                ("user_ids", .array(change.userIDs.map(JSONValue.string))),
+            ])
         case .subscribing, .closed, .pong, .authorization:
             return nil
         }

@@ -71,6 +71,19 @@ public enum RecordingCodec {
             return .object(["kind": "decryption_error", "channel": .string(channel), "event": .string(event), "message": .string(message)])
         case .pong(let rtt):
             return .object(["kind": "pong", "round_trip": .number(rtt)])
+        case .signedIn(let user):
+            return .object(["kind": "signed_in", "id": .string(user.id), "user_data": .string(user.userData),
+                "watchlist": .array(user.watchlist.map(JSONValue.string)), "user_info": user.userInfo ?? .null])
+        case .signInFailed(let status, let message):
+            return .object(["kind": "sign_in_failed", "status": n(status), "message": .string(message)])
+        case .signedOut(let userID):
+            return .object(["kind": "signed_out", "user_id": .string(userID)])
+        case .userEvent(let e):
+            return .object(["kind": "user_event", "user_id": .string(e.userID), "event": .string(e.name),
+                "data": s(e.dataText), "received_at": .number(e.receivedAt)])
+        case .watchlist(let change):
+            return .object(["kind": "watchlist", "status": .string(change.status.rawValue),
+                "user_ids": .array(change.userIDs.map(JSONValue.string))])
         case .authorization(let t):
             let auth = t.auth.map { a in a.firstIndex(of: ":").map { String(a[..<$0]) + ":" + Redaction.marker } ?? Redaction.marker }
             return .object(["kind": "authorization", "channel": .string(t.channel), "socket_id": .string(t.socketID),
@@ -181,6 +194,20 @@ public enum RecordingCodec {
         case "decryption_error":
             return .decryptionError(channel: try str("channel"), event: try str("event"), message: opt("message") ?? "")
         case "pong": return .pong(roundTrip: try num("round_trip"))
+        case "signed_in":
+            let info = o["user_info"]
+            return .signedIn(SignedInUser(id: try str("id"), userData: opt("user_data") ?? "",
+                watchlist: o["watchlist"]?.arrayValue?.compactMap(\.stringValue) ?? [], userInfo: info == .null ? nil : info))
+        case "sign_in_failed": return .signInFailed(status: o["status"]?.intValue, message: opt("message") ?? "")
+        case "signed_out": return .signedOut(userID: try str("user_id"))
+        case "user_event":
+            return .userEvent(UserEvent(userID: try str("user_id"), name: try str("event"), dataText: opt("data"),
+                receivedAt: o["received_at"]?.numberValue ?? 0))
+        case "watchlist":
+            guard let status = WatchlistChange.Status(rawValue: try str("status")) else {
+                throw RecordingLineError("watchlist: unknown status")
+            }
+            return .watchlist(WatchlistChange(status: status, userIDs: o["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? []))
         case "authorization":
             return .authorization(AuthorizationTrace(channel: try str("channel"), socketID: try str("socket_id"),
                 authorizer: opt("authorizer") ?? "", startedAt: try num("started_at"), duration: try num("duration"),

@@ -72,6 +72,19 @@ public actor ScriptedBackend: DashboardBackend {
             .state(StateChange(previous: .connecting, current: .connected, socketID: "4242.1717"))])
     }
 
+    /// Signs in as ``me``, watching `alice` (online) and `zed` (offline).
+    public func signIn() async throws {
+        commands.append("signin")
+        let userData = #"{"id":"\#(me)","watchlist":["alice","zed"]}"#
+        post([.signedIn(SignedInUser(id: me, userData: userData, watchlist: ["alice", "zed"])),
+            .watchlist(WatchlistChange(status: .online, userIDs: ["alice"]))])
+    }
+
+    public func signOut() async {
+        commands.append("signout")
+        post([.signedOut(userID: me)])
+    }
+
     public func disconnect() async {
         commands.append("disconnect")
         guard state != .disconnected else { return }

@@ -6,6 +6,7 @@ public enum Action: Sendable, Hashable {
     case open
     case subscribe, unsubscribe, trigger
     case toggleConnection
+    case toggleSignIn
     case filter
     case pause
     case nextTheme
@@ -100,6 +101,8 @@ public struct KeyTable: Sendable {
         KeyBinding([.char("p")], hint: "pause", help: "pause the log view (events are still collected)",
             action: .pause),
         KeyBinding([.char("c")], hint: "conn", help: "connect / disconnect", action: .toggleConnection),
+        KeyBinding([.char("i")], hint: "sign in", help: "sign the user in / out (user events, watchlist)",
+            action: .toggleSignIn),
         KeyBinding([.char("T")], hint: "theme", help: "next theme", action: .nextTheme),
         KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
         KeyBinding([.ctrl("l")], hint: "", help: "redraw the screen", action: .redraw),

@@ -22,6 +22,12 @@ public struct ConnectionInfo: Sendable, Hashable {
     /// Events per second, all channels.
     public var rate = RateCounter()
     public var totalEvents = 0
+    /// The user the connection is signed in as (`pusher:signin_success`), `nil` when not signed in.
+    public var signedInUser: String?
+    /// Why the last sign-in failed, until the next one succeeds.
+    public var signInError: String?
+    /// Signing in was asked for (the `i` key or `--sign-in`) and not undone.
+    public var signInRequested = false
 
     public init() {}
 }

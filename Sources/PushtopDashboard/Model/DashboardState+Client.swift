@@ -61,6 +61,29 @@ extension DashboardState {
                 dataText: "\(event): \(message)")
         case .pong(let roundTrip):
             connection.roundTrip = roundTrip
+        case .signedIn(let user):
+            connection.signedInUser = user.id
+            connection.signInRequested = true
+            connection.signInError = nil
+            watchlist = Watchlist(watched: user.watchlist)
+            log.append(time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
+        case .signInFailed(let status, let message):
+            let reason = status.map { "HTTP \($0): \(message)" } ?? message
+            connection.signInError = reason
+            log.append(time: now, kind: .error, channel: "", event: "sign-in error", dataText: reason)
+        case .signedOut(let userID):
+            connection.signedInUser = nil
+            watchlist = Watchlist()
+            log.append(time: now, kind: .state, channel: "", event: "signed out", dataText: userID)
+        case .userEvent(let e):
+            connection.rate.record(at: now)
+            connection.totalEvents += 1
+            log.append(time: e.receivedAt > 0 ? e.receivedAt : now, kind: .user, channel: e.userID, event: e.name,
+                dataText: e.dataText)
+        case .watchlist(let change):
+            watchlist.apply(change)
+            log.append(time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
+                dataText: change.userIDs.joined(separator: " "))
         case .authorization(let trace):
             auth.record(trace)
             if view == .authInspector { needsDraw = true }

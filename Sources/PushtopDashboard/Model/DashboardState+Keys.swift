@@ -70,6 +70,15 @@ extension DashboardState {
             case .connected, .connecting, .unavailable: return [.disconnect]
             case .initialized, .disconnected, .failed: return [.connect]
             }
+        case .toggleSignIn:
+            if connection.signedInUser != nil || connection.signInRequested {
+                connection.signInRequested = false
+                return [.signOut]
+            }
+            connection.signInRequested = true
+            connection.signInError = nil
+            log.append(time: now, kind: .state, channel: "", event: "signing in", dataText: nil)
+            return [.signIn]
         case .filter:
             prompt = Prompt(purpose: .filter, text: log.filter?.query ?? "")
         case .pause:

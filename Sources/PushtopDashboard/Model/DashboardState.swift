@@ -42,6 +42,8 @@ public struct DashboardState: Sendable {
     public internal(set) var channels: [ChannelInfo] = []
     public internal(set) var selectedChannel = 0
     public internal(set) var rosters: [String: MemberRoster] = [:]
+    /// The signed-in user's watchlist: who is watched and who of them is online.
+    public internal(set) var watchlist = Watchlist()
     /// The first member row shown.
     public internal(set) var memberTop = 0
     public internal(set) var log: EventLog

@@ -7,6 +7,8 @@ public struct LogEntry: Sendable, Hashable {
         case error
         case state
         case info
+        /// An event sent to the signed-in user (not to a channel); `channel` holds the user id.
+        case user
     }
 
     /// Increases by one per entry, never reused: the entry's identity.

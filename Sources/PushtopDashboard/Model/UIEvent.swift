@@ -37,6 +37,10 @@ public enum Effect: Sendable, Hashable {
     case trigger(channel: String, event: String, data: JSONValue)
     case connect
     case disconnect
+    /// Sign the user in (on this and every later connection).
+    case signIn
+    /// Stop being signed in.
+    case signOut
     /// Write the log (as JSON lines) to a file; the runner reports the result with a ``UIEvent/notice(_:isError:)``.
     case saveLog
     /// Apply the theme of this name.

@@ -13,4 +13,6 @@ struct ReplayBackend: DashboardBackend {
     func trigger(channel: String, event: String, data: JSONValue) async throws { throw NoNetwork() }
     func connect() async {}
     func disconnect() async {}
+    func signIn() async throws { throw NoNetwork() }
+    func signOut() async {}
 }

@@ -14,6 +14,10 @@ public protocol DashboardBackend: Sendable {
     func trigger(channel: String, event: String, data: JSONValue) async throws
     func connect() async
     func disconnect() async
+    /// Signs the user in (results come back as `.signedIn` / `.signInFailed`).
+    func signIn() async throws
+    /// Stops being signed in.
+    func signOut() async
 }
 
 /// How to run the dashboard.

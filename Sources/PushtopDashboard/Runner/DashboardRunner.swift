@@ -203,6 +203,16 @@ final class DashboardRunner {
             Task.detached { await backend.connect() }
         case .disconnect:
             Task.detached { await backend.disconnect() }
+        case .signIn:
+            Task.detached {
+                do {
+                    try await backend.signIn()
+                } catch {
+                    inbox.post([.signInFailed(status: nil, message: "\(error)")])
+                }
+            }
+        case .signOut:
+            Task.detached { await backend.signOut() }
         case .saveLog:
             saveLog()
         case .applyTheme(let name):

@@ -11,6 +11,14 @@ public enum ConnectionPaneView {
         rows.append(("State", "● \(c.state)", Role.state(c.state)))
         rows.append(("Endpoint", c.endpoint.isEmpty ? "-" : c.endpoint, .value))
         rows.append(("Socket", c.socketID ?? "-", .value))
+        // Shown once signing in is asked for: who the connection is signed in as, or why it is not.
+        if let user = c.signedInUser {
+            rows.append(("User", "● " + user, .stateConnected))
+        } else if let error = c.signInError {
+            rows.append(("User", "sign-in failed: " + error, .channelError))
+        } else if c.signInRequested {
+            rows.append(("User", "signing in…", .stateConnecting))
+        }
         rows.append(("Uptime", c.connectedSince.map { Format.duration(state.now - $0) } ?? "-", .value))
         rows.append(("Reconnects", String(c.reconnects), .value))
         if let closure = c.lastClosure {

@@ -56,6 +56,11 @@ public enum EventLogPaneView {
                 put(entry.channel.isEmpty ? "⇄" : entry.channel, channelW, .eventState)
                 put(entry.event, eventW, .eventState)
                 put(entry.summary, inner.right - 1 - col, .eventState, last: true)
+            case .user:
+                // Sent to the signed-in user, not to a channel: "@user" in the channel column.
+                put("@" + entry.channel, channelW, .memberMe)
+                put(entry.event, eventW, .eventName)
+                put(entry.summary, inner.right - 1 - col, .eventData, last: true)
             case .info:
                 put(entry.channel.isEmpty ? "·" : entry.channel, channelW, .eventInfo)
                 put(entry.event, eventW, .eventInfo)

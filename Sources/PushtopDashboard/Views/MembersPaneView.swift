@@ -1,8 +1,15 @@
 /// The members pane: the roster of the selected presence channel, `me` marked, a stable colour per member,
-/// joins and leaves highlighted for a moment.
+/// joins and leaves highlighted for a moment; below it the signed-in user's watchlist (● online, ○ offline).
 public enum MembersPaneView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         guard let channel = state.memberChannel, let roster = state.rosters[channel] else {
+            if !state.watchlist.isEmpty {
+                canvas.box(rect, title: "3 Members · watchlist", focused: state.focus == .members,
+                    badge: "\(state.watchlist.online.count) online")
+                let inner = rect.inset(by: 1)
+                if !inner.isEmpty { drawWatchlist(state.watchlist, in: inner, into: &canvas) }
+                return
+            }
             canvas.box(rect, title: "3 Members", focused: state.focus == .members)
             let inner = rect.inset(by: 1)
             if !inner.isEmpty {
@@ -20,8 +27,15 @@ public enum MembersPaneView {
             badge += n == 0 ? " · ✓ server" : " · \(n) differ"
         }
         canvas.box(rect, title: "3 Members · \(channel)", focused: state.focus == .members, badge: badge)
-        let inner = rect.inset(by: 1)
+        var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
+        if !state.watchlist.isEmpty, inner.height >= 4 {
+            // The watchlist takes the bottom rows: a heading and its users, at most half the pane.
+            let height = min(state.watchlist.users.count + 1, inner.height / 2)
+            drawWatchlist(state.watchlist, in: Rect(row: inner.bottom - height, column: inner.column, height: height,
+                width: inner.width), into: &canvas)
+            inner = Rect(row: inner.row, column: inner.column, height: inner.height - height, width: inner.width)
+        }
         let rows = roster.rows
         let missing = check?.missing ?? []
         defer {
@@ -59,6 +73,21 @@ public enum MembersPaneView {
                     maxWidth: inner.right - col - 1,
                     role: highlight ?? .dim)
             }
+        }
+    }
+
+    /// The watchlist: a heading, then each watched user with a dot (● online, ○ offline).
+    static func drawWatchlist(_ watchlist: Watchlist, in rect: Rect, into canvas: inout some Canvas) {
+        guard rect.height > 0 else { return }
+        canvas.draw("Watchlist \(watchlist.online.count)/\(watchlist.users.count) online", row: rect.row,
+            column: rect.column + 1, maxWidth: rect.width - 2, role: .label)
+        for (offset, id) in watchlist.users.prefix(rect.height - 1).enumerated() {
+            let online = watchlist.online.contains(id)
+            let r = rect.row + 1 + offset
+            let used = canvas.draw(online ? "● " : "○ ", row: r, column: rect.column + 1, maxWidth: 2,
+                role: online ? .stateConnected : .dim)
+            canvas.draw(id, row: r, column: rect.column + 1 + used, maxWidth: rect.width - 2 - used,
+                role: online ? Role.member(id) : .dim)
         }
     }
 }

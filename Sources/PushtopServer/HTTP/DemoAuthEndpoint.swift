@@ -3,7 +3,8 @@ import Hummingbird
 import PusherProtocol
 
 /// `POST /pusher/auth`: a development-only authorization endpoint that signs any private, presence or
-/// encrypted subscription, so a teammate can join a demo without knowing the secret.
+/// encrypted subscription, so a teammate can join a demo without knowing the secret; and
+/// `POST /pusher/user-auth`, which signs any user in (see `DemoAuthEndpoint+Users.swift`).
 ///
 /// It takes the form parameters pusher-js and pushtop send (`socket_id`, `channel_name`) and, for presence
 /// channels, the identity from `user_id` (or `name`) and optional `user_info` (a JSON object). JSON bodies
@@ -17,23 +18,33 @@ struct DemoAuthEndpoint: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.post("/pusher/auth") { request, _ in
             await respond { () async throws(APIFailure) -> Response in
-                var request = request
-                let buffer: ByteBuffer
-                do {
-                    buffer = try await request.collectBody(upTo: 64 * 1024)
-                } catch {
-                    throw APIFailure(status: 413, message: "Request body too large")
-                }
-                var parameters = PusherHTTPAPI.query(request)
-                let text = String(buffer: buffer)
-                if let json = JSONValue.parseIfJSON(text)?.objectValue {
-                    for (key, value) in json { parameters[key] = value.stringValue ?? value.jsonString }
-                } else {
-                    parameters.merge(FormParameters.parse(text)) { _, body in body }
-                }
-                return try authorize(parameters)
+                try authorize(try await Self.parameters(request))
             }
         }
+        router.post("/pusher/user-auth") { request, _ in
+            await respond { () async throws(APIFailure) -> Response in
+                try authenticateUser(try await Self.parameters(request))
+            }
+        }
+    }
+
+    /// The query, form and JSON body parameters of a request (the body wins).
+    static func parameters(_ request: Request) async throws(APIFailure) -> [String: String] {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: 64 * 1024)
+        } catch {
+            throw APIFailure(status: 413, message: "Request body too large")
+        }
+        var parameters = PusherHTTPAPI.query(request)
+        let text = String(buffer: buffer)
+        if let json = JSONValue.parseIfJSON(text)?.objectValue {
+            for (key, value) in json { parameters[key] = value.stringValue ?? value.jsonString }
+        } else {
+            parameters.merge(FormParameters.parse(text)) { _, body in body }
+        }
+        return parameters
     }
 
     /// Signs one subscription request.

@@ -3,7 +3,8 @@ import Hummingbird
 import PusherProtocol
 
 /// Pusher's HTTP API on the embedded server: `/apps/{app_id}/events`, `/batch_events`, `/channels`,
-/// `/channels/{name}` and `/channels/{name}/users`, each signed as Pusher requires.
+/// `/channels/{name}`, `/channels/{name}/users` and `/users/{id}/terminate_connections`, each signed as Pusher
+/// requires.
 struct PusherHTTPAPI: Sendable {
     let hub: PusherHub
     let app: AppCredentials
@@ -38,6 +39,7 @@ struct PusherHTTPAPI: Sendable {
                 return try await channelInfo(context.parameters.get("channel") ?? "", parameters: Self.query(request))
             }
         }
+        registerUserRoutes(on: router)
         router.get("/apps/:appID/channels/:channel/users") { request, context in
             await respond { () async throws(APIFailure) -> Response in
                 _ = try await checked(request, context)
@@ -53,8 +55,10 @@ struct PusherHTTPAPI: Sendable {
     }
 
     /// Checks the app id and the signature; returns the body.
-    private func checked(_ request: Request, _ context: BasicRequestContext) async throws(APIFailure) -> [UInt8] {
-        guard context.parameters.get("appID") == app.id else {
+    func checked(_ request: Request, _ context: BasicRequestContext, pathHasAppID: Bool = true)
+        async throws(APIFailure) -> [UInt8]
+    {
+        guard !pathHasAppID || context.parameters.get("appID") == app.id else {
             throw APIFailure(status: 404, message: "Unknown app id '\(context.parameters.get("appID") ?? "")'")
         }
         var request = request

@@ -8,6 +8,11 @@ extension PusherHub {
             throw .tooManyChannels(count: request.channels.count, limit: limits.maxChannelsPerTrigger)
         }
         for name in request.channels {
+            if let userID = UserIDs.ofServerToUserChannel(name) {
+                // send_to_user: events to one user's connections.
+                if let problem = UserIDs.problem(userID) { throw .invalidChannel(name: name, reason: problem) }
+                continue
+            }
             do {
                 try ChannelName.validate(name)
             } catch {

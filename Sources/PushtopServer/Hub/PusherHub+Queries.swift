@@ -3,7 +3,8 @@ import PusherProtocol
 extension PusherHub {
     /// Occupied channels whose name starts with `prefix`, sorted by name.
     public func channelSummaries(prefix: String = "") -> [ChannelSummary] {
-        channels.keys.filter { $0.hasPrefix(prefix) }.sorted().map { channelSummary($0) }
+        // Users' own channels (`#server-to-user-…`) are not channels an app lists.
+        channels.keys.filter { $0.hasPrefix(prefix) && !$0.hasPrefix("#") }.sorted().map { channelSummary($0) }
     }
 
     /// One channel's state; an unoccupied channel reports zero subscribers.

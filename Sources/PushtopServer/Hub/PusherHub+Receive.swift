@@ -24,6 +24,8 @@ extension PusherHub {
             break
         case PusherEventName.subscribe:
             subscribe(message, connection: id)
+        case PusherEventName.signin:
+            signIn(message, connection: id)
         case PusherEventName.unsubscribe:
             guard let channel = message.dataJSON?["channel"]?.stringValue ?? message.channel else {
                 send(ServerFrame.error(code: nil, message: "pusher:unsubscribe needs data.channel"), to: id)
@@ -72,6 +74,8 @@ extension PusherHub {
             return
         }
         let userID = record.presenceUserIDs[channel]
+        webhooks?.enqueue(.clientEvent(channel: channel, event: message.event, data: data, socketID: record.socketID,
+                                       userID: userID))
         let frame = ServerFrame.event(message.event, channel: channel, data: data, userID: userID)
         guard let subscribers = channels[channel]?.subscribers else { return }
         for (other, outbox) in subscribers where other != id {

@@ -13,10 +13,15 @@ extension PusherHub {
             self.send(ServerFrame.error(code: nil, message: why), to: id)
             self.send(ServerFrame.subscriptionError(channel: channel, type: type, message: why, status: status), to: id)
         }
-        do {
-            try ChannelName.validate(channel)
-        } catch {
-            return fail("InvalidChannel", "Invalid channel name '\(channel)': \(error.description)", 400)
+        let isUserChannel = channel.hasPrefix(PusherEventName.serverToUserPrefix)
+        if isUserChannel {
+            if let why = serverToUserRefusal(channel, connection: id) { return fail("AuthError", why, 403) }
+        } else {
+            do {
+                try ChannelName.validate(channel)
+            } catch {
+                return fail("InvalidChannel", "Invalid channel name '\(channel)': \(error.description)", 400)
+            }
         }
         if record.channels.contains(channel) {
             send(ServerFrame.error(code: nil, message: "Existing subscription to channel \(channel)"), to: id)
@@ -59,6 +64,7 @@ extension PusherHub {
             }
         }
 
+        let wasOccupied = channels[channel] != nil
         var channelRecord = channels[channel] ?? ChannelRecord()
         var isNewMember = false
         if let member {
@@ -79,6 +85,8 @@ extension PusherHub {
         channelRecord.subscribers[id] = record.outbox
         channels[channel] = channelRecord
         connections[id]?.channels.insert(channel)
+        if !wasOccupied, !isUserChannel { webhooks?.enqueue(.channelOccupied(channel: channel)) }
+        if let member, isNewMember { webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID)) }
 
         let presence: JSONValue? = member == nil ? Optional.none : channelRecord.presenceJSON
         send(ServerFrame.subscriptionSucceeded(channel: channel, presence: presence), to: id)
@@ -88,12 +96,13 @@ extension PusherHub {
                 deliver(frame, via: outbox, to: other)
             }
         }
-        if kind != .presence { announceSubscriptionCount(channel) }
+        if kind != .presence, !isUserChannel { announceSubscriptionCount(channel) }
         if ChannelNames.isCache(channel) {
             if let cached = cache[channel], ContinuousClock.now - cached.at < Self.cacheTTL {
                 send(ServerFrame.event(cached.name, channel: channel, data: cached.data), to: id)
             } else {
                 send(ServerFrame.cacheMiss(channel: channel), to: id)
+                webhooks?.enqueue(.cacheMiss(channel: channel))
             }
         }
     }
@@ -145,8 +154,12 @@ extension PusherHub {
                 record.members[userID] = member
             }
         }
+        if let departed { webhooks?.enqueue(.memberRemoved(channel: channel, userID: departed)) }
         if record.subscribers.isEmpty {
             channels[channel] = nil
+            if !channel.hasPrefix(PusherEventName.serverToUserPrefix) {
+                webhooks?.enqueue(.channelVacated(channel: channel))
+            }
             return
         }
         channels[channel] = record

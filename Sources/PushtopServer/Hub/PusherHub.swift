@@ -27,6 +27,10 @@ public actor PusherHub {
     var cache: [String: CachedEvent] = [:]
     var nextConnectionID = 0
     var isShutDown = false
+    /// Signed-in users and watchlists.
+    var users = UserDirectory()
+    /// Posts webhooks when URLs are configured.
+    public nonisolated let webhooks: WebhookDispatcher?
 
     /// How long a cache channel remembers its last event (Pusher: 30 minutes).
     static let cacheTTL: Duration = .seconds(30 * 60)
@@ -39,6 +43,8 @@ public actor PusherHub {
         pongTimeout = .milliseconds(Int64(configuration.pongTimeout * 1000))
         subscriptionCountEvents = configuration.subscriptionCountEvents
         self.logger = logger
+        webhooks = configuration.webhooks.urls.isEmpty
+            ? nil : WebhookDispatcher(configuration: configuration.webhooks, app: configuration.app, logger: logger)
     }
 
     /// The number of open connections.
@@ -104,6 +110,7 @@ public actor PusherHub {
         for channel in record.channels {
             leave(channel: channel, connection: id)
         }
+        signOut(id)
         connections[id] = nil
         connectionsBySocketID[record.socketID] = nil
         record.outbox.finish()
@@ -168,5 +175,6 @@ public actor PusherHub {
         for id in Array(connections.keys) {
             close(id, code: code, reason: reason)
         }
+        webhooks?.finish()
     }
 }

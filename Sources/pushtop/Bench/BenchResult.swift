@@ -16,7 +16,7 @@ struct BenchResult {
     /// Delivery latency in microseconds, HTTP trigger to consumer.
     var latency: Histogram<UInt64>
 
-    var deliveryRatio: Double { expected == 0 ? 0 : Double(received) / Double(expected) }
+    var deliveryRatio: Double { expected == 0 ? 1 : Double(received) / Double(expected) }
     var throughput: Double { elapsed > 0 ? Double(received) / elapsed : 0 }
 
     private func ms(_ percentile: Double) -> Double {

@@ -23,7 +23,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .customLong("api-port"), help: "HTTP API port (default: the WebSocket port).") var apiPort: Int?
     @Flag(name: .customLong("no-tls"), help: "Plain ws:// and http://.") var noTLS = false
     @Option(help: "Events published per second.") var rate: Int = 1000
-    @Option(help: "Subscriber connections.") var subscribers: Int = 10
+    @Option(help: "Subscriber connections (0: only publish, e.g. to feed other consumers of the channel).") var subscribers: Int = 10
     @Option(help: "Seconds to publish for.") var duration: Double = 10
     @Option(help: "Channel to publish on.") var channel: String = "bench"
     @Option(name: .customLong("payload-bytes"), help: "Approximate size of each event's data.") var payloadBytes: Int = 100
@@ -31,7 +31,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         guard rate > 0 else { throw ValidationError("--rate must be at least 1") }
-        guard subscribers > 0 else { throw ValidationError("--subscribers must be at least 1") }
+        guard subscribers >= 0 else { throw ValidationError("--subscribers must be 0 or more") }
         guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be a positive number of seconds") }
         do { try ChannelName.validate(channel) } catch { throw ValidationError("--channel: \(error)") }
         if key != nil && (secret == nil || appID == nil) {

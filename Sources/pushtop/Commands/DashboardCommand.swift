@@ -54,7 +54,7 @@ struct DashboardCommand: AsyncParsableCommand {
             ?? profile.secret
         let status = try await DashboardLauncher.run(
             client: client, channels: channels + (profile.channels ?? []),
-            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, record: record,
+            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.signIn, record: record,
             credentials: secret.map { KnownCredentials(key: options.key, secret: $0,
                 appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 }) })
         if status != 0 { throw ExitCode(status) }

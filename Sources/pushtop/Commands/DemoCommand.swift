@@ -44,7 +44,10 @@ struct DemoCommand: AsyncParsableCommand {
             authorizer: EndpointAuthorizer(
                 url: server.authEndpointURL ?? "\(server.httpURL)/pusher/auth",
                 parameters: [("user_id", me), ("user_info", info.jsonString)]),
-            clientVersion: PushtopVersion.string))
+            clientVersion: PushtopVersion.string,
+            userAuthenticator: EndpointUserAuthenticator(
+                url: server.userAuthEndpointURL ?? "\(server.httpURL)/pusher/user-auth",
+                parameters: [("user_id", me), ("user_info", info.jsonString)])))
         let status: Int32
         do {
             status = try await DashboardLauncher.run(

@@ -11,12 +11,18 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run a local Pusher-protocol server (WebSocket + HTTP API on one port).",
         discussion: """
             Serves one app on ws://HOST:PORT/app/KEY and its HTTP API on http://HOST:PORT/apps/ID/...
-            POST /pusher/auth signs any private or presence subscription (development only: it authorizes
-            everybody; turn it off with --no-auth-endpoint). Stops cleanly on Ctrl-C or SIGTERM.
+            POST /pusher/auth signs any private or presence subscription and POST /pusher/user-auth signs any
+            user in (development only: they authorize everybody; turn both off with --no-auth-endpoint).
+            --webhook URL posts Pusher's signed webhook batches (channel_occupied, channel_vacated,
+            member_added, member_removed, client_event, cache_miss) to URL, retrying failures with back-off.
+            Stops cleanly on Ctrl-C or SIGTERM.
             """
     )
 
     @OptionGroup var server: ServerOptions
+
+    @Option(name: .customLong("webhook"), help: ArgumentHelp("Post Pusher webhooks to this http(s) URL (repeatable).", valueName: "URL"))
+    var webhooks: [String] = []
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel: String = "info"
@@ -24,6 +30,13 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        for url in webhooks {
+            guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme),
+                parsed.host?.isEmpty == false
+            else {
+                throw ValidationError("--webhook '\(url)' is not an http(s) URL")
+            }
         }
     }
 
@@ -37,7 +50,9 @@ struct ServeCommand: AsyncParsableCommand {
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
         let embedded: EmbeddedServer
         do {
-            embedded = try await EmbeddedServer.start(server.configuration())
+            var configuration = server.configuration()
+            configuration.webhooks.urls = webhooks
+            embedded = try await EmbeddedServer.start(configuration)
         } catch {
             FileHandle.standardError.write(Data("pushtop serve: \(error)\n".utf8))
             throw ExitCode.failure
@@ -48,6 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let auth = embedded.authEndpointURL {
             lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port) --no-tls --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(config.simulate ? " " + [config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel, config.simulator.presenceChannel].joined(separator: " ") : "")")
         }
+        for url in webhooks { lines.append("  webhooks to: \(url)") }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 

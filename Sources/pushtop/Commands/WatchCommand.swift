@@ -10,9 +10,11 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Print channel events as JSON lines (headless, for scripts and tests).",
         discussion: """
             Lines: state, connecting_in, subscribed, subscription_error, unsubscribed, event, member_added, \
-            member_removed, subscription_count, error, decryption_error. With --stdin, each input line is a \
+            member_removed, subscription_count, error, decryption_error; with --sign-in also signin, \
+            signin_error, signout, user_event, watchlist. With --stdin, each input line is a \
             command: {"action":"subscribe","channel":"x"}, unsubscribe, trigger (channel, event, data), \
-            connect, disconnect. Exit 0 on SIGINT/SIGTERM or end of stdin, 1 when refused or out of retries.
+            connect, disconnect, signin, signout. Exit 0 on SIGINT/SIGTERM or end of stdin, 1 when refused or \
+            out of retries.
             """
     )
 
@@ -35,8 +37,8 @@ struct WatchCommand: AsyncParsableCommand {
                 throw ValidationError("channel '\(channel)': \(error)")
             }
         }
-        if channels.isEmpty && !readStdin && connection.profile == nil {
-            throw ValidationError("name at least one channel (or use --stdin to subscribe later)")
+        if channels.isEmpty && !readStdin && connection.profile == nil && !connection.signIn {
+            throw ValidationError("name at least one channel (or use --stdin to subscribe later, or --sign-in)")
         }
     }
 
@@ -87,6 +89,7 @@ struct WatchCommand: AsyncParsableCommand {
         }
 
         for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
+        if connection.signIn { try await client.signIn() }
         await client.connect()
 
         let signals = SignalWatcher.terminationSignals()
@@ -132,6 +135,10 @@ struct WatchCommand: AsyncParsableCommand {
                 await client.disconnect()
             case .connect:
                 await client.connect()
+            case .signIn:
+                try await client.signIn()
+            case .signOut:
+                await client.signOut()
             }
         } catch {
             StandardStreams.writeOut(WatchLine.error(code: nil, message: String(describing: error)) + "\n")

@@ -32,4 +32,12 @@ struct ClientDashboardBackend: DashboardBackend {
     func disconnect() async {
         await client.disconnect()
     }
+
+    func signIn() async throws {
+        try await client.signIn()
+    }
+
+    func signOut() async {
+        await client.signOut()
+    }
 }

@@ -6,7 +6,7 @@ import PushtopDashboard
 /// Runs the dashboard on a client: subscribes, connects, hands the client's event batches to the curses
 /// loop, and disconnects when it ends.
 enum DashboardLauncher {
-    static func run(client: PusherClient, channels: [String], theme: String?, record: String? = nil,
+    static func run(client: PusherClient, channels: [String], theme: String?, signIn: Bool = false, record: String? = nil,
         credentials: KnownCredentials? = nil) async throws -> Int32
     {
         // The HTTP API is on the WebSocket host for Pusher-compatible servers, api-CLUSTER.pusher.com for Pusher.
@@ -38,6 +38,7 @@ enum DashboardLauncher {
         // Until then the wire inspector says "this connection has no frame tap" and event details show a rebuilt frame.
         let frames: AsyncStream<FrameBatch>? = nil
         for channel in channels { try await client.subscribe(channel) }
+        if signIn { try await client.signIn() }
         await client.connect()
         // The connection pane shows the ping round-trip time, also on a busy connection that never idles.
         let pinger = Task {

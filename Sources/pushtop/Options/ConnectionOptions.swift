@@ -40,6 +40,15 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("user-info"), help: "Presence user info (JSON) when signing locally.")
     var userInfo: String?
 
+    @Option(name: .customLong("user-auth-endpoint"), help: ArgumentHelp("User authentication endpoint for signing in (POST form socket_id; pusher-js's default path is /pusher/user-auth).", valueName: "URL"))
+    var userAuthEndpoint: String?
+
+    @Flag(name: .customLong("sign-in"), help: "Sign the user in (pusher.signin()) on every connection: through --user-auth-endpoint, or locally with --secret as --user-id.")
+    var signIn = false
+
+    @Option(name: .customLong("watchlist"), help: ArgumentHelp("User ids the signed-in user watches (comma-separated) when signing locally; sent as watchlist to a user auth endpoint.", valueName: "IDS"))
+    var watchlist: String?
+
     @Option(help: "Idle seconds before the client pings (default: the server's value).")
     var activityTimeout: Double?
 
@@ -89,6 +98,18 @@ struct ConnectionOptions: ParsableArguments {
         if let authEndpoint, URL(string: authEndpoint)?.scheme?.hasPrefix("http") != true {
             throw ValidationError("--auth-endpoint '\(authEndpoint)' is not an http(s) URL")
         }
+        if let userAuthEndpoint, URL(string: userAuthEndpoint)?.scheme?.hasPrefix("http") != true {
+            throw ValidationError("--user-auth-endpoint '\(userAuthEndpoint)' is not an http(s) URL")
+        }
+        for id in watchlistIDs where !ChannelName.isValid(id) {
+            throw ValidationError("--watchlist: '\(id)' is not a user id (A-Z a-z 0-9 _ - = @ , . ;)")
+        }
+    }
+
+    /// The ids of `--watchlist`.
+    var watchlistIDs: [String] {
+        (watchlist ?? "").split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     static func splitHeader(_ text: String) -> (name: String, value: String)? {
@@ -163,7 +184,8 @@ struct ConnectionOptions: ParsableArguments {
             useTLS: useTLS, activityTimeout: activityTimeout ?? profile.activityTimeout,
             pongTimeout: pongTimeout ?? profile.pongTimeout ?? 30, reconnect: policy)
         let secret = self.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret
-        let userID = self.userID ?? profile.userID
+        // One identity for presence channels and sign-in alike.
+        let userID = self.userID ?? profile.userID ?? (secret != nil ? "user-\(UInt32.random(in: 1000...999_999))" : nil)
         let userInfo = self.userInfo.flatMap(JSONValue.parseIfJSON) ?? profile.userInfo
         var authorizer: (any Authorizer)?
         if let endpoint = authEndpoint ?? env("PUSHER_AUTH_ENDPOINT") ?? profile.authEndpoint {
@@ -176,12 +198,30 @@ struct ConnectionOptions: ParsableArguments {
             headers += authHeaders.compactMap(Self.splitHeader)
             authorizer = EndpointAuthorizer(url: endpoint, headers: headers, parameters: parameters)
         } else if let secret {
-            authorizer = SecretAuthorizer(
-                key: key, secret: secret, userID: userID ?? "user-\(UInt32.random(in: 1000...999_999))",
-                userInfo: userInfo)
+            authorizer = SecretAuthorizer(key: key, secret: secret, userID: userID ?? "user", userInfo: userInfo)
+        }
+        var userAuthenticator: (any UserAuthenticator)?
+        if let endpoint = userAuthEndpoint {
+            // The same extra headers and parameters as channel authorization, plus the identity for development
+            // endpoints (pushtop serve's /pusher/user-auth reads user_id, user_info and watchlist).
+            var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            parameters += authParams.compactMap(Self.splitParam)
+            if let userID { parameters.append(("user_id", userID)) }
+            if let userInfo { parameters.append(("user_info", userInfo.jsonString)) }
+            if watchlist != nil { parameters.append(("watchlist", watchlistIDs.joined(separator: ","))) }
+            var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            headers += authHeaders.compactMap(Self.splitHeader)
+            userAuthenticator = EndpointUserAuthenticator(url: endpoint, headers: headers, parameters: parameters)
+        } else if let secret {
+            userAuthenticator = SecretUserAuthenticator(
+                key: key, secret: secret, userID: userID ?? "user", userInfo: userInfo, watchlist: watchlistIDs)
+        }
+        if signIn, userAuthenticator == nil {
+            throw ValidationError("--sign-in needs --user-auth-endpoint URL, or --secret to sign locally")
         }
         return PusherClientOptions(
             key: key, cluster: cluster ?? env("PUSHER_CLUSTER") ?? profile.cluster ?? "mt1", host: host, port: port,
-            connection: connection, authorizer: authorizer, clientVersion: PushtopVersion.string)
+            connection: connection, authorizer: authorizer, clientVersion: PushtopVersion.string,
+            userAuthenticator: userAuthenticator)
     }
 }

@@ -7,6 +7,8 @@ enum WatchCommandLine: Equatable {
     case trigger(channel: String, event: String, data: JSONValue)
     case disconnect
     case connect
+    case signIn
+    case signOut
 
     struct ParseError: Error, Equatable, CustomStringConvertible {
         var description: String
@@ -40,8 +42,10 @@ enum WatchCommandLine: Equatable {
             return .trigger(channel: c, event: event, data: fields["data"] ?? .object([:]))
         case "disconnect": return .disconnect
         case "connect": return .connect
+        case "signin": return .signIn
+        case "signout": return .signOut
         default:
-            throw ParseError(description: "unknown action \"\(action)\" (subscribe, unsubscribe, trigger, connect, disconnect)")
+            throw ParseError(description: "unknown action \"\(action)\" (subscribe, unsubscribe, trigger, connect, disconnect, signin, signout)")
         }
     }
 

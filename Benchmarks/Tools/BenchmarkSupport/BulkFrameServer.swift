@@ -6,8 +6,9 @@ import NIOPosix
 /// A minimal WebSocket server for benchmarks: after the handshake it sends `connection_established`, then
 /// `count` pre-encoded copies of one Pusher event frame, written in large chunks, so that the generator is
 /// never the bottleneck. Not a Pusher server: it ignores whatever the client sends.
-final class BulkFrameServer: Sendable {
-    let port: Int
+public final class BulkFrameServer: Sendable {
+    /// The loopback port it listens on.
+    public let port: Int
     private let channel: any Channel
 
     private init(channel: any Channel) {
@@ -15,7 +16,8 @@ final class BulkFrameServer: Sendable {
         self.port = channel.localAddress?.port ?? 0
     }
 
-    static func start(frame: String, count: Int) async throws -> BulkFrameServer {
+    /// Listens on an ephemeral loopback port; every connection gets `count` copies of `frame`.
+    public static func start(frame: String, count: Int) async throws -> BulkFrameServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -27,11 +29,13 @@ final class BulkFrameServer: Sendable {
         return BulkFrameServer(channel: channel)
     }
 
-    func stop() async {
+    /// Stops listening.
+    public func stop() async {
         try? await channel.close()
     }
 
-    static func encodeTextFrame(_ text: String, into buffer: inout ByteBuffer) {
+    /// Appends `text` as one unmasked WebSocket text frame.
+    public static func encodeTextFrame(_ text: String, into buffer: inout ByteBuffer) {
         let payload = Array(text.utf8)
         buffer.writeInteger(UInt8(0x81))
         if payload.count < 126 {

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import Synchronization
 
@@ -11,7 +12,7 @@ enum WatchThroughput {
     }
 
     static func run(binary: String, count: Int) async throws -> String {
-        let server = try await BulkFrameServer.start(frame: Benchmarks.frame, count: count)
+        let server = try await BulkFrameServer.start(frame: SampleFrames.event, count: count)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["watch", "--key", "bench", "--host", "127.0.0.1", "--port", String(server.port), "--no-tls", "ticker"]
@@ -62,6 +63,6 @@ enum WatchThroughput {
         let seconds = Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
         let events = max(0, progress.lines.load(ordering: .relaxed) - 2)
         let note = events < count ? ", \(count - events) of \(count) not printed (watch reported drops)" : ""
-        return "pushtop watch -> pipe                \(Benchmarks.rate(events, seconds))\(note)"
+        return "pushtop watch -> pipe                \(Loopback.rate(events, seconds))\(note)"
     }
 }

@@ -1,0 +1,40 @@
+import BenchmarkSupport
+import Foundation
+import PusherChannels
+
+// Load tools (release build): whole-system rates that package-benchmark's per-operation figures do not show.
+//   pushtop-benchmarks loopback [--n N]        bulk frames over loopback into one PusherClient batch consumer
+//   pushtop-benchmarks watch-pipe [--n N] [--bin .build/release/pushtop]   pushtop watch, stdout read and discarded
+//   pushtop-benchmarks idle --port P --n 10000 [--hold S]   idle connections to a running `pushtop serve`
+//   pushtop-benchmarks decode|watch-line [--n N]   N operations and nothing else, for instruction counts:
+//       valgrind --tool=callgrind .build/release/pushtop-benchmarks decode --n 100000   (then / N, less --n 0)
+// The per-operation micro-benchmarks live in Benchmarks/HotPaths (`swift package benchmark`).
+let args = CommandLine.arguments.dropFirst()
+let which = args.first { !$0.hasPrefix("--") } ?? "loopback"
+func value(_ flag: String) -> String? {
+    args.firstIndex(of: flag).flatMap { args.index(after: $0) < args.endIndex ? args[args.index(after: $0)] : nil }
+}
+let n = value("--n").flatMap(Int.init) ?? 1_000_000
+
+switch which {
+case "loopback":
+    print(try await Loopback.delivery(n))
+case "watch-pipe":
+    print(try await WatchThroughput.run(binary: value("--bin") ?? ".build/release/pushtop", count: n))
+case "idle":
+    let port = Int(value("--port") ?? "6001") ?? 6001
+    let hold = Double(value("--hold") ?? "5") ?? 5
+    print(try await IdleConnections.run(port: port, count: n, hold: hold))
+case "decode":
+    var sink = 0
+    for _ in 0..<n { sink &+= (try? PusherMessage(decoding: SampleFrames.event))?.event.utf8.count ?? 0 }
+    print("decoded \(n) frames (\(sink))")
+case "watch-line":
+    let event = ClientEvent.event(ChannelEvent(channel: "ticker", name: "price-update", dataText: SampleFrames.eventData))
+    var bytes = 0
+    for _ in 0..<n { bytes &+= WatchLine.encode(event)?.utf8.count ?? 0 }
+    print("encoded \(n) lines (\(bytes) bytes)")
+default:
+    FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle [--n N] ...\n".utf8))
+    exit(64)
+}

@@ -1,0 +1,30 @@
+import Hummingbird
+import PusherProtocol
+
+extension PusherHTTPAPI {
+    /// `POST /apps/{app_id}/users/{user_id}/terminate_connections` (the server SDKs'
+    /// `terminate_user_connections`): closes every connection signed in as the user; answers `{}`.
+    ///
+    /// The same request without the `/apps/{app_id}` prefix is accepted too (signed for that path): the official
+    /// Python SDK (`pusher` 3.3) sends it there.
+    func registerUserRoutes(on router: Router<BasicRequestContext>) {
+        router.post("/apps/:appID/users/:userID/terminate_connections") { request, context in
+            await respond { () async throws(APIFailure) -> Response in
+                _ = try await checked(request, context)
+                return try await terminate(context.parameters.get("userID") ?? "")
+            }
+        }
+        router.post("/users/:userID/terminate_connections") { request, context in
+            await respond { () async throws(APIFailure) -> Response in
+                _ = try await checked(request, context, pathHasAppID: false)
+                return try await terminate(context.parameters.get("userID") ?? "")
+            }
+        }
+    }
+
+    private func terminate(_ userID: String) async throws(APIFailure) -> Response {
+        if let problem = UserIDs.problem(userID) { throw .badRequest("Invalid user id '\(userID)': \(problem)") }
+        await hub.terminateConnections(ofUser: userID)
+        return .json("{}")
+    }
+}

@@ -1,0 +1,99 @@
+import PusherProtocol
+
+extension PusherHub {
+    /// Handles `pusher:signin`: verifies `auth` (HMAC-SHA256 of `socket_id::user::user_data`) and `user_data`
+    /// (a JSON object with a string `id`), answers `pusher:signin_success`, and tells the watchers of a user that
+    /// came online. A refused sign-in gets `pusher:error` 4009 and the connection is closed with 4009, as Pusher
+    /// does.
+    func signIn(_ message: PusherMessage, connection id: ConnectionID) {
+        guard let record = connections[id] else { return }
+        let refuse = { (why: String) in
+            self.logger.info("refused a sign-in", metadata: ["connection": "\(id)", "reason": "\(why)"])
+            self.send(ServerFrame.error(code: 4009, message: "Connection not authorized: \(why)"), to: id)
+            self.close(id, code: 4009, reason: "Connection not authorized")
+        }
+        guard let data = message.dataJSON?.objectValue else { return refuse("pusher:signin needs data with auth and user_data") }
+        guard let auth = data["auth"]?.stringValue, !auth.isEmpty else { return refuse("pusher:signin has no auth") }
+        guard let userData = data["user_data"]?.stringValue else {
+            return refuse("pusher:signin has no user_data string")
+        }
+        let parts = auth.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2 else { return refuse("auth should be of format 'key:signature'") }
+        guard String(parts[0]) == app.key else { return refuse("invalid key '\(parts[0])' in auth") }
+        guard UserAuthSignature.verify(
+            auth: auth, key: app.key, secret: app.secret, socketID: record.socketID, userData: userData)
+        else {
+            let signed = UserAuthSignature.stringToSign(socketID: record.socketID, userData: userData)
+            return refuse("invalid signature: expected HMAC SHA256 hex digest of \(signed), but got \(parts[1])")
+        }
+        let user: SignedInUser
+        do {
+            user = try SignedInUser(userData: userData)
+        } catch {
+            return refuse(error.description)
+        }
+        if let problem = UserIDs.problem(user.id) { return refuse(problem) }
+        if let current = users.userOf[id] {
+            send(ServerFrame.error(code: nil, message: "Connection is already signed in as \(current)"), to: id)
+            return
+        }
+        let cameOnline = users.signIn(id, as: user.id, watching: user.watchlist)
+        send(ServerFrame.event(PusherEventName.signinSuccess, channel: nil,
+                               data: JSONValue.object(["user_data": .string(userData)]).jsonString), to: id)
+        logger.debug("signed in", metadata: ["connection": "\(id)", "user_id": "\(user.id)"])
+        let online = user.watchlist.filter { users.isOnline($0) }
+        if !online.isEmpty {
+            send(Self.watchlistFrame([WatchlistChange(status: .online, userIDs: online)]), to: id)
+        }
+        if cameOnline { notifyWatchers(of: user.id, status: .online, except: id) }
+    }
+
+    /// Forgets the sign-in of a connection that is going away; its user's watchers hear it went offline when
+    /// it was the user's last connection.
+    func signOut(_ id: ConnectionID) {
+        guard let wentOffline = users.remove(id) else { return }
+        notifyWatchers(of: wentOffline, status: .offline, except: id)
+    }
+
+    /// Why a connection may not subscribe to `#server-to-user-{id}`, or `nil` when it may (it is signed in as
+    /// that user).
+    func serverToUserRefusal(_ channel: String, connection id: ConnectionID) -> String? {
+        guard let userID = UserIDs.ofServerToUserChannel(channel) else { return "not a user channel" }
+        guard let signedIn = users.userOf[id] else {
+            return "Subscription to \(channel) needs a signed-in connection (pusher:signin first)"
+        }
+        guard signedIn == userID else {
+            return "Connection is signed in as \(signedIn); it cannot subscribe to \(channel)"
+        }
+        return nil
+    }
+
+    /// Closes every connection signed in as `userID` (`POST /users/{id}/terminate_connections`): each gets
+    /// `pusher:error` 4009 and a close with 4009, so clients do not reconnect on their own. Returns how many.
+    @discardableResult
+    public func terminateConnections(ofUser userID: String) -> Int {
+        let ids = users.connectionsOf[userID] ?? []
+        for id in ids {
+            send(ServerFrame.error(code: 4009, message: "Connection terminated by the app"), to: id)
+            close(id, code: 4009, reason: "Connection terminated by the app")
+        }
+        if !ids.isEmpty { logger.info("terminated connections", metadata: ["user_id": "\(userID)", "count": "\(ids.count)"]) }
+        return ids.count
+    }
+
+    /// The users signed in now, sorted (for tests and diagnostics).
+    public func signedInUsers() -> [String] {
+        users.connectionsOf.keys.sorted()
+    }
+
+    private func notifyWatchers(of userID: String, status: WatchlistChange.Status, except: ConnectionID) {
+        guard let watching = users.watchers[userID], !watching.isEmpty else { return }
+        let frame = Self.watchlistFrame([WatchlistChange(status: status, userIDs: [userID])])
+        for watcher in watching where watcher != except { send(frame, to: watcher) }
+    }
+
+    static func watchlistFrame(_ changes: [WatchlistChange]) -> OutboundFrame {
+        ServerFrame.event(PusherEventName.watchlistEvents, channel: nil,
+                          data: WatchlistChange.watchlistData(changes).jsonString)
+    }
+}

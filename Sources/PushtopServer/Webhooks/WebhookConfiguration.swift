@@ -1,0 +1,34 @@
+/// Where the server posts webhooks and how hard it tries.
+public struct WebhookConfiguration: Sendable, Hashable {
+    /// The URLs that receive every batch (`serve --webhook URL`, repeatable).
+    public var urls: [String]
+    /// Tries per batch before it is dropped (and logged).
+    public var maxAttempts: Int
+    /// Seconds after the first try within which retries are made (Pusher retries for 5 minutes).
+    public var retryFor: Double
+    /// Seconds before the first retry; each retry waits twice as long, up to ``maxBackoff``.
+    public var initialBackoff: Double
+    public var maxBackoff: Double
+    /// Seconds events are gathered into one batch after the first arrives.
+    public var batchWindow: Double
+    /// Events in one request at most.
+    public var maxBatchSize: Int
+    /// Events waiting per URL before the oldest are dropped (a receiver that is down must not grow memory).
+    public var maxQueuedEvents: Int
+    /// Seconds to wait for a receiver's answer (Pusher expects a 2xx within 4 seconds).
+    public var timeout: Double
+
+    public init(urls: [String] = [], maxAttempts: Int = 20, retryFor: Double = 300, initialBackoff: Double = 1,
+                maxBackoff: Double = 60, batchWindow: Double = 0.05, maxBatchSize: Int = 100,
+                maxQueuedEvents: Int = 10_000, timeout: Double = 4) {
+        self.urls = urls
+        self.maxAttempts = maxAttempts
+        self.retryFor = retryFor
+        self.initialBackoff = initialBackoff
+        self.maxBackoff = maxBackoff
+        self.batchWindow = batchWindow
+        self.maxBatchSize = maxBatchSize
+        self.maxQueuedEvents = maxQueuedEvents
+        self.timeout = timeout
+    }
+}

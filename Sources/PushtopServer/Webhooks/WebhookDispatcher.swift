@@ -1,0 +1,158 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import PusherProtocol
+
+/// Posts Pusher webhooks: batches of events as `{"time_ms":…, "events":[…]}`, signed with `X-Pusher-Key` and
+/// `X-Pusher-Signature` (hex HMAC-SHA256 of the body keyed with the app secret), to every configured URL.
+///
+/// - Important: ``enqueue(_:)`` never waits: each URL has its own bounded queue and its own sender task, so a
+///   slow or failing receiver delays only its own webhooks, never the hub's deliveries or the other URLs.
+///   A failed request is retried with exponential back-off, a bounded number of times.
+public final class WebhookDispatcher: Sendable {
+    private let senders: [Sender]
+
+    public init(configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
+                logger: Logger) {
+        senders = configuration.urls.map {
+            Sender(url: $0, configuration: configuration, app: app, client: client, logger: logger)
+        }
+    }
+
+    /// Queues an event for every URL.
+    public func enqueue(_ event: WebhookEvent) {
+        for sender in senders { sender.enqueue(event) }
+    }
+
+    /// Stops taking events; batches already queued are still sent (with their retries).
+    public func finish() {
+        for sender in senders { sender.finish() }
+    }
+
+    /// Waits until every queue is empty and no request is in flight, or the task is cancelled (for tests and
+    /// orderly shutdown).
+    public func drained() async {
+        for sender in senders { await sender.drained() }
+    }
+
+    /// One receiving URL: a locked queue, a doorbell, and the task that sends.
+    final class Sender: Sendable {
+        private struct Queue {
+            var events: [WebhookEvent] = []
+            var dropped = 0
+            var busy = false
+        }
+
+        private let url: String
+        private let configuration: WebhookConfiguration
+        private let app: AppCredentials
+        private let client: HTTPClient
+        private let logger: Logger
+        private let queue = NIOLockedValueBox(Queue())
+        private let doorbell: AsyncStream<Void>.Continuation
+        private let task: Task<Void, Never>
+
+        init(url: String, configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient,
+             logger: Logger) {
+            self.url = url
+            self.configuration = configuration
+            self.app = app
+            self.client = client
+            self.logger = logger
+            let (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            self.doorbell = doorbell
+            let queue = self.queue
+            task = Task { [configuration, url, app, client, logger] in
+                for await _ in rings {
+                    if configuration.batchWindow > 0 {
+                        try? await Task.sleep(for: .milliseconds(Int64(configuration.batchWindow * 1000)))
+                    }
+                    while true {
+                        let (batch, dropped) = queue.withLockedValue { q -> ([WebhookEvent], Int) in
+                            let batch = Array(q.events.prefix(configuration.maxBatchSize))
+                            q.events.removeFirst(batch.count)
+                            let dropped = q.dropped
+                            q.dropped = 0
+                            q.busy = !batch.isEmpty
+                            return (batch, dropped)
+                        }
+                        if dropped > 0 {
+                            logger.warning("dropped webhook events: the receiver is too slow or down",
+                                           metadata: ["url": "\(url)", "dropped": "\(dropped)"])
+                        }
+                        if batch.isEmpty { break }
+                        await Self.post(batch, to: url, configuration: configuration, app: app, client: client,
+                                        logger: logger)
+                    }
+                }
+            }
+        }
+
+        deinit { task.cancel() }
+
+        func enqueue(_ event: WebhookEvent) {
+            queue.withLockedValue { q in
+                q.events.append(event)
+                if q.events.count > configuration.maxQueuedEvents {
+                    q.events.removeFirst()
+                    q.dropped += 1
+                }
+            }
+            doorbell.yield()
+        }
+
+        func finish() {
+            doorbell.finish()
+        }
+
+        func drained() async {
+            while !Task.isCancelled, queue.withLockedValue({ !$0.events.isEmpty || $0.busy }) {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
+        /// Sends one batch, retrying with exponential back-off; gives up (and logs) after the last attempt.
+        private static func post(_ batch: [WebhookEvent], to url: String, configuration: WebhookConfiguration,
+                                 app: AppCredentials, client: HTTPClient, logger: Logger) async {
+            var delay = configuration.initialBackoff
+            let started = ContinuousClock.now
+            for attempt in 1...max(1, configuration.maxAttempts) {
+                // Each try is signed anew: receivers reject bodies whose time_ms is too old.
+                let body = WebhookEvent.body(batch, timeMS: Int(Date().timeIntervalSince1970 * 1000))
+                var request = HTTPClientRequest(url: url)
+                request.method = .POST
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.headers.add(name: "X-Pusher-Key", value: app.key)
+                request.headers.add(name: "X-Pusher-Signature",
+                                    value: ChannelAuthSignature.hmacHex(secret: app.secret, message: body))
+                request.body = .bytes(ByteBuffer(string: body))
+                let outcome: String
+                do {
+                    let response = try await client.execute(
+                        request, timeout: .milliseconds(Int64(configuration.timeout * 1000)))
+                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    if (200..<300).contains(Int(response.status.code)) { return }
+                    outcome = "HTTP \(response.status.code)"
+                } catch {
+                    outcome = String(describing: error)
+                }
+                let elapsed = ContinuousClock.now - started
+                guard attempt < configuration.maxAttempts, !Task.isCancelled,
+                    elapsed + .milliseconds(Int64(delay * 1000)) <= .milliseconds(Int64(configuration.retryFor * 1000))
+                else {
+                    logger.error("gave up on a webhook batch", metadata: [
+                        "url": "\(url)", "events": "\(batch.count)", "attempts": "\(attempt)", "last": "\(outcome)",
+                    ])
+                    return
+                }
+                logger.warning("webhook failed; retrying", metadata: [
+                    "url": "\(url)", "attempt": "\(attempt)", "in": "\(delay)s", "reason": "\(outcome)",
+                ])
+                try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+                delay = min(configuration.maxBackoff, delay * 2)
+            }
+        }
+    }
+}

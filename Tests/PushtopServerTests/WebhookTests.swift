@@ -1,0 +1,142 @@
+import Foundation
+import PusherChannels
+import PusherProtocol
+import PushtopServer
+import PushtopTestSupport
+import Testing
+
+@Suite("Webhooks")
+struct WebhookTests {
+    /// Every event name received so far, in order.
+    static func names(_ receiver: WebhookReceiver) -> [String] {
+        receiver.accepted.flatMap { $0.events.compactMap { $0["name"]?.stringValue } }
+    }
+
+    @Test func channelMemberClientAndCacheEventsArriveSigned() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) { server in
+            let (a, aID) = try await TestSocket.established(server.url())
+            let (b, bID) = try await TestSocket.established(server.url())
+            let dataA = #"{"user_id":"ann"}"#
+            let dataB = #"{"user_id":"ben"}"#
+            try await a.subscribe("presence-room", auth: server.auth(socketID: aID, channel: "presence-room", channelData: dataA),
+                                  channelData: dataA)
+            _ = try await a.next(PusherEventName.subscriptionSucceeded)
+            try await b.subscribe("presence-room", auth: server.auth(socketID: bID, channel: "presence-room", channelData: dataB),
+                                  channelData: dataB)
+            _ = try await b.next(PusherEventName.subscriptionSucceeded)
+            try await b.send(PusherMessage(event: "client-typing", channel: "presence-room", data: ["on": true]))
+            _ = try await a.next("client-typing")
+            await b.close()
+            try await eventually("ben to leave") { await server.hub.users(in: "presence-room") == ["ann"] }
+            await a.close()
+            let (c, _) = try await TestSocket.established(server.url())
+            try await c.subscribe("cache-prices")
+            _ = try await c.next(PusherEventName.cacheMiss)
+            await c.close()
+
+            try await eventually("every webhook", timeout: 10) {
+                Self.names(receiver).filter { $0 == "channel_vacated" }.count == 2
+            }
+            #expect(Self.names(receiver) == [
+                "channel_occupied", "member_added", "member_added", "client_event", "member_removed",
+                "member_removed", "channel_vacated", "channel_occupied", "cache_miss", "channel_vacated",
+            ])
+            let events = receiver.accepted.flatMap(\.events)
+            let client = try #require(events.first { $0["name"]?.stringValue == "client_event" })
+            #expect(client["channel"]?.stringValue == "presence-room")
+            #expect(client["event"]?.stringValue == "client-typing")
+            #expect(client["data"]?.stringValue == #"{"on":true}"#)
+            #expect(client["socket_id"]?.stringValue == bID)
+            #expect(client["user_id"]?.stringValue == "ben")
+            #expect(events.first { $0["name"]?.stringValue == "member_added" }?["user_id"]?.stringValue == "ann")
+            for request in receiver.accepted {
+                #expect(request.key == server.configuration.app.key)
+                #expect(request.signature == ChannelAuthSignature.hmacHex(
+                    secret: server.configuration.app.secret, message: request.body))
+                let time = try #require(JSONValue.parseIfJSON(request.body)?["time_ms"]?.numberValue)
+                #expect(abs(time - Date().timeIntervalSince1970 * 1000) < 60_000)
+            }
+        }
+    }
+
+    @Test func failedPostsAreRetriedWithoutHoldingUpDelivery() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        receiver.failNext([500, 503, 500])
+        let configuration = WebhookConfiguration(urls: [receiver.url], initialBackoff: 0.3, batchWindow: 0.01)
+        try await withServer({ $0.webhooks = configuration }) { server in
+            let (socket, _) = try await TestSocket.established(server.url())
+            try await socket.subscribe("orders")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            // While the receiver refuses, events still reach subscribers at once.
+            _ = try await server.api.trigger(channels: ["orders"], event: "placed", data: "{}")
+            _ = try await socket.next("placed", channel: "orders")
+            #expect(receiver.accepted.isEmpty)
+            try await eventually("the retried batch", timeout: 10) { !receiver.accepted.isEmpty }
+            #expect(receiver.attemptCount == 4)
+            #expect(Self.names(receiver) == ["channel_occupied"])
+            await socket.close()
+        }
+    }
+
+    @Test func aBatchIsDroppedAfterTheLastAttempt() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        receiver.failNext([500, 500])
+        let configuration = WebhookConfiguration(urls: [receiver.url], maxAttempts: 2, initialBackoff: 0.05,
+                                                 batchWindow: 0.01)
+        try await withServer({ $0.webhooks = configuration }) { server in
+            let (socket, _) = try await TestSocket.established(server.url())
+            try await socket.subscribe("first")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            try await eventually("two attempts", timeout: 10) { receiver.attemptCount == 2 }
+            try await socket.subscribe("second")
+            try await eventually("the next batch", timeout: 10) { !receiver.accepted.isEmpty }
+            #expect(Self.names(receiver) == ["channel_occupied"])
+            #expect(receiver.accepted.first?.events.first?["channel"]?.stringValue == "second")
+            await socket.close()
+        }
+    }
+
+    @Test func retriesStopAtTheEndOfTheRetryWindow() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        receiver.failNext(Array(repeating: 500, count: 30))
+        // 20 attempts with back-off from 0.2 s would take minutes; the 0.5 s window allows two or three.
+        let configuration = WebhookConfiguration(urls: [receiver.url], retryFor: 0.5, initialBackoff: 0.2,
+                                                 batchWindow: 0.01)
+        try await withServer({ $0.webhooks = configuration }) { server in
+            let (socket, _) = try await TestSocket.established(server.url())
+            try await socket.subscribe("windowed")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            try await eventually("a first attempt", timeout: 10) { receiver.attemptCount >= 1 }
+            try await socket.subscribe("after")
+            // Batches go out one after the other: the next one is tried only once the first was given up.
+            try await eventually("the next batch", timeout: 15) {
+                receiver.attemptedBodies.contains { $0.contains("\"after\"") }
+            }
+            let first = receiver.attemptedBodies.filter { $0.contains("\"windowed\"") }.count
+            #expect((1...3).contains(first))
+            await socket.close()
+        }
+    }
+
+    @Test func theChannelsAShutdownVacatesAreReportedBeforeItReturns() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) { server in
+            let (socket, _) = try await TestSocket.established(server.url())
+            try await socket.subscribe("last-orders")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            try await eventually("channel_occupied", timeout: 10) { Self.names(receiver) == ["channel_occupied"] }
+        }
+        #expect(Self.names(receiver) == ["channel_occupied", "channel_vacated"])
+    }
+}
