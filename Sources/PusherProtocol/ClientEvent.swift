@@ -43,4 +43,7 @@ public enum ClientEvent: Sendable, Hashable {
     case userEvent(UserEvent)
     /// Users in the signed-in user's watchlist came online or went offline.
     case watchlist(WatchlistChange)
+    /// What an authorization of a private, presence or encrypted channel did (endpoint, status, timing,
+    /// response excerpt, signature): for inspectors; published before the subscription's outcome.
+    case authorization(AuthorizationTrace)
 }

@@ -41,5 +41,21 @@ enum Bench {
         print("log: \(state.log.count) kept, \(state.log.dropped) dropped; members: \(state.rosters["presence-lobby"]?.count ?? 0)")
         print("reduce: \(Int(Double(events.count) / reduceSeconds)) events/s")
         print("frame 140x42 into grid canvas: \(Int(frameSeconds * 1_000_000)) µs")
+        // The wire inspector full of frames (10,000 kept of 50,000), following and with a filter.
+        let frameBatch = events.prefix(50_000).map { e -> WireFrame in
+            guard case .event(let ev) = ScriptedFeed.withFrame(e), let raw = ev.rawFrame else { fatalError() }
+            return WireFrame(time: ev.receivedAt, direction: .inbound, kind: .text, size: raw.utf8.count, text: raw)
+        }
+        let t2 = now()
+        for chunk in stride(from: 0, to: frameBatch.count, by: 500) {
+            _ = state.reduce(.frames(Array(frameBatch[chunk..<min(frameBatch.count, chunk + 500)]), droppedUpstream: 0))
+        }
+        let frameReduce = now() - t2
+        _ = state.reduce(.key(.char("w")))
+        let t3 = now()
+        for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
+        let wireFrame = (now() - t3) / Double(frames)
+        print("wire inspector: \(state.wire.log.count) kept, \(state.wire.log.dropped) dropped; reduce \(Int(Double(frameBatch.count) / frameReduce)) frames/s")
+        print("frame 140x42 wire inspector: \(Int(wireFrame * 1_000_000)) µs")
     }
 }

@@ -11,6 +11,10 @@ import Darwin
 
 var rate = 20
 var options = DashboardOptions()
+var replayFile: String?
+var replaySpeed = 1.0
+options.credentials = KnownCredentials(key: "preview-key", secret: "preview-secret")
+options.api = ScriptedAPI()
 var arguments = CommandLine.arguments.dropFirst()
 while let arg = arguments.popFirst() {
     switch arg {
@@ -19,11 +23,14 @@ while let arg = arguments.popFirst() {
     case "--capacity": options.logCapacity = Int(arguments.popFirst() ?? "") ?? options.logCapacity
     case "--save-dir": options.saveDirectory = arguments.popFirst() ?? "."
     case "--no-mouse": options.mouse = false
+    case "--record": options.recordPath = arguments.popFirst()
+    case "--replay": replayFile = arguments.popFirst()
+    case "--speed": replaySpeed = Double(arguments.popFirst() ?? "") ?? 1
     case "--bench":
         Bench.run()
         Glibc.exit(0)
     case "--help", "-h":
-        print("usage: dashboard-preview [--rate N] [--theme NAME|PATH] [--capacity N] [--save-dir PATH] [--no-mouse]")
+        print("usage: dashboard-preview [--rate N] [--theme NAME|PATH] [--capacity N] [--save-dir PATH] [--no-mouse] [--record FILE] [--replay FILE [--speed N]]")
         Glibc.exit(0)
     default:
         print("dashboard-preview: unknown option \(arg)")
@@ -41,8 +48,28 @@ while let entry = envp.pointee {
 }
 options.environment = environment
 
+if let replayFile {
+    guard let f = fopen(replayFile, "r") else {
+        print("dashboard-preview: cannot read \(replayFile)")
+        Glibc.exit(66)
+    }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&buffer, 1, buffer.count, f)
+        if n <= 0 { break }
+        bytes += buffer[0..<n]
+    }
+    fclose(f)
+    var player = ReplayPlayer(file: replayFile, text: String(decoding: bytes, as: UTF8.self))
+    player.configure(speed: replaySpeed, playing: true)
+    let reason = try await runReplay(player, options: options)
+    Glibc.exit(reason.exitStatus)
+}
+options.recordEndpoint = "127.0.0.1:0 (scripted, no TLS)"
+options.recordChannels = ["market-data", "private-orders", "cache-config", "presence-lobby"]
 let feed = ScriptedFeed()
 feed.startDemo(eventsPerSecond: rate)
-let reason = try await runDashboard(events: feed.events, backend: feed.backend, options: options)
+let reason = try await runDashboard(events: feed.events, frames: feed.frames, backend: feed.backend, options: options)
 feed.finish()
 Glibc.exit(reason.exitStatus)

@@ -9,7 +9,7 @@ struct Pushtop: AsyncParsableCommand {
         version: PushtopVersion.string,
         subcommands: [
             DashboardCommand.self, DemoCommand.self, ServeCommand.self, WatchCommand.self, TriggerCommand.self,
-            BenchCommand.self,
+            BenchCommand.self, ReplayCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self
     )

@@ -19,6 +19,20 @@ struct AuthEndpointRequest {
     /// Posts the form and returns the body of a 2xx answer.
     /// - Throws: ``AuthError`` (`status`, `timeout`, `unreachable`).
     func send() async throws(AuthError) -> String {
+        try Self.require2xx(try await exchange())
+    }
+
+    /// The body of a 2xx answer. - Throws: ``AuthError/status(_:body:)`` for any other status.
+    static func require2xx(_ answer: (status: Int, body: String)) throws(AuthError) -> String {
+        guard (200..<300).contains(answer.status) else {
+            throw .status(answer.status, body: AuthError.snippet(answer.body))
+        }
+        return answer.body
+    }
+
+    /// Posts the form and returns the status and body, whatever the status (the auth inspector shows both).
+    /// - Throws: ``AuthError`` (`timeout`, `unreachable`).
+    func exchange() async throws(AuthError) -> (status: Int, body: String) {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -37,11 +51,7 @@ struct AuthEndpointRequest {
         } catch {
             throw .unreachable(AuthError.snippet(String(describing: error)))
         }
-        let text = body.readString(length: body.readableBytes) ?? ""
-        guard (200..<300).contains(Int(response.status.code)) else {
-            throw .status(Int(response.status.code), body: AuthError.snippet(text))
-        }
-        return text
+        return (Int(response.status.code), body.readString(length: body.readableBytes) ?? "")
     }
 
     private static let formAllowed: CharacterSet = {

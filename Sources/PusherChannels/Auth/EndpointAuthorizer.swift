@@ -3,7 +3,7 @@ import AsyncHTTPClient
 /// Authorizes through the app's HTTP endpoint, as pusher-js's `authEndpoint` does: a form POST of
 /// `socket_id` and `channel_name` (plus extra parameters and headers), answered with JSON
 /// `{"auth":…, "channel_data":…, "shared_secret":…}`.
-public struct EndpointAuthorizer: Authorizer {
+public struct EndpointAuthorizer: TracingAuthorizer {
     public var url: String
     public var headers: [(name: String, value: String)]
     public var parameters: [(name: String, value: String)]
@@ -33,6 +33,22 @@ public struct EndpointAuthorizer: Authorizer {
     }
 
     public func authorize(channel: String, socketID: String) async throws -> ChannelAuthorization {
-        try ChannelAuthorization(responseBody: try await request(channel: channel, socketID: socketID).send())
+        try await authorizeTraced(channel: channel, socketID: socketID).result.get()
+    }
+
+    /// Authorizes and reports the endpoint's status and response body (for the auth inspector).
+    public func authorizeTraced(channel: String, socketID: String) async
+        -> (result: Result<ChannelAuthorization, any Error>, details: AuthorizationDetails)
+    {
+        var details = AuthorizationDetails(authorizer: url)
+        do {
+            let answer = try await request(channel: channel, socketID: socketID).exchange()
+            details.status = answer.status
+            details.responseBody = String(decoding: answer.body.utf8.prefix(AuthorizationTrace.excerptLimit + 1), as: UTF8.self)
+            let body = try AuthEndpointRequest.require2xx(answer)
+            return (.success(try ChannelAuthorization(responseBody: body)), details)
+        } catch {
+            return (.failure(error), details)
+        }
     }
 }

@@ -507,22 +507,41 @@ public actor PusherClient {
     private func requestAuthorization(_ name: String, socketID: String, authorizer: any Authorizer, generation: Int) {
         let attempt = machine.attempt
         Task { [weak self] in
+            let started = Date().timeIntervalSince1970
             let result: Result<ChannelAuthorization, any Error>
-            do {
-                result = .success(try await authorizer.authorize(channel: name, socketID: socketID))
-            } catch {
-                result = .failure(error)
+            var details = AuthorizationDetails(authorizer: authorizer is SecretAuthorizer ? "local secret"
+                : authorizer is CallbackAuthorizer ? "callback" : String(describing: type(of: authorizer)))
+            if let tracing = authorizer as? any TracingAuthorizer {
+                (result, details) = await tracing.authorizeTraced(channel: name, socketID: socketID)
+            } else {
+                do {
+                    result = .success(try await authorizer.authorize(channel: name, socketID: socketID))
+                } catch {
+                    result = .failure(error)
+                }
             }
-            await self?.authorizationFinished(name, generation: generation, attempt: attempt, result: result)
+            var trace = AuthorizationTrace(
+                channel: name, socketID: socketID, authorizer: details.authorizer, startedAt: started,
+                duration: Date().timeIntervalSince1970 - started, status: details.status,
+                responseExcerpt: details.responseBody)
+            switch result {
+            case .success(let value):
+                (trace.auth, trace.channelData, trace.hasSharedSecret) = (value.auth, value.channelData, value.sharedSecret != nil)
+            case .failure(let error):
+                trace.status = trace.status ?? (error as? AuthError)?.status
+                trace.error = (error as? AuthError)?.description ?? String(describing: error)
+            }
+            await self?.authorizationFinished(name, generation: generation, attempt: attempt, result: result, trace: trace)
         }
     }
 
     private func authorizationFinished(_ name: String, generation: Int, attempt: Int,
-                                       result: Result<ChannelAuthorization, any Error>) {
+                                       result: Result<ChannelAuthorization, any Error>, trace: AuthorizationTrace) {
         defer { flush() }
         guard var record = channels[name], record.authorizationGeneration == generation,
             attempt == machine.attempt, machine.state == .connected
         else { return }
+        emit(.authorization(trace))
         let refreshing = record.refreshingKey
         switch result {
         case .failure(let error):

@@ -77,7 +77,7 @@ public enum WatchLine {
                 ("type", "watchlist"), ("status", .string(change.status.rawValue)),
                 ("user_ids", .array(change.userIDs.map(JSONValue.string))),
             ])
-        case .subscribing, .closed, .pong:
+        case .subscribing, .closed, .pong, .authorization:
             return nil
         }
     }

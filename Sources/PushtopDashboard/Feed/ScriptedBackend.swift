@@ -27,9 +27,26 @@ public actor ScriptedBackend: DashboardBackend {
     public func subscribe(_ channel: String) async throws {
         commands.append("subscribe \(channel)")
         post([.subscribing(channel: channel)])
+        let kind = ChannelKind(channelName: channel)
         if channel.contains("forbidden") {
+            if kind.requiresAuthorization {
+                post([.authorization(AuthorizationTrace(channel: channel, socketID: "4242.1717",
+                    authorizer: "http://127.0.0.1:0/pusher/auth", startedAt: 0, duration: 0.012, status: 403,
+                    responseExcerpt: #"{"error":"not allowed"}"#, error: "auth endpoint answered HTTP 403"))])
+            }
             post([.subscriptionError(channel: channel, status: 403, message: "auth endpoint refused")])
             return
+        }
+        if kind.requiresAuthorization {
+            // Signed with the preview's credentials (`preview-key`/`preview-secret`), or for another key when the
+            // name says `wrongkey`.
+            let data = kind == .presence ? #"{"user_id":"\#(me)"}"# : nil
+            let key = channel.contains("wrongkey") ? "other-key" : "preview-key"
+            let auth = ChannelAuthSignature.auth(key: key, secret: "preview-secret", socketID: "4242.1717",
+                channel: channel, channelData: data)
+            post([.authorization(AuthorizationTrace(channel: channel, socketID: "4242.1717",
+                authorizer: "http://127.0.0.1:0/pusher/auth", startedAt: 0, duration: 0.008, status: 200,
+                responseExcerpt: #"{"auth":"\#(auth)"}"#, auth: auth, channelData: data))])
         }
         let presence: PresenceSnapshot? = ChannelKind(channelName: channel) == .presence
             ? PresenceSnapshot(me: me, members: [PresenceMember(userID: me, userInfo: ["name": "You"])]) : nil

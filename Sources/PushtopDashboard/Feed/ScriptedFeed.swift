@@ -14,6 +14,9 @@ public final class ScriptedFeed: Sendable {
 
     public let events: AsyncStream<[ClientEvent]>
     private let continuation: AsyncStream<[ClientEvent]>.Continuation
+    /// The frames the scripted events "came in" (the demo's), as a frame tap would deliver them.
+    public let frames: AsyncStream<FrameBatch>
+    private let frameContinuation: AsyncStream<FrameBatch>.Continuation
     public let backend: ScriptedBackend
     private let task: Locked<Task<Void, Never>?> = Locked(nil)
 
@@ -21,6 +24,7 @@ public final class ScriptedFeed: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .bufferingNewest(10_000))
         events = stream
         self.continuation = continuation
+        (frames, frameContinuation) = AsyncStream.makeStream(of: FrameBatch.self, bufferingPolicy: .bufferingNewest(10_000))
         backend = ScriptedBackend(connectionDescription: connectionDescription) { continuation.yield($0) }
     }
 
@@ -47,8 +51,10 @@ public final class ScriptedFeed: Sendable {
     /// 50 ms, a member joining or leaving `presence-lobby` every few seconds, and a pong every 5 s.
     public func startDemo(eventsPerSecond: Int = 20) {
         let continuation = self.continuation
+        let frameContinuation = self.frameContinuation
         start {
             continuation.yield(ScriptedFeed.demoOpening)
+            frameContinuation.yield(FrameBatch(frames: ScriptedFeed.openingFrames(now: ScriptedFeed.now()), droppedSoFar: 0))
             var generator = DemoGenerator()
             var tick = 0
             var due = 0.0
@@ -57,13 +63,26 @@ public final class ScriptedFeed: Sendable {
                 tick += 1
                 due += Double(eventsPerSecond) / 20
                 var batch: [ClientEvent] = []
+                var frames: [WireFrame] = []
                 while due >= 1 {
-                    batch.append(generator.nextEvent(now: ScriptedFeed.now()))
+                    let now = ScriptedFeed.now()
+                    let event = ScriptedFeed.withFrame(generator.nextEvent(now: now))
+                    if case .event(let e) = event, let raw = e.rawFrame {
+                        frames.append(WireFrame(time: now, direction: .inbound, kind: .text, size: raw.utf8.count, text: raw))
+                    }
+                    batch.append(event)
                     due -= 1
                 }
                 if tick % 60 == 0 { batch.append(generator.nextPresenceChange()) }
-                if tick % 100 == 0 { batch.append(.pong(roundTrip: 0.004 + Double(tick % 7) / 1000)) }
+                if tick % 100 == 0 {
+                    let now = ScriptedFeed.now()
+                    let ping = #"{"event":"pusher:ping","data":{}}"#, pong = #"{"event":"pusher:pong","data":{}}"#
+                    frames.append(WireFrame(time: now, direction: .outbound, kind: .text, size: ping.utf8.count, text: ping))
+                    frames.append(WireFrame(time: now, direction: .inbound, kind: .text, size: pong.utf8.count, text: pong))
+                    batch.append(.pong(roundTrip: 0.004 + Double(tick % 7) / 1000))
+                }
                 if !batch.isEmpty { continuation.yield(batch) }
+                if !frames.isEmpty { frameContinuation.yield(FrameBatch(frames: frames, droppedSoFar: 0)) }
             }
         }
     }
@@ -72,6 +91,7 @@ public final class ScriptedFeed: Sendable {
     public func finish() {
         task.withLock { $0?.cancel() }
         continuation.finish()
+        frameContinuation.finish()
     }
 
     private func start(_ body: @escaping @Sendable () async -> Void) {
@@ -103,6 +123,30 @@ public final class ScriptedFeed: Sendable {
         .subscriptionCount(channel: "presence-lobby", count: 5),
         .pong(roundTrip: 0.006),
     ]
+
+    /// The event with the frame it would have come in (`rawFrame`), as a client with a frame tap delivers it.
+    public static func withFrame(_ event: ClientEvent) -> ClientEvent {
+        guard case .event(var e) = event else { return event }
+        var o: [String: JSONValue] = ["event": .string(e.name), "channel": .string(e.channel)]
+        if let d = e.dataText { o["data"] = .string(d) }
+        if let u = e.userID { o["user_id"] = .string(u) }
+        e.rawFrame = JSONValue.object(o).jsonString
+        return .event(e)
+    }
+
+    /// The frames of the demo's opening: the handshake and the subscriptions.
+    static func openingFrames(now: Double) -> [WireFrame] {
+        func frame(_ dir: WireFrame.Direction, _ text: String) -> WireFrame {
+            WireFrame(time: now, direction: dir, kind: .text, size: text.utf8.count, text: text)
+        }
+        var out = [frame(.inbound, #"{"event":"pusher:connection_established","data":"{"socket_id":"4242.1717","activity_timeout":120}"}"#)]
+        for channel in ["market-data", "private-orders", "cache-config", "presence-lobby"] {
+            let auth = channel.hasPrefix("private-") || channel.hasPrefix("presence-") ? #","auth":"preview-key:0badc0de""# : ""
+            out.append(frame(.outbound, #"{"event":"pusher:subscribe","data":{"channel":"\#(channel)"\#(auth)}}"#))
+            out.append(frame(.inbound, #"{"event":"pusher_internal:subscription_succeeded","channel":"\#(channel)","data":"{}"}"#))
+        }
+        return out
+    }
 
     static func now() -> Double {
         var ts = timespec()

@@ -15,6 +15,24 @@ public enum Action: Sendable, Hashable {
     case help
     case close
     case quit
+    /// `w`: open / leave the wire inspector.
+    case wireInspector
+    /// A key inside the wire inspector.
+    case wire(WireAction)
+    /// `a` on the channel list: open the auth inspector on the selected channel.
+    case authInspector
+    /// A key inside the auth inspector.
+    case auth(AuthAction)
+    /// `b`: open / leave the channel browser.
+    case channelBrowser
+    /// A key inside the channel browser.
+    case browser(BrowserAction)
+    /// `r`: start / stop recording.
+    case toggleRecording
+    /// A replay control.
+    case replay(ReplayCommand)
+    /// `J` in a replay: ask for a time to jump to.
+    case replayJumpPrompt
 }
 
 /// One row of the key table: keys, a short label for the hint bar, a longer text for `?`, and where it
@@ -23,6 +41,10 @@ public struct KeyBinding: Sendable, Hashable {
     public enum Scope: Sendable, Hashable {
         case global
         case pane(Pane)
+        /// While a debugger view fills the body (it wins over every other binding).
+        case view(ScreenView)
+        /// While replaying a recording.
+        case replay
     }
 
     public var keys: [Key]
@@ -85,29 +107,52 @@ public struct KeyTable: Sendable {
         KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
         KeyBinding([.ctrl("l")], hint: "", help: "redraw the screen", action: .redraw),
         KeyBinding([.escape], hint: "", help: "close / clear the filter", action: .close),
+    ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + ChannelBrowserKeys.bindings + RecordingKeys.bindings
+        + ReplayKeys.bindings + [
         KeyBinding([.char("?")], hint: "help", help: "show / hide this help", action: .help),
         KeyBinding([.char("q"), .ctrl("c")], hint: "quit", help: "quit", action: .quit),
     ])
 
-    /// The action of a key with `focus` on a pane (pane-scoped bindings first).
-    public func action(for key: Key, focus: Pane) -> Action? {
+    /// The action of a key with `focus` on a pane: bindings of the open view first, then replay controls,
+    /// then the focused pane's, then global ones. In a debugger view only its own keys, the replay controls
+    /// and the global keys that make sense everywhere (help, quit, record, theme, redraw) apply.
+    public func action(for key: Key, focus: Pane, view: ScreenView = .panes, replaying: Bool = false) -> Action? {
         var global: Action?
+        var pane: Action?
+        var replay: Action?
         for binding in bindings where binding.keys.contains(key) {
             switch binding.scope {
-            case .pane(let p) where p == focus: return binding.action
+            case .view(let v) where v == view: return binding.action
+            case .view: continue
+            case .replay where replaying: if replay == nil { replay = binding.action }
+            case .replay: continue
+            case .pane(let p) where p == focus && view == .panes: if pane == nil { pane = binding.action }
             case .pane: continue
-            case .global: if global == nil { global = binding.action }
+            case .global:
+                if global == nil, view == .panes || KeyTable.everywhere(binding.action) { global = binding.action }
             }
         }
-        return global
+        return replay ?? pane ?? global
     }
 
-    /// The bindings the hint bar shows for a focused pane, in table order.
-    public func hints(focus: Pane) -> [KeyBinding] {
+    static func everywhere(_ action: Action) -> Bool {
+        switch action {
+        case .help, .quit, .toggleRecording, .nextTheme, .redraw, .wireInspector, .channelBrowser, .toggleConnection:
+            return true
+        default: return false
+        }
+    }
+
+    /// The bindings the hint bar shows for a focused pane (or an open view), in table order.
+    public func hints(focus: Pane, view: ScreenView = .panes, replaying: Bool = false) -> [KeyBinding] {
         bindings.filter { binding in
             guard !binding.hint.isEmpty else { return false }
-            if case .pane(let p) = binding.scope { return p == focus }
-            return true
+            switch binding.scope {
+            case .pane(let p): return view == .panes && p == focus
+            case .view(let v): return v == view
+            case .replay: return replaying
+            case .global: return view == .panes || binding.action == .help || binding.action == .quit
+            }
         }
     }
 }

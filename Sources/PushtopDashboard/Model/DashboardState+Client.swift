@@ -24,12 +24,13 @@ extension DashboardState {
                 rosters[channel] = MemberRoster(snapshot: presence)
             }
             var text = "subscribed"
-            if let presence { text += " (\(presence.members.count) members)" }
+            if let presence { text += " (\(Format.counted(presence.members.count, "member")))" }
             log.append(time: now, kind: .state, channel: channel, event: "subscribed", dataText: text)
         case .subscriptionError(let channel, let status, let message):
             let reason = status.map { "HTTP \($0): \(message)" } ?? message
             upsertChannel(channel, status: .error(reason))
-            log.append(time: now, kind: .error, channel: channel, event: "subscription error", dataText: reason)
+            let pointer = auth.traces[channel] != nil ? " (auth inspector: select the channel, press a)" : ""
+            log.append(time: now, kind: .error, channel: channel, event: "subscription error", dataText: reason + pointer)
         case .unsubscribed(let channel):
             removeChannel(channel)
         case .event(let e):
@@ -41,7 +42,8 @@ extension DashboardState {
             connection.totalEvents += 1
             let kind: LogEntry.Kind = e.name == "pusher:error" ? .error : .event
             log.append(time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel, event: e.name,
-                dataText: e.dataText, userID: e.userID)
+                dataText: e.dataText, userID: e.userID, rawFrame: e.rawFrame)
+            if e.rawFrame != nil { wire.note(e) }
         case .memberAdded(let channel, let member):
             rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
             log.append(time: now, kind: .info, channel: channel, event: "member added",
@@ -82,6 +84,9 @@ extension DashboardState {
             watchlist.apply(change)
             log.append(time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
                 dataText: change.userIDs.joined(separator: " "))
+        case .authorization(let trace):
+            auth.record(trace)
+            if view == .authInspector { needsDraw = true }
         }
     }
 
@@ -91,6 +96,7 @@ extension DashboardState {
         switch change.current {
         case .connected:
             connection.socketID = change.socketID ?? connection.socketID
+            if let id = change.socketID { auth.noteSocketID(id) }
             connection.connectedSince = now
             connection.nextAttemptAt = nil
             connection.wasConnected = true

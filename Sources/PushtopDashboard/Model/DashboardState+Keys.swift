@@ -21,7 +21,8 @@ extension DashboardState {
         case .none:
             break
         }
-        guard let action = configuration.keyTable.action(for: key, focus: focus) else { return [] }
+        guard let action = configuration.keyTable.action(for: key, focus: focus, view: view, replaying: replay != nil)
+        else { return [] }
         return perform(action)
     }
 
@@ -104,9 +105,67 @@ extension DashboardState {
             }
         case .quit:
             return [.quit]
+        case .wireInspector:
+            view = view == .wireInspector ? .panes : .wireInspector
+        case .wire(let action):
+            switch wire.perform(action, rows: wireRows) {
+            case .none: break
+            case .promptFilter: prompt = Prompt(purpose: .wireFilter, text: wire.log.filter?.query ?? "")
+            case .leave: view = .panes
+            }
+        case .authInspector:
+            guard let channel = currentChannel else {
+                setStatus("no channel selected", isError: true)
+                return []
+            }
+            guard auth.traces[channel.name] != nil else {
+                setStatus("\(channel.name): no authorization seen (\(channel.kind.rawValue) channels \(channel.kind.requiresAuthorization ? "authorize when subscribing" : "need none"))",
+                    isError: channel.kind.requiresAuthorization)
+                return []
+            }
+            auth.selected = channel.name
+            auth.scroll = 0
+            view = .authInspector
+        case .auth(let action):
+            if auth.perform(action, channels: channels.map(\.name)) == .leave { view = .panes }
+        case .channelBrowser:
+            if view == .channelBrowser {
+                view = .panes
+                return []
+            }
+            view = .channelBrowser
+            return apiRequestsDue()
+        case .browser(let action):
+            switch browser.perform(action) {
+            case .none: break
+            case .leave: view = .panes
+            case .promptFilter: prompt = Prompt(purpose: .browserFilter, text: browser.filter)
+            case .fetch:
+                guard configuration.hasAPI else { return [] }
+                browser.started(at: now)
+                return [.fetchOccupiedChannels]
+            case .subscribe(let name):
+                if let error = DashboardState.subscribeError(name, existing: channels.map(\.name)) {
+                    setStatus(error, isError: true)
+                    return []
+                }
+                upsertChannel(name, status: .subscribing)
+                selectedChannel = channels.count - 1
+                setStatus("subscribing to \(name)")
+                return [.subscribe(name)]
+            }
+        case .toggleRecording:
+            return [.toggleRecording]
+        case .replay(let command):
+            return [.replay(command)]
+        case .replayJumpPrompt:
+            prompt = Prompt(purpose: .replayJump)
         }
         return []
     }
+
+    /// Rows of frames the wire inspector shows.
+    var wireRows: Int { max(1, size.rows - 4) }
 
     /// Rows a page moves in the focused pane.
     var pageSize: Int {
@@ -121,6 +180,8 @@ extension DashboardState {
         switch key {
         case .escape:
             if p.purpose == .filter { log.setFilter(nil) }
+            if p.purpose == .wireFilter { wire.setFilter(nil) }
+            if p.purpose == .browserFilter { browser.setFilter("") }
             prompt = nil
             return []
         case .enter:
@@ -156,11 +217,15 @@ extension DashboardState {
             p.error = p.text.isEmpty ? nil : DashboardState.subscribeError(p.text, existing: channels.map(\.name))
         case .triggerEvent:
             p.error = p.text.isEmpty ? nil : DashboardState.clientEventNameError(p.text)
-        case .triggerData:
+        case .triggerData, .replayJump:
             p.error = nil
+        case .browserFilter:
+            browser.setFilter(p.text)
         case .filter:
             log.setFilter(LogFilter(p.text))
             if logSelected != nil { logSelected = nil }
+        case .wireFilter:
+            wire.setFilter(LogFilter(p.text))
         }
         prompt = p
     }
@@ -199,6 +264,21 @@ extension DashboardState {
             prompt = nil
             log.setFilter(LogFilter(p.text))
             return []
+        case .wireFilter:
+            prompt = nil
+            wire.setFilter(LogFilter(p.text))
+            return []
+        case .browserFilter:
+            prompt = nil
+            browser.setFilter(p.text)
+            return []
+        case .replayJump:
+            guard let target = ReplayStatus.parseTime(p.text, position: replay?.position ?? 0) else {
+                prompt?.error = "write m:ss, seconds, or +/-seconds"
+                return []
+            }
+            prompt = nil
+            return [.replay(.jump(to: target))]
         }
     }
 
@@ -226,7 +306,7 @@ extension DashboardState {
     // MARK: Mouse
 
     mutating func handle(_ action: MouseAction) -> [Effect] {
-        guard overlay == .none, prompt == nil, let layout else { return [] }
+        guard overlay == .none, prompt == nil, view == .panes, let layout else { return [] }
         switch action {
         case .click(let row, let column):
             guard let pane = layout.pane(atRow: row, column: column) else { return [] }

@@ -12,14 +12,26 @@ public struct DashboardState: Sendable {
         /// Names of the themes `T` cycles through, and the current one.
         public var themeNames: [String]
         public var keyTable: KeyTable
+        /// Frames the wire inspector keeps before the oldest are dropped.
+        public var frameCapacity: Int
+        /// The app's key and secret when known: the auth inspector recomputes signatures with them. Never
+        /// drawn, logged or recorded.
+        public var credentials: KnownCredentials?
+        /// Whether the app's HTTP API is reachable (app id and secret known): the channel browser and the
+        /// presence check use it.
+        public var hasAPI: Bool
 
         public init(logCapacity: Int = 10_000, utcOffset: Int = 0, themeNames: [String] = ["default"],
-            keyTable: KeyTable = .standard)
+            keyTable: KeyTable = .standard, frameCapacity: Int = 10_000, credentials: KnownCredentials? = nil,
+            hasAPI: Bool = false)
         {
+            self.hasAPI = hasAPI
             self.logCapacity = logCapacity
             self.utcOffset = utcOffset
             self.themeNames = themeNames
             self.keyTable = keyTable
+            self.frameCapacity = frameCapacity
+            self.credentials = credentials
         }
     }
 
@@ -51,12 +63,29 @@ public struct DashboardState: Sendable {
     public internal(set) var droppedByUI = 0
     /// Whether something visible changed since the runner last drew (the runner clears it).
     public var needsDraw = true
+    /// What fills the body: the panes or a debugger view.
+    public internal(set) var view: ScreenView = .panes
+    /// The wire inspector's frames and selection.
+    public internal(set) var wire: WireInspectorState
+    /// Whether the connection has a frame tap (frames have arrived, or the runner said so).
+    public var framesAvailable = false
+    /// What each subscription's authorization did, per channel (the newest attempt).
+    public internal(set) var auth = AuthInspectorState()
+    /// The file being recorded to, when recording.
+    public internal(set) var recordingPath: String?
+    /// Where a replay stands; `nil` when live.
+    public internal(set) var replay: ReplayStatus?
+    /// The channel browser's list and selection.
+    public internal(set) var browser = ChannelBrowserState()
+    /// The server's rosters of presence channels, to compare with the client's.
+    public internal(set) var presenceCheck = PresenceCheckState()
 
     public init(size: Size, now: Double = 0, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.size = size
         self.now = now
         log = EventLog(capacity: configuration.logCapacity)
+        wire = WireInspectorState(capacity: configuration.frameCapacity)
     }
 
     /// The endpoint text for the connection pane (set by the runner from the backend).
@@ -119,13 +148,35 @@ public struct DashboardState: Sendable {
             return []
         case .tick(let t):
             tick(t)
-            return []
+            return apiRequestsDue()
         case .dropped(let n):
             droppedByUI += n
             needsDraw = true
             return []
         case .notice(let text, let isError):
             setStatus(text, isError: isError)
+            return []
+        case .frames(let frames, let droppedUpstream):
+            framesAvailable = true
+            wire.append(frames)
+            wire.log.droppedUpstream = max(wire.log.droppedUpstream, droppedUpstream)
+            if view == .wireInspector, !frames.isEmpty || droppedUpstream > 0 { needsDraw = true }
+            return []
+        case .recording(let path):
+            recordingPath = path
+            needsDraw = true
+            return []
+        case .replay(let status):
+            if status != replay { needsDraw = true }
+            replay = status
+            return []
+        case .occupiedChannels(let list, let error):
+            browser.received(list, error: error, at: now)
+            if view == .channelBrowser { needsDraw = true }
+            return []
+        case .presenceUsers(let channel, let userIDs, let error):
+            presenceCheck.received(channel, userIDs: userIDs, error: error, at: now)
+            needsDraw = true
             return []
         }
     }
@@ -145,6 +196,21 @@ public struct DashboardState: Sendable {
             status = nil
             needsDraw = true
         }
+    }
+
+    /// HTTP API requests due now: the open channel browser's list, the shown presence channel's roster.
+    mutating func apiRequestsDue() -> [Effect] {
+        guard configuration.hasAPI, replay == nil else { return [] }
+        var effects: [Effect] = []
+        if view == .channelBrowser, browser.due(at: now) {
+            browser.started(at: now)
+            effects.append(.fetchOccupiedChannels)
+        }
+        if view == .panes, let channel = memberChannel, presenceCheck.due(channel, at: now) {
+            presenceCheck.started(channel, at: now)
+            effects.append(.fetchPresenceUsers(channel))
+        }
+        return effects
     }
 
     mutating func clampSelections() {

@@ -22,10 +22,13 @@ public struct LogEntry: Sendable, Hashable {
     /// The data as received (events) or the message (other kinds).
     public var dataText: String?
     public var userID: String?
+    /// The exact frame the event came in, when the connection has a frame tap.
+    public var rawFrame: String?
 
     public init(seq: Int, time: Double, kind: Kind, channel: String, event: String, dataText: String?,
-        userID: String? = nil)
+        userID: String? = nil, rawFrame: String? = nil)
     {
+        self.rawFrame = rawFrame
         self.seq = seq
         self.time = time
         self.kind = kind
@@ -123,11 +126,11 @@ public struct EventLog: Sendable {
     /// Appends an entry (its seq is assigned here) and returns the seq.
     @discardableResult
     public mutating func append(time: Double, kind: LogEntry.Kind, channel: String, event: String,
-        dataText: String?, userID: String? = nil) -> Int
+        dataText: String?, userID: String? = nil, rawFrame: String? = nil) -> Int
     {
         let seq = nextSeq
         let entry = LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
-            userID: userID)
+            userID: userID, rawFrame: rawFrame)
         if count == capacity {
             firstSeq += 1
             if matchStart < matches.count, matches[matchStart] < firstSeq { matchStart += 1 }

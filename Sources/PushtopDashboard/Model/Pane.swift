@@ -26,6 +26,12 @@ public struct Prompt: Sendable, Hashable {
         case triggerData(channel: String, event: String)
         /// `/`: the log filter (applied while typing).
         case filter
+        /// `/` in the wire inspector: the frame filter (applied while typing).
+        case wireFilter
+        /// `J` in a replay: the time to jump to.
+        case replayJump
+        /// `/` in the channel browser.
+        case browserFilter
     }
 
     public var purpose: Purpose
@@ -46,6 +52,9 @@ public struct Prompt: Sendable, Hashable {
         case .triggerEvent(let channel): return "Client event on \(channel), name:"
         case .triggerData(_, let event): return "Data for \(event) (JSON):"
         case .filter: return "Filter:"
+        case .wireFilter: return "Filter frames:"
+        case .browserFilter: return "Filter channels:"
+        case .replayJump: return "Jump to (m:ss, seconds, or +/-seconds):"
         }
     }
 }

@@ -18,6 +18,16 @@ public enum UIEvent: Sendable {
     case dropped(Int)
     /// A message from the runner (e.g. where the log was saved).
     case notice(String, isError: Bool)
+    /// WebSocket frames from the client's frame tap, and how many the tap has dropped so far in all.
+    case frames([WireFrame], droppedUpstream: Int)
+    /// Recording started (to this file) or stopped (`nil`).
+    case recording(path: String?)
+    /// Where a replay stands (position, speed, playing): set by the replay runner.
+    case replay(ReplayStatus)
+    /// The HTTP API's list of occupied channels, or why it failed.
+    case occupiedChannels([OccupiedChannel]?, error: String?)
+    /// The HTTP API's user ids of a presence channel, or why it failed.
+    case presenceUsers(channel: String, userIDs: [String]?, error: String?)
 }
 
 /// What `reduce` asks the outside world to do: talk to the client, save a file, quit.
@@ -37,5 +47,13 @@ public enum Effect: Sendable, Hashable {
     case applyTheme(String)
     /// Clear and repaint the whole terminal.
     case redraw
+    /// Start or stop recording what the dashboard receives.
+    case toggleRecording
+    /// A replay control (play/pause, step, speed, jump).
+    case replay(ReplayCommand)
+    /// Ask the HTTP API for the occupied channels; the answer comes back as ``UIEvent/occupiedChannels(_:error:)``.
+    case fetchOccupiedChannels
+    /// Ask the HTTP API for a presence channel's users (``UIEvent/presenceUsers(channel:userIDs:error:)``).
+    case fetchPresenceUsers(String)
     case quit
 }

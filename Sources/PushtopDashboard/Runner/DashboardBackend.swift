@@ -36,6 +36,18 @@ public struct DashboardOptions: Sendable {
     public var mouse: Bool
     /// Client events held between two loop turns before new ones are dropped (and counted).
     public var inboxCapacity: Int
+    /// Frames the wire inspector keeps.
+    public var frameCapacity: Int
+    /// `--record FILE`: record from the start to this file; `r` records to it too (else to a new file in
+    /// ``saveDirectory``).
+    public var recordPath: String?
+    /// What a recording's header says: the connection and the channels asked for.
+    public var recordEndpoint: String
+    public var recordChannels: [String]
+    /// The app's key and secret when known (the auth inspector's signature check); never shown or recorded.
+    public var credentials: KnownCredentials?
+    /// The app's HTTP API, when the app id and secret are known (channel browser, presence check).
+    public var api: (any AppAPI)?
 
     public init(theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,
         saveDirectory: String = ".", framesPerSecond: Int = 30, mouse: Bool = true, inboxCapacity: Int = 200_000)
@@ -47,6 +59,23 @@ public struct DashboardOptions: Sendable {
         self.framesPerSecond = framesPerSecond
         self.mouse = mouse
         self.inboxCapacity = inboxCapacity
+        self.frameCapacity = 10_000
+        self.recordPath = nil
+        self.recordEndpoint = ""
+        self.recordChannels = []
+        self.credentials = nil
+        self.api = nil
+    }
+}
+
+/// A batch from the client's frame tap: the frames, and how many the tap has dropped so far in all.
+public struct FrameBatch: Sendable {
+    public var frames: [WireFrame]
+    public var droppedSoFar: Int
+
+    public init(frames: [WireFrame], droppedSoFar: Int) {
+        self.frames = frames
+        self.droppedSoFar = droppedSoFar
     }
 }
 

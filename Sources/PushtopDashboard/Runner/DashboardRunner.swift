@@ -19,11 +19,20 @@ import Darwin
 ///   - options: theme, log size, save folder, frame rate.
 /// - Returns: why it stopped (`exitStatus` gives the process exit code).
 @MainActor
-public func runDashboard(events: AsyncStream<[ClientEvent]>, backend: any DashboardBackend,
-    options: DashboardOptions) async throws -> DashboardExit
+public func runDashboard(events: AsyncStream<[ClientEvent]>, frames: AsyncStream<FrameBatch>? = nil,
+    backend: any DashboardBackend, options: DashboardOptions) async throws -> DashboardExit
 {
     let runner = DashboardRunner(backend: backend, options: options)
-    return await runner.run(events: events)
+    return await runner.run(events: events, frames: frames)
+}
+
+/// Runs the dashboard on a recording (`pushtop replay`): no network; the recorded events drive the same
+/// `reduce` as live, paced by the recorded times at the chosen speed, with play/pause, step, speed and jump.
+@MainActor
+public func runReplay(_ player: ReplayPlayer, options: DashboardOptions) async throws -> DashboardExit {
+    let runner = DashboardRunner(backend: ReplayBackend(), options: options)
+    runner.player = player
+    return await runner.run(events: AsyncStream { $0.finish() }, frames: nil)
 }
 
 @MainActor
@@ -50,7 +59,8 @@ final class DashboardRunner {
         if !names.contains(theme.name) { names.append(theme.name) }
         state = DashboardState(size: Size(rows: 24, columns: 80), now: DashboardRunner.clock(),
             configuration: .init(logCapacity: options.logCapacity, utcOffset: DashboardRunner.utcOffset(),
-                themeNames: names))
+                themeNames: names, frameCapacity: options.frameCapacity, credentials: options.credentials,
+                hasAPI: options.api != nil))
         state.themeIndex = names.firstIndex(of: theme.name) ?? 0
         state.setEndpoint(backend.connectionDescription)
         let problems = catalog.warnings + (warning.map { [$0] } ?? [])
@@ -59,8 +69,14 @@ final class DashboardRunner {
     }
 
     private var currentTheme: Theme
+    /// Set when replaying a recording.
+    var player: ReplayPlayer?
+    private var lastReplayClock = 0.0
+    /// Writes what arrives while recording.
+    private var recorder: RecordingWriter?
+    private var recordedOnce = false
 
-    func run(events: AsyncStream<[ClientEvent]>) async -> DashboardExit {
+    func run(events: AsyncStream<[ClientEvent]>, frames: AsyncStream<FrameBatch>?) async -> DashboardExit {
         TerminalGuard.install()
         installSignalSources()  // before initscr, so curses does not take SIGWINCH
         screen.start(mouse: options.mouse)
@@ -70,13 +86,27 @@ final class DashboardRunner {
             stdinStop.withLock { $0 = true }
         }
         screen.apply(currentTheme)
+        if let player {
+            let theme = state.themeIndex
+            state = player.initialState(size: screen.size, configuration: state.configuration)
+            state.themeIndex = theme
+            lastReplayClock = DashboardRunner.clock()
+        }
         _ = state.reduce(.resize(screen.size))
         installStdinWatcher()
+        if options.recordPath != nil { toggleRecording() }
+        defer { recorder?.close() }
 
         let inbox = self.inbox
+        let isReplay = player != nil
         let feed = Task.detached {
             for await batch in events { inbox.post(batch) }
-            inbox.update { $0.feedEnded = true }
+            if !isReplay { inbox.update { $0.feedEnded = true } }
+        }
+        let frameFeed = frames.map { frames in
+            Task.detached {
+                for await batch in frames { inbox.post(frames: batch.frames, droppedUpstream: batch.droppedSoFar) }
+            }
         }
         let interval = UInt64(1_000_000_000 / max(1, options.framesPerSecond))
         let ticker = Task.detached {
@@ -87,6 +117,7 @@ final class DashboardRunner {
         }
         defer {
             feed.cancel()
+            frameFeed?.cancel()
             ticker.cancel()
         }
 
@@ -101,11 +132,20 @@ final class DashboardRunner {
             }
             if p.dropped > 0 { effects += state.reduce(.dropped(p.dropped)) }
             if !p.events.isEmpty {
-                effects += state.reduce(.tick(now: DashboardRunner.clock()))
+                let now = player?.clock ?? DashboardRunner.clock()
+                effects += state.reduce(.tick(now: now))
                 effects += state.reduce(.client(p.events))
+                record(p.events.map { .client(time: now, event: $0) })
+            }
+            if !p.frames.isEmpty || p.framesDroppedUpstream != nil {
+                let dropped = p.framesDroppedUpstream ?? 0
+                effects += state.reduce(.frames(p.frames, droppedUpstream: dropped))
+                record(p.frames.map(RecordingItem.frame)
+                    + (dropped > 0 ? [.framesDropped(time: DashboardRunner.clock(), total: dropped)] : []))
             }
             if p.feedEnded { state.setStatus("the client's event stream ended", isError: true) }
             for (text, isError) in p.notices { effects += state.reduce(.notice(text, isError: isError)) }
+            for event in p.uiEvents { effects += state.reduce(event) }
             if p.inputReady {
                 for event in screen.readInput() {
                     effects += state.reduce(event)
@@ -113,7 +153,15 @@ final class DashboardRunner {
                 }
                 resumeStdin()
             }
-            if p.tick { effects += state.reduce(.tick(now: DashboardRunner.clock())) }
+            if p.tick {
+                if player != nil {
+                    let now = DashboardRunner.clock()
+                    player!.advance(wallSeconds: now - lastReplayClock, into: &state)
+                    lastReplayClock = now
+                } else {
+                    effects += state.reduce(.tick(now: DashboardRunner.clock()))
+                }
+            }
             for effect in effects {
                 if case .quit = effect { return .quit }
                 perform(effect)
@@ -176,9 +224,88 @@ final class DashboardRunner {
         case .redraw:
             screen.invalidate()
             state.needsDraw = true
+        case .toggleRecording:
+            toggleRecording()
+        case .fetchOccupiedChannels:
+            guard let api = options.api else { return }
+            Task.detached {
+                let event: UIEvent
+                do {
+                    event = .occupiedChannels(try await api.occupiedChannels(), error: nil)
+                } catch {
+                    event = .occupiedChannels(nil, error: "\(error)")
+                }
+                inbox.update { $0.uiEvents.append(event) }
+            }
+        case .fetchPresenceUsers(let channel):
+            guard let api = options.api else { return }
+            Task.detached {
+                let event: UIEvent
+                do {
+                    event = .presenceUsers(channel: channel, userIDs: try await api.presenceUserIDs(channel: channel), error: nil)
+                } catch {
+                    event = .presenceUsers(channel: channel, userIDs: nil, error: "\(error)")
+                }
+                inbox.update { $0.uiEvents.append(event) }
+            }
+        case .replay(let command):
+            replayCommand(command)
         case .quit:
             break
         }
+    }
+
+    /// Writes items to the recording, if one is open; a write failure stops recording and says why.
+    private func record(_ items: [RecordingItem]) {
+        guard let recorder, !items.isEmpty else { return }
+        do {
+            try recorder.write(items)
+        } catch {
+            recorder.close()
+            self.recorder = nil
+            _ = state.reduce(.recording(path: nil))
+            state.setStatus("recording stopped: \(error)", isError: true)
+        }
+    }
+
+    /// `r` (and `--record`): starts recording to `--record`'s file or a new one in the save folder, or stops.
+    func toggleRecording() {
+        if let recorder {
+            recorder.close()
+            self.recorder = nil
+            _ = state.reduce(.recording(path: nil))
+            state.setStatus("recording saved to \(recorder.path) (replay: pushtop replay \(recorder.path))")
+            return
+        }
+        guard player == nil else {
+            state.setStatus("a replay cannot be recorded", isError: true)
+            return
+        }
+        // `--record FILE` is used once; recording again never overwrites it.
+        let path = (recordedOnce ? nil : options.recordPath)
+            ?? options.saveDirectory + "/pushtop-recording-" + DashboardRunner.fileStamp() + ".jsonl"
+        recordedOnce = true
+        let channels = options.recordChannels.isEmpty ? state.channels.map(\.name) : options.recordChannels
+        do {
+            recorder = try RecordingWriter(path: path,
+                header: RecordingHeader(started: DashboardRunner.clock(), endpoint: options.recordEndpoint.isEmpty
+                    ? state.connection.endpoint : options.recordEndpoint, channels: channels, source: "pushtop dashboard"),
+                scrub: options.credentials.map { [$0.secret] } ?? [])
+            _ = state.reduce(.recording(path: path))
+            state.setStatus("recording to \(path)")
+        } catch {
+            state.setStatus("\(error)", isError: true)
+        }
+    }
+
+    private func replayCommand(_ command: ReplayCommand) {
+        guard player != nil else {
+            state.setStatus("replay controls work in pushtop replay", isError: true)
+            return
+        }
+        if player!.perform(command, into: &state) { player!.restart(into: &state) }
+        lastReplayClock = DashboardRunner.clock()
+        state.needsDraw = true
     }
 
     private func saveLog() {
@@ -187,7 +314,7 @@ final class DashboardRunner {
         if let error = TextFile.write(lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n"), to: path) {
             state.setStatus("could not save the log to \(path): \(error)", isError: true)
         } else {
-            state.setStatus("saved \(lines.count) entries to \(path)")
+            state.setStatus("saved \(Format.counted(lines.count, "entry", plural: "entries")) to \(path)")
         }
     }
 

@@ -34,12 +34,17 @@ final class Inbox: Sendable {
     struct Pending {
         var events: [ClientEvent] = []
         var dropped = 0
+        var frames: [WireFrame] = []
+        /// The frame tap's own drop count (in all), when frames arrived.
+        var framesDroppedUpstream: Int?
         var inputReady = false
         var resized = false
         var tick = false
         var signal: Int32?
         var feedEnded = false
         var notices: [(String, Bool)] = []
+        /// Answers of asynchronous effects (HTTP API), reduced as they are.
+        var uiEvents: [UIEvent] = []
     }
 
     private let pending = Locked(Pending())
@@ -61,6 +66,16 @@ final class Inbox: Sendable {
                 p.events.append(contentsOf: events.prefix(room))
                 p.dropped += events.count - room
             }
+        }
+        continuation.yield()
+    }
+
+    /// Frames from the tap; beyond the capacity they are dropped and counted like the tap's own drops.
+    func post(frames: [WireFrame], droppedUpstream: Int) {
+        pending.withLock { p in
+            let room = max(0, capacity - p.frames.count)
+            p.frames.append(contentsOf: frames.prefix(room))
+            p.framesDroppedUpstream = droppedUpstream + max(0, frames.count - room)
         }
         continuation.yield()
     }

@@ -44,6 +44,21 @@ public enum Format {
         return "\(Int(ms.rounded())) ms"
     }
 
+    /// A count and a noun, singular or plural: `1 channel`, `3 channels`, `1 match`, `2 matches`.
+    /// `plural` defaults to the noun plus `s` (`es` after s, x, ch and sh).
+    public static func counted(_ n: Int, _ noun: String, plural: String? = nil) -> String {
+        if n == 1 { return "1 \(noun)" }
+        let many = plural ?? (["s", "x", "ch", "sh"].contains { noun.hasSuffix($0) } ? noun + "es" : noun + "s")
+        return "\(n) \(many)"
+    }
+
+    /// A size in bytes: `512 B`, `1.5 KB`, `2.0 MB`.
+    public static func bytes(_ n: Int) -> String {
+        if n < 1024 { return "\(n) B" }
+        if n < 1024 * 1024 { return "\(n / 1024).\(n * 10 / 1024 % 10) KB" }
+        return "\(n / 1_048_576).\(n * 10 / 1_048_576 % 10) MB"
+    }
+
     private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
 }
 

@@ -9,10 +9,19 @@ public enum DashboardView {
             return
         }
         HeaderView.draw(state, in: layout.header, into: &canvas)
-        ConnectionPaneView.draw(state, in: layout.connection, into: &canvas)
-        ChannelsPaneView.draw(state, in: layout.channels, into: &canvas)
-        MembersPaneView.draw(state, in: layout.members, into: &canvas)
-        EventLogPaneView.draw(state, in: layout.log, into: &canvas)
+        switch state.view {
+        case .panes:
+            ConnectionPaneView.draw(state, in: layout.connection, into: &canvas)
+            ChannelsPaneView.draw(state, in: layout.channels, into: &canvas)
+            MembersPaneView.draw(state, in: layout.members, into: &canvas)
+            EventLogPaneView.draw(state, in: layout.log, into: &canvas)
+        case .wireInspector:
+            WireInspectorView.draw(state, in: layout.body, into: &canvas)
+        case .authInspector:
+            AuthInspectorView.draw(state, in: layout.body, into: &canvas)
+        case .channelBrowser:
+            ChannelBrowserView.draw(state, in: layout.body, into: &canvas)
+        }
         FooterView.draw(state, in: layout.footer, into: &canvas)
         switch state.overlay {
         case .none: break
@@ -47,8 +56,16 @@ public enum HeaderView {
         col += canvas.draw(" pushtop ", row: rect.row, column: col, maxWidth: rect.right - col, role: .titleFocus)
         col += canvas.draw(" ● \(state.connection.state) ", row: rect.row, column: col, maxWidth: rect.right - col,
             role: Role.state(state.connection.state))
+        if let path = state.recordingPath {
+            col += canvas.draw(" ● REC \(path) ", row: rect.row, column: col, maxWidth: min(48, rect.right - col),
+                role: .statusError)
+        }
+        if let replay = state.replay {
+            col += canvas.draw(" \(replay.summary) ", row: rect.row, column: col, maxWidth: rect.right - col - 10,
+                role: replay.damage == nil ? .titleFocus : .statusError)
+        }
         var rest = "  \(state.connection.endpoint)"
-        rest += "  \(state.channels.count) channels  \(state.connection.rate.lastSecond) ev/s"
+        rest += "  \(Format.counted(state.channels.count, "channel"))  \(state.connection.rate.lastSecond) ev/s"
         let clock = Format.clock(state.now, utcOffset: state.configuration.utcOffset, millis: false) + " "
         let clockWidth = DisplayWidth.of(clock)
         col += canvas.draw(rest, row: rect.row, column: col, maxWidth: rect.right - col - clockWidth - 1, role: .header)

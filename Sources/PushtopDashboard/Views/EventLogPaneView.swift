@@ -4,7 +4,7 @@ public enum EventLogPaneView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         let log = state.log
         var title = "4 Event log"
-        if let filter = log.filter { title += " · /\(filter.query) (\(log.visibleCount) matches)" }
+        if let filter = log.filter { title += " · /\(filter.query) (\(Format.counted(log.visibleCount, "match")))" }
         var badges: [String] = []
         if let paused = state.pausedAt { badges.append("PAUSED +\(max(0, log.nextSeq - paused))") }
         if !state.isFollowing {

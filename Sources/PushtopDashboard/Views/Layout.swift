@@ -11,6 +11,8 @@ public struct Layout: Sendable, Hashable {
     public var log: Rect
     /// The bottom line: key hints, a prompt or a status message.
     public var footer: Rect
+    /// Everything between the header and the footer (where a debugger view replaces the panes).
+    public var body: Rect
 
     /// `nil` when the size is below ``minimum``.
     public init?(size: Size) {
@@ -19,6 +21,7 @@ public struct Layout: Sendable, Hashable {
         header = Rect(row: 0, column: 0, height: 1, width: size.columns)
         footer = Rect(row: size.rows - 1, column: 0, height: 1, width: size.columns)
         let body = size.rows - 2
+        self.body = Rect(row: 1, column: 0, height: body, width: size.columns)
         let left = min(54, max(28, size.columns * 36 / 100))
         let right = size.columns - left
         let connectionHeight = min(13, body / 2)

@@ -18,7 +18,15 @@ public enum MembersPaneView {
             }
             return
         }
-        canvas.box(rect, title: "3 Members · \(channel)", focused: state.focus == .members, badge: "\(roster.count)")
+        // The presence check: members the client holds that the server does not (ghosts), and the reverse.
+        let present = Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID))
+        let check = state.presenceCheck.differences(channel, clientUserIDs: present)
+        var badge = "\(roster.count)"
+        if let check {
+            let n = check.ghosts.count + check.missing.count
+            badge += n == 0 ? " · ✓ server" : " · \(n) differ"
+        }
+        canvas.box(rect, title: "3 Members · \(channel)", focused: state.focus == .members, badge: badge)
         var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         if !state.watchlist.isEmpty, inner.height >= 4 {
@@ -29,6 +37,15 @@ public enum MembersPaneView {
             inner = Rect(row: inner.row, column: inner.column, height: inner.height - height, width: inner.width)
         }
         let rows = roster.rows
+        let missing = check?.missing ?? []
+        defer {
+            // Missing members (on the server, not in the client's roster) after the roster.
+            let shown = min(rows.count, inner.height)
+            for (i, id) in missing.enumerated() where shown + i < inner.height {
+                canvas.draw("? \(id) missing: on the server only", row: inner.row + shown + i, column: inner.column + 1,
+                    maxWidth: inner.width - 2, role: .eventError)
+            }
+        }
         let top = max(0, min(state.memberTop, rows.count - inner.height))
         for (offset, row) in rows[top..<min(rows.count, top + inner.height)].enumerated() {
             let r = inner.row + offset
@@ -46,6 +63,10 @@ public enum MembersPaneView {
                 role: highlight ?? (isMe ? .memberMe : Role.member(id)))
             if isMe {
                 col += canvas.draw(" (me)", row: r, column: col, maxWidth: inner.right - col, role: highlight ?? .memberMe)
+            }
+            if row.leftAt == nil, check?.ghosts.contains(id) == true {
+                col += canvas.draw(" ghost: not on the server", row: r, column: col, maxWidth: inner.right - col - 1,
+                    role: .eventError)
             }
             if let info = row.member.userInfo {
                 canvas.draw(DisplayWidth.truncate(" " + info.jsonString, to: inner.right - col - 1), row: r, column: col,

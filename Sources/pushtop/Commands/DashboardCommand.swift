@@ -19,6 +19,12 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-file"), help: "Write logs to this file (the screen never shows them).")
     var logFile: String?
 
+    @Option(name: .customLong("record"), help: "Record everything the dashboard receives to this file (JSON lines; replay with 'pushtop replay FILE'). The key r starts and stops recording too.")
+    var record: String?
+
+    @Option(name: .customLong("app-id"), help: "The app id (env PUSHER_APP_ID): with --secret, the channel browser and the presence check use the HTTP API.")
+    var appID: String?
+
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
@@ -36,6 +42,7 @@ struct DashboardCommand: AsyncParsableCommand {
             var arguments: [String] = []
             if let theme { arguments += ["--theme", theme] }
             if let logFile { arguments += ["--log-file", logFile] }
+            if let record { arguments += ["--record", record] }
             try await DemoCommand.parse(arguments).run()
             return
         }
@@ -43,9 +50,13 @@ struct DashboardCommand: AsyncParsableCommand {
         try DashboardLauncher.requireTerminal()
         DashboardLauncher.bootstrapLogging(logFile)
         let client = PusherClient(options: options)
+        let secret = connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? profile.secret
         let status = try await DashboardLauncher.run(
             client: client, channels: channels + (profile.channels ?? []),
-            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.signIn)
+            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.signIn, record: record,
+            credentials: secret.map { KnownCredentials(key: options.key, secret: $0,
+                appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 }) })
         if status != 0 { throw ExitCode(status) }
     }
 }

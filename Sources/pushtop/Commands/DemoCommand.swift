@@ -17,6 +17,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-file"), help: "Write logs to this file (the screen never shows them).")
     var logFile: String?
 
+    @Option(name: .customLong("record"), help: "Record everything the dashboard receives to this file (replay with 'pushtop replay FILE').")
+    var record: String?
+
     @Option(name: .customLong("user-id"), help: "Your name in presence-lobby (default: $USER).")
     var userID: String?
 
@@ -48,7 +51,9 @@ struct DemoCommand: AsyncParsableCommand {
         let status: Int32
         do {
             status = try await DashboardLauncher.run(
-                client: client, channels: Self.channels, theme: theme ?? environment["PUSHTOP_THEME"])
+                client: client, channels: Self.channels, theme: theme ?? environment["PUSHTOP_THEME"], record: record,
+                credentials: KnownCredentials(key: server.configuration.app.key, secret: server.configuration.app.secret,
+                    appID: server.configuration.app.id))
         } catch {
             await server.shutdown()
             throw error

@@ -61,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(config.app.id))"]
         lines.append("  HTTP API: \(embedded.httpURL)/apps/\(config.app.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')")
         if let auth = embedded.authEndpointURL {
-            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port) --no-tls --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME")
+            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port) --no-tls --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(config.simulate ? " " + [config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel, config.simulator.presenceChannel].joined(separator: " ") : "")")
         }
         for url in webhooks { lines.append("  webhooks to: \(url)") }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }

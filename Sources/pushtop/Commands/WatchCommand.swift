@@ -26,6 +26,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("frames"), help: "Also print every WebSocket frame, both directions, as {\"type\":\"frame\",…} lines.")
     var printFrames = false
 
+    @Option(name: .customLong("record"), help: "Also record what arrives to this file (the dashboard's recording format; replay with 'pushtop replay FILE').")
+    var record: String?
+
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
@@ -49,7 +52,9 @@ struct WatchCommand: AsyncParsableCommand {
         options.logger = Logger(label: "pushtop.watch")
         let client = PusherClient(options: options)
         let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
-        WatchWriter(client: client, exit: exit).start(frames: printFrames)
+        let recorder = try record.map { try RecordingWriter.open($0, options: options, channels: channels + (profile.channels ?? []),
+            secret: connection.secret ?? ProcessInfo.processInfo.environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
+        WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
 
         for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
         if connection.signIn { try await client.signIn() }

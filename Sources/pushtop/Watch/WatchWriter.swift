@@ -1,3 +1,4 @@
+import Foundation
 import PusherChannels
 
 /// Prints `watch`'s lines: each batch formatted into one buffer and written with one `write`.
@@ -8,23 +9,33 @@ final class WatchWriter: @unchecked Sendable {
     // Touched only on the client's event loop (inside its callbacks).
     private let client: PusherClient
     private let exit: AsyncStream<Int32>.Continuation
+    /// `--record FILE`: everything printed (and every frame) is also written there.
+    private let recorder: RecordingWriter?
     private var lastClosure: ConnectionClosure?
     private var out = ""
 
-    init(client: PusherClient, exit: AsyncStream<Int32>.Continuation) {
+    init(client: PusherClient, exit: AsyncStream<Int32>.Continuation, recorder: RecordingWriter? = nil) {
         self.client = client
         self.exit = exit
+        self.recorder = recorder
     }
 
     /// Starts printing events (and, with `frames`, `frame` lines) from now until the client shuts down.
     func start(frames: Bool) {
         client.onEventBatch { [self] batch in printEvents(batch) }
-        if frames {
-            client.onFrames { [self] batch in printFrames(batch) }
+        if frames || recorder != nil {
+            client.onFrames { [self] batch in
+                record(batch.map(RecordingItem.frame))
+                if frames { printFrames(batch) }
+            }
         }
     }
 
     private func printEvents(_ batch: [ClientEvent]) {
+        if recorder != nil {
+            let now = Date().timeIntervalSince1970
+            record(batch.map { .client(time: now, event: $0) })
+        }
         for event in batch {
             if let line = WatchLine.encode(event) {
                 out += line
@@ -53,6 +64,19 @@ final class WatchWriter: @unchecked Sendable {
         }
         flush()
     }
+
+    /// Writes to the recording; a recording that fails (a full disk) is reported once and stopped.
+    private func record(_ items: [RecordingItem]) {
+        guard let recorder, !recordingFailed else { return }
+        do {
+            try recorder.write(items)
+        } catch {
+            recordingFailed = true
+            out += WatchLine.error(code: nil, message: error.description) + "\n"
+        }
+    }
+
+    private var recordingFailed = false
 
     private func flush() {
         guard !out.isEmpty else { return }

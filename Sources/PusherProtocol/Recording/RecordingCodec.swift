@@ -1,0 +1,250 @@
+/// Writes and reads recording lines (JSON, `"type"` first). Secret material never reaches a line: `auth`
+/// signatures and `shared_secret`s are replaced by ``Redaction/marker`` in frames, events and authorization
+/// traces.
+public enum RecordingCodec {
+    // MARK: Writing
+
+    public static func encode(_ item: RecordingItem) -> String {
+        switch item {
+        case .header(let h):
+            return object([
+                ("type", "recording"), ("version", .number(Double(h.version))), ("started", .number(h.started)),
+                ("endpoint", .string(h.endpoint)), ("channels", .array(h.channels.map(JSONValue.string))),
+                ("source", .string(h.source)),
+            ])
+        case .client(let time, let event):
+            return object([("type", "client"), ("t", .number(time)), ("event", encode(event))])
+        case .frame(let f):
+            var fields: [(String, JSONValue)] = [
+                ("type", "frame"), ("t", .number(f.time)), ("dir", .string(f.direction.rawValue)),
+                ("kind", .string(f.kind.rawValue)), ("size", .number(Double(f.size))),
+                ("text", .string(redactFrame(f.text, outbound: f.direction == .outbound))),
+            ]
+            if let code = f.closeCode { fields.append(("close_code", .number(Double(code)))) }
+            return object(fields)
+        case .framesDropped(let time, let total):
+            return object([("type", "frames_dropped"), ("t", .number(time)), ("total", .number(Double(total)))])
+        }
+    }
+
+    /// A frame's text with its secrets removed: `auth` on outbound frames, `shared_secret` anywhere.
+    public static func redactFrame(_ text: String, outbound: Bool) -> String {
+        guard text.contains("auth") || text.contains("shared_secret") else { return text }
+        return Redaction.redactStringFields(outbound ? ["auth", "shared_secret"] : ["shared_secret"], in: text)
+    }
+
+    static func encode(_ event: ClientEvent) -> JSONValue {
+        func n(_ v: Int?) -> JSONValue { v.map { .number(Double($0)) } ?? .null }
+        func s(_ v: String?) -> JSONValue { v.map(JSONValue.string) ?? .null }
+        func member(_ m: PresenceMember) -> JSONValue { .object(["user_id": .string(m.userID), "user_info": m.userInfo ?? .null]) }
+        switch event {
+        case .state(let c):
+            return .object(["kind": "state", "previous": .string(c.previous.rawValue), "current": .string(c.current.rawValue),
+                "socket_id": s(c.socketID)])
+        case .connectingIn(let delay):
+            return .object(["kind": "connecting_in", "delay": .number(delay)])
+        case .closed(let c):
+            return .object(["kind": "closed", "code": n(c.code), "reason": .string(c.reason), "action": .string(c.action.rawValue)])
+        case .subscribing(let channel):
+            return .object(["kind": "subscribing", "channel": .string(channel)])
+        case .subscribed(let channel, let presence):
+            var o: [String: JSONValue] = ["kind": "subscribed", "channel": .string(channel)]
+            if let presence { o["presence"] = .object(["me": s(presence.me), "members": .array(presence.members.map(member))]) }
+            return .object(o)
+        case .subscriptionError(let channel, let status, let message):
+            return .object(["kind": "subscription_error", "channel": .string(channel), "status": n(status), "message": .string(message)])
+        case .unsubscribed(let channel):
+            return .object(["kind": "unsubscribed", "channel": .string(channel)])
+        case .event(let e):
+            return .object(["kind": "event", "channel": .string(e.channel), "event": .string(e.name), "data": s(e.dataText),
+                "user_id": s(e.userID), "received_at": .number(e.receivedAt),
+                "raw_frame": s(e.rawFrame.map { redactFrame($0, outbound: false) })])
+        case .memberAdded(let channel, let m):
+            return .object(["kind": "member_added", "channel": .string(channel), "member": member(m)])
+        case .memberRemoved(let channel, let m):
+            return .object(["kind": "member_removed", "channel": .string(channel), "member": member(m)])
+        case .subscriptionCount(let channel, let count):
+            return .object(["kind": "subscription_count", "channel": .string(channel), "count": .number(Double(count))])
+        case .error(let code, let message):
+            return .object(["kind": "error", "code": n(code), "message": .string(message)])
+        case .decryptionError(let channel, let event, let message):
+            return .object(["kind": "decryption_error", "channel": .string(channel), "event": .string(event), "message": .string(message)])
+        case .pong(let rtt):
+            return .object(["kind": "pong", "round_trip": .number(rtt)])
+        case .signedIn(let user):
+            return .object(["kind": "signed_in", "id": .string(user.id), "user_data": .string(user.userData),
+                "watchlist": .array(user.watchlist.map(JSONValue.string)), "user_info": user.userInfo ?? .null])
+        case .signInFailed(let status, let message):
+            return .object(["kind": "sign_in_failed", "status": n(status), "message": .string(message)])
+        case .signedOut(let userID):
+            return .object(["kind": "signed_out", "user_id": .string(userID)])
+        case .userEvent(let e):
+            return .object(["kind": "user_event", "user_id": .string(e.userID), "event": .string(e.name),
+                "data": s(e.dataText), "received_at": .number(e.receivedAt)])
+        case .watchlist(let change):
+            return .object(["kind": "watchlist", "status": .string(change.status.rawValue),
+                "user_ids": .array(change.userIDs.map(JSONValue.string))])
+        case .authorization(let t):
+            let auth = t.auth.map { a in a.firstIndex(of: ":").map { String(a[..<$0]) + ":" + Redaction.marker } ?? Redaction.marker }
+            return .object(["kind": "authorization", "channel": .string(t.channel), "socket_id": .string(t.socketID),
+                "authorizer": .string(t.authorizer), "started_at": .number(t.startedAt), "duration": .number(t.duration),
+                "status": n(t.status), "response": s(t.responseExcerpt.map { Redaction.redactStringFields(["auth", "shared_secret"], in: $0) }),
+                "auth": s(auth), "channel_data": s(t.channelData), "has_shared_secret": .bool(t.hasSharedSecret),
+                "error": s(t.error)])
+        }
+    }
+
+    static func object(_ fields: [(String, JSONValue)]) -> String {
+        var out = "{"
+        for (i, (key, value)) in fields.enumerated() {
+            if i > 0 { out += "," }
+            JSONValue.writeString(key, to: &out)
+            out += ":"
+            value.write(to: &out)
+        }
+        return out + "}"
+    }
+
+    // MARK: Reading
+
+    /// Reads one line. - Throws: a reason (without the line number).
+    public static func decode(_ line: String) throws(RecordingLineError) -> RecordingItem {
+        let value: JSONValue
+        do { value = try JSONValue(parsing: line) } catch { throw RecordingLineError("not JSON (\(error))") }
+        guard case .object(let o) = value else { throw RecordingLineError("not a JSON object") }
+        guard let type = o["type"]?.stringValue else { throw RecordingLineError("no \"type\"") }
+        func num(_ k: String, in o: [String: JSONValue]) throws(RecordingLineError) -> Double {
+            guard let v = o[k]?.numberValue else { throw RecordingLineError("\(type): no number \"\(k)\"") }
+            return v
+        }
+        func str(_ k: String, in o: [String: JSONValue]) throws(RecordingLineError) -> String {
+            guard let v = o[k]?.stringValue else { throw RecordingLineError("\(type): no string \"\(k)\"") }
+            return v
+        }
+        switch type {
+        case "recording":
+            let version = Int(try num("version", in: o))
+            guard version <= RecordingHeader.currentVersion else {
+                throw RecordingLineError("recording format \(version) is newer than this pushtop reads (\(RecordingHeader.currentVersion))")
+            }
+            return .header(RecordingHeader(version: version, started: try num("started", in: o),
+                endpoint: o["endpoint"]?.stringValue ?? "", channels: o["channels"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                source: o["source"]?.stringValue ?? ""))
+        case "client":
+            guard case .object(let e)? = o["event"] else { throw RecordingLineError("client: no \"event\" object") }
+            return .client(time: try num("t", in: o), event: try decodeEvent(e))
+        case "frame":
+            guard let dir = WireFrame.Direction(rawValue: try str("dir", in: o)),
+                let kind = WireFrame.Kind(rawValue: try str("kind", in: o))
+            else { throw RecordingLineError("frame: unknown \"dir\" or \"kind\"") }
+            return .frame(WireFrame(time: try num("t", in: o), direction: dir, kind: kind, size: Int(try num("size", in: o)),
+                text: o["text"]?.stringValue ?? "", closeCode: o["close_code"]?.intValue))
+        case "frames_dropped":
+            return .framesDropped(time: try num("t", in: o), total: Int(try num("total", in: o)))
+        default:
+            throw RecordingLineError("unknown type \"\(type)\"")
+        }
+    }
+
+    static func decodeEvent(_ o: [String: JSONValue]) throws(RecordingLineError) -> ClientEvent {
+        let kind = o["kind"]?.stringValue ?? ""
+        func str(_ k: String) throws(RecordingLineError) -> String {
+            guard let v = o[k]?.stringValue else { throw RecordingLineError("\(kind): no string \"\(k)\"") }
+            return v
+        }
+        func num(_ k: String) throws(RecordingLineError) -> Double {
+            guard let v = o[k]?.numberValue else { throw RecordingLineError("\(kind): no number \"\(k)\"") }
+            return v
+        }
+        func opt(_ k: String) -> String? { o[k]?.stringValue }
+        func member(_ v: JSONValue?) throws(RecordingLineError) -> PresenceMember {
+            guard let m = v?.objectValue, let id = m["user_id"]?.stringValue else { throw RecordingLineError("\(kind): bad member") }
+            let info = m["user_info"]
+            return PresenceMember(userID: id, userInfo: info == .null ? nil : info)
+        }
+        switch kind {
+        case "state":
+            guard let p = ConnectionState(rawValue: try str("previous")), let c = ConnectionState(rawValue: try str("current")) else {
+                throw RecordingLineError("state: unknown state")
+            }
+            return .state(StateChange(previous: p, current: c, socketID: opt("socket_id")))
+        case "connecting_in": return .connectingIn(delay: try num("delay"))
+        case "closed":
+            guard let action = CloseAction(rawValue: try str("action")) else { throw RecordingLineError("closed: unknown action") }
+            return .closed(ConnectionClosure(code: o["code"]?.intValue, reason: opt("reason") ?? "", action: action))
+        case "subscribing": return .subscribing(channel: try str("channel"))
+        case "subscribed":
+            var presence: PresenceSnapshot?
+            if let p = o["presence"]?.objectValue {
+                var members: [PresenceMember] = []
+                for m in p["members"]?.arrayValue ?? [] { members.append(try member(m)) }
+                presence = PresenceSnapshot(me: p["me"]?.stringValue, members: members)
+            }
+            return .subscribed(channel: try str("channel"), presence: presence)
+        case "subscription_error":
+            return .subscriptionError(channel: try str("channel"), status: o["status"]?.intValue, message: opt("message") ?? "")
+        case "unsubscribed": return .unsubscribed(channel: try str("channel"))
+        case "event":
+            return .event(ChannelEvent(channel: try str("channel"), name: try str("event"), dataText: opt("data"),
+                userID: opt("user_id"), receivedAt: o["received_at"]?.numberValue ?? 0, rawFrame: opt("raw_frame")))
+        case "member_added": return .memberAdded(channel: try str("channel"), member: try member(o["member"]))
+        case "member_removed": return .memberRemoved(channel: try str("channel"), member: try member(o["member"]))
+        case "subscription_count": return .subscriptionCount(channel: try str("channel"), count: Int(try num("count")))
+        case "error": return .error(code: o["code"]?.intValue, message: opt("message") ?? "")
+        case "decryption_error":
+            return .decryptionError(channel: try str("channel"), event: try str("event"), message: opt("message") ?? "")
+        case "pong": return .pong(roundTrip: try num("round_trip"))
+        case "signed_in":
+            let info = o["user_info"]
+            return .signedIn(SignedInUser(id: try str("id"), userData: opt("user_data") ?? "",
+                watchlist: o["watchlist"]?.arrayValue?.compactMap(\.stringValue) ?? [], userInfo: info == .null ? nil : info))
+        case "sign_in_failed": return .signInFailed(status: o["status"]?.intValue, message: opt("message") ?? "")
+        case "signed_out": return .signedOut(userID: try str("user_id"))
+        case "user_event":
+            return .userEvent(UserEvent(userID: try str("user_id"), name: try str("event"), dataText: opt("data"),
+                receivedAt: o["received_at"]?.numberValue ?? 0))
+        case "watchlist":
+            guard let status = WatchlistChange.Status(rawValue: try str("status")) else {
+                throw RecordingLineError("watchlist: unknown status")
+            }
+            return .watchlist(WatchlistChange(status: status, userIDs: o["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? []))
+        case "authorization":
+            return .authorization(AuthorizationTrace(channel: try str("channel"), socketID: try str("socket_id"),
+                authorizer: opt("authorizer") ?? "", startedAt: try num("started_at"), duration: try num("duration"),
+                status: o["status"]?.intValue, responseExcerpt: opt("response"), auth: opt("auth"),
+                channelData: opt("channel_data"), hasSharedSecret: o["has_shared_secret"]?.boolValue ?? false, error: opt("error")))
+        default:
+            throw RecordingLineError("unknown client event kind \"\(kind)\"")
+        }
+    }
+
+    /// Reads a whole recording: the items up to the first damaged line, and the damage if any. A last line
+    /// without its newline that does not parse is reported as truncated.
+    public static func read(_ text: String) -> (items: [RecordingItem], damage: RecordingDamage?) {
+        var items: [RecordingItem] = []
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (i, raw) in lines.enumerated() {
+            let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : String(raw)
+            if line.isEmpty { continue }
+            do throws(RecordingLineError) {
+                let item = try decode(line)
+                if items.isEmpty {
+                    guard case .header = item else {
+                        return (items, RecordingDamage(line: i + 1, reason: "not a pushtop recording (no header line)"))
+                    }
+                }
+                items.append(item)
+            } catch {
+                let truncated = i == lines.count - 1
+                return (items, RecordingDamage(line: i + 1, reason: truncated ? "truncated (\(error.reason))" : error.reason))
+            }
+        }
+        return (items, nil)
+    }
+}
+
+/// Why one recording line cannot be read.
+public struct RecordingLineError: Error, Sendable, Hashable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+}

@@ -1,0 +1,69 @@
+import PusherProtocol
+
+/// The auth inspector: for one private/presence/encrypted subscription, what its authorization did: who
+/// answered, status, time, the response excerpt, the signed string and, with the secret known, the expected
+/// signature next to the received one with the first differing field named.
+public enum AuthInspectorView {
+    static func lines(_ state: DashboardState, trace: AuthorizationTrace) -> [(String, Role)] {
+        var lines: [(String, Role)] = []
+        let ok = trace.error == nil
+        lines.append(("channel      " + trace.channel, .eventChannel))
+        lines.append(("result       " + (ok ? "authorized" : "refused: " + (trace.error ?? "")), ok ? .stateConnected : .eventError))
+        lines.append(("authorizer   " + trace.authorizer, .value))
+        lines.append(("HTTP status  " + (trace.status.map(String.init) ?? "-"), (trace.status ?? 200) < 300 ? .value : .eventError))
+        lines.append(("time         " + Format.millis(trace.duration) + " at "
+            + Format.clock(trace.startedAt, utcOffset: state.configuration.utcOffset), .value))
+        lines.append(("socket id    " + trace.socketID, .value))
+        if ChannelKind(channelName: trace.channel) == .encrypted {
+            lines.append(("shared key   " + (trace.hasSharedSecret ? "received (not shown)" : "missing"),
+                trace.hasSharedSecret ? .value : .eventError))
+        }
+        lines.append(("", .text))
+        lines.append(("signed string (socket_id:channel[:channel_data])", .header))
+        lines.append((DisplayWidth.sanitized(trace.stringToSign), .eventData))
+        lines.append(("", .text))
+        lines.append(("signature", .header))
+        lines.append(("received     " + (trace.auth ?? "(none)"), .value))
+        if let credentials = state.configuration.credentials {
+            if let check = SignatureCheck(trace: trace, credentials: credentials, otherSocketIDs: state.auth.socketIDs,
+                otherChannels: state.channels.map(\.name))
+            {
+                lines.append(("expected     " + check.expected, .value))
+                lines.append((check.verdict.text, check.verdict == .matches ? .stateConnected : .eventError))
+            }
+        } else {
+            lines.append(("expected     needs the app secret (--secret, PUSHER_APP_SECRET or a profile's secret)", .dim))
+        }
+        lines.append(("", .text))
+        lines.append(("response (excerpt, shared_secret removed)", .header))
+        if let body = trace.responseExcerpt, !body.isEmpty {
+            if let json = JSONValue.parseIfJSON(body) {
+                for line in json.prettyLines() { lines.append((line, .eventData)) }
+            } else {
+                lines.append((DisplayWidth.sanitized(body), .eventData))
+            }
+        } else {
+            lines.append(("(no HTTP response: \(trace.authorizer))", .dim))
+        }
+        return lines
+    }
+
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+        canvas.fill(rect, role: .text)
+        let name = state.auth.selected ?? ""
+        canvas.box(rect, title: "Auth inspector · \(name)", focused: true,
+            badge: "←→ channel · ↑↓ scroll · Esc back · \(Format.counted(state.auth.traces.count, "authorization"))")
+        let inner = rect.inset(by: 1)
+        guard !inner.isEmpty else { return }
+        guard let trace = state.auth.traces[name] else {
+            canvas.draw("no authorization seen for this channel", row: inner.row, column: inner.column + 1,
+                maxWidth: inner.width - 2, role: .dim)
+            return
+        }
+        let all = lines(state, trace: trace)
+        let top = max(0, min(state.auth.scroll, all.count - inner.height))
+        for (i, line) in all[top..<min(all.count, top + inner.height)].enumerated() {
+            canvas.draw(line.0, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2, role: line.1)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// One occupied channel, as the app's HTTP API lists it.
+public struct OccupiedChannel: Sendable, Hashable {
+    public var name: String
+    /// `subscription_count`, when the server reports it.
+    public var subscriptionCount: Int?
+    /// `user_count` (presence channels).
+    public var userCount: Int?
+
+    public init(name: String, subscriptionCount: Int? = nil, userCount: Int? = nil) {
+        self.name = name
+        self.subscriptionCount = subscriptionCount
+        self.userCount = userCount
+    }
+}

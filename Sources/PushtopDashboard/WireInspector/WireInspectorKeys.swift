@@ -1,0 +1,29 @@
+/// The wire inspector's keys (scope: the inspector is open); `w` opens it from anywhere.
+public enum WireInspectorKeys {
+    public static let bindings: [KeyBinding] = [
+        KeyBinding([.char("w")], hint: "wire", help: "wire inspector: every WebSocket frame, both directions",
+            action: .wireInspector),
+        KeyBinding([.char("w")], hint: "", help: "back to the panes", action: .wireInspector,
+            scope: .view(.wireInspector)),
+        KeyBinding([.char("k"), .up], hint: "", help: "previous frame (stops following)",
+            action: .wire(.up), scope: .view(.wireInspector)),
+        KeyBinding([.char("j"), .down], hint: "", help: "next frame", action: .wire(.down),
+            scope: .view(.wireInspector)),
+        KeyBinding([.pageUp], hint: "", help: "page up", action: .wire(.pageUp),
+            scope: .view(.wireInspector)),
+        KeyBinding([.pageDown], hint: "", help: "page down", action: .wire(.pageDown),
+            scope: .view(.wireInspector)),
+        KeyBinding([.home, .char("g")], hint: "", help: "oldest frame", action: .wire(.top),
+            scope: .view(.wireInspector)),
+        KeyBinding([.end, .char("G")], hint: "follow", help: "follow the newest frame",
+            action: .wire(.bottom), scope: .view(.wireInspector)),
+        KeyBinding([.enter], hint: "frame", help: "open the frame: JSON, decrypted payload",
+            action: .wire(.open), scope: .view(.wireInspector)),
+        KeyBinding([.char("p")], hint: "pings", help: "show / hide pings and pongs",
+            action: .wire(.toggleKeepAlives), scope: .view(.wireInspector)),
+        KeyBinding([.char("/")], hint: "filter", help: "filter frames (text, c:CHANNEL, e:EVENT)",
+            action: .wire(.filter), scope: .view(.wireInspector)),
+        KeyBinding([.escape], hint: "back", help: "close the frame / clear the filter / leave",
+            action: .wire(.close), scope: .view(.wireInspector)),
+    ]
+}

@@ -1,0 +1,165 @@
+import PusherProtocol
+
+/// What a key does in the wire inspector.
+public enum WireAction: Sendable, Hashable {
+    case up, down, pageUp, pageDown, top, bottom
+    /// Enter: open the selected frame (or close the open one).
+    case open
+    /// Show or hide pings and pongs.
+    case toggleKeepAlives
+    /// Filter the frames (the same syntax as the log's filter).
+    case filter
+    /// Esc: close the frame, else clear the filter, else leave the inspector.
+    case close
+}
+
+/// The wire inspector's slice of the dashboard state: the frames, the selection, the open frame, and the
+/// decrypted payloads of encrypted events (keyed by the frame they came in) to show beside the ciphertext.
+public struct WireInspectorState: Sendable {
+    /// What the dashboard must do after a wire action.
+    public enum Outcome: Sendable, Hashable {
+        case none
+        /// Open the filter prompt.
+        case promptFilter
+        /// Leave the inspector.
+        case leave
+    }
+
+    public internal(set) var log: WireLog
+    /// The selected frame's seq; `nil` while following the newest.
+    public internal(set) var selected: Int?
+    /// The first shown seq while not following.
+    public internal(set) var top = 0
+    /// The frame open in the detail view, and its scroll.
+    public internal(set) var detail: (seq: Int, scroll: Int)?
+    private var decrypted: [String: String] = [:]
+    private var decryptedOrder: [String] = []
+    private var decryptedStart = 0
+    /// Decrypted payloads remembered (the newest), to match against kept frames.
+    static let decryptedCapacity = 2_000
+
+    public init(capacity: Int) {
+        log = WireLog(capacity: capacity)
+    }
+
+    /// Whether the list follows the newest frame.
+    public var isFollowing: Bool { selected == nil }
+
+    mutating func append(_ frames: [WireFrame]) {
+        for frame in frames { log.append(frame) }
+    }
+
+    /// Remembers the decrypted data of an event on an encrypted channel that came with its raw frame.
+    mutating func note(_ event: ChannelEvent) {
+        guard let raw = event.rawFrame, ChannelKind(channelName: event.channel) == .encrypted,
+            let data = event.dataText, decrypted[raw] == nil
+        else { return }
+        decrypted[raw] = data
+        decryptedOrder.append(raw)
+        if decryptedOrder.count - decryptedStart > WireInspectorState.decryptedCapacity {
+            decrypted[decryptedOrder[decryptedStart]] = nil
+            decryptedStart += 1
+            if decryptedStart > 1024 {
+                decryptedOrder.removeFirst(decryptedStart)
+                decryptedStart = 0
+            }
+        }
+    }
+
+    /// The decrypted payload of an encrypted event frame, when the client delivered it.
+    public func decryptedData(forFrame text: String) -> String? { decrypted[text] }
+
+    /// Performs a wire action; `rows` is the number of list rows shown.
+    mutating func perform(_ action: WireAction, rows: Int) -> Outcome {
+        if var d = detail {
+            switch action {
+            case .up: d.scroll = max(0, d.scroll - 1)
+            case .down: d.scroll += 1
+            case .pageUp: d.scroll = max(0, d.scroll - 10)
+            case .pageDown: d.scroll += 10
+            case .top: d.scroll = 0
+            case .open, .close: detail = nil; return .none
+            case .bottom, .toggleKeepAlives, .filter: break
+            }
+            if detail != nil { detail = d }
+            return .none
+        }
+        let page = max(1, rows - 1)
+        switch action {
+        case .up: move(by: -1, rows: rows)
+        case .down: move(by: 1, rows: rows)
+        case .pageUp: move(by: -page, rows: rows)
+        case .pageDown: move(by: page, rows: rows)
+        case .top:
+            guard log.visibleCount > 0 else { break }
+            selected = log.visibleSeq(at: 0)
+            top = selected!
+        case .bottom:
+            selected = nil
+        case .open:
+            if let seq = selected ?? newestSeq { detail = (seq, 0) }
+        case .toggleKeepAlives:
+            log.setShowsKeepAlives(!log.showsKeepAlives)
+            if let s = selected, log.visibleIndex(atOrBefore: s) == nil { selected = nil }
+        case .filter:
+            return .promptFilter
+        case .close:
+            if log.filter != nil {
+                log.setFilter(nil)
+            } else {
+                return .leave
+            }
+        }
+        return .none
+    }
+
+    mutating func setFilter(_ filter: LogFilter?) {
+        log.setFilter(filter)
+        selected = nil
+    }
+
+    var newestSeq: Int? {
+        log.visibleCount > 0 ? log.visibleSeq(at: log.visibleCount - 1) : nil
+    }
+
+    private mutating func move(by delta: Int, rows: Int) {
+        let count = log.visibleCount
+        guard count > 0 else { return }
+        let current: Int
+        if let s = selected, let i = log.visibleIndex(atOrBefore: s) {
+            current = i
+        } else {
+            if delta > 0 { return }  // following already shows the newest
+            current = count - 1
+            top = log.visibleSeq(at: max(0, count - rows))
+        }
+        let target = current + delta
+        if target >= count {
+            selected = nil
+            return
+        }
+        let index = max(0, target)
+        selected = log.visibleSeq(at: index)
+        var topIndex = log.visibleIndex(atOrBefore: top) ?? 0
+        if index < topIndex { topIndex = index }
+        if index >= topIndex + rows { topIndex = index - rows + 1 }
+        top = log.visibleSeq(at: max(0, min(topIndex, count - 1)))
+    }
+
+    /// The seqs of the rows to draw, oldest first.
+    public func visibleSeqs(rows: Int) -> [Int] {
+        let count = log.visibleCount
+        guard rows > 0, count > 0 else { return [] }
+        var first: Int
+        if let s = selected, let sel = log.visibleIndex(atOrBefore: s) {
+            first = log.visibleIndex(atOrBefore: top) ?? 0
+            if sel < first { first = sel }
+            if sel >= first + rows { first = sel - rows + 1 }
+            first = max(0, min(first, count - rows))
+        } else {
+            first = max(0, count - rows)
+        }
+        let last = min(count - 1, first + rows - 1)
+        return (first...last).map { log.visibleSeq(at: $0) }
+    }
+}

@@ -1,0 +1,150 @@
+import PusherProtocol
+
+/// `w`: every WebSocket frame in both directions (time, direction, kind, size, the raw text), in the body of
+/// the screen; Enter opens one frame.
+public enum WireInspectorView {
+    public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+        let wire = state.wire
+        let log = wire.log
+        canvas.fill(rect, role: .text)
+        var title = "Wire inspector"
+        if let filter = log.filter { title += " · /\(filter.query) (\(Format.counted(log.visibleCount, "match")))" }
+        var badges: [String] = []
+        if !log.showsKeepAlives { badges.append("pings hidden") }
+        if !wire.isFollowing { badges.append("not following · End") }
+        if log.dropped > 0 { badges.append("dropped \(log.dropped)") }
+        badges.append(Format.counted(log.nextSeq + log.droppedUpstream, "frame"))
+        canvas.box(rect, title: title, focused: true, badge: badges.joined(separator: " · "))
+        let inner = rect.inset(by: 1)
+        guard !inner.isEmpty else { return }
+        let seqs = wire.visibleSeqs(rows: inner.height)
+        if seqs.isEmpty {
+            let text = log.count == 0
+                ? (state.framesAvailable ? "waiting for frames…" : "no frames: this connection has no frame tap")
+                : "no frames match"
+            canvas.draw(text, row: inner.row, column: inner.column + 1, maxWidth: inner.width - 2, role: .dim)
+        }
+        for (offset, seq) in seqs.enumerated() {
+            guard let entry = log.entry(seq: seq) else { continue }
+            let r = inner.row + offset
+            let selected = seq == wire.selected
+            if selected { canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection) }
+            var col = inner.column + 1
+            func put(_ text: String, _ w: Int, _ role: Role) {
+                guard col < inner.right - 1 else { return }
+                let maxW = min(w, inner.right - 1 - col)
+                canvas.draw(DisplayWidth.truncate(text, to: maxW - 1), row: r, column: col, maxWidth: maxW,
+                    role: selected ? .selection : role)
+                col += maxW
+            }
+            let f = entry.frame
+            put(Format.clock(f.time, utcOffset: state.configuration.utcOffset), 13, .eventTime)
+            put(f.direction == .inbound ? "↓ in" : "↑ out", 6, f.direction == .inbound ? .eventChannel : .eventName)
+            put(f.kind.rawValue, 7, entry.isKeepAlive ? .dim : .label)
+            put(Format.bytes(f.size), 9, .value)
+            put(summary(f), inner.right - 1 - col, f.kind == .close ? .eventError : (entry.isKeepAlive ? .dim : .eventData))
+        }
+        if let detail = wire.detail {
+            WireFrameDetailView.draw(state, seq: detail.seq, scroll: detail.scroll, in: rect, into: &canvas)
+        }
+    }
+
+    /// A frame on one line.
+    static func summary(_ f: WireFrame) -> String {
+        switch f.kind {
+        case .close: return "close \(f.closeCode.map(String.init) ?? "-") \(DisplayWidth.sanitized(f.text))"
+        case .binary: return "(binary)"
+        case .ping, .pong: return f.text.isEmpty ? "" : DisplayWidth.sanitized(f.text)
+        case .text:
+            // A row shows at most a few hundred columns: do not sanitize a megabyte to draw them.
+            return DisplayWidth.sanitized(f.text.utf8.count > 1024 ? String(f.text.prefix(1024)) : f.text)
+        }
+    }
+}
+
+/// Enter in the wire inspector: one frame, its JSON indented (with the `data` string parsed too) and, for an
+/// event on an encrypted channel, the decrypted payload beside the ciphertext.
+public enum WireFrameDetailView {
+    /// The left column (the frame) and the right one (the decrypted payload, empty when there is none).
+    static func columns(for entry: WireEntry, state: DashboardState) -> (left: [(String, Role)], right: [(String, Role)]) {
+        let f = entry.frame
+        var left: [(String, Role)] = []
+        left.append(("time       " + Format.clock(f.time, utcOffset: state.configuration.utcOffset), .label))
+        left.append(("direction  " + (f.direction == .inbound ? "in (server → client)" : "out (client → server)"), .label))
+        left.append(("kind       " + f.kind.rawValue, .label))
+        left.append(("size       " + Format.bytes(f.size), .label))
+        if let code = f.closeCode { left.append(("close code \(code) \(CloseCode.meaning(of: code))", .eventError)) }
+        left.append(("", .text))
+        var right: [(String, Role)] = []
+        if f.kind == .text, let json = JSONValue.parseIfJSON(f.text) {
+            left.append(("frame (JSON)", .header))
+            for line in json.prettyLines() { left.append((line, .eventData)) }
+            if let data = json["data"]?.stringValue, let inner = JSONValue.parseIfJSON(data),
+                inner.objectValue != nil || inner.arrayValue != nil
+            {
+                left.append(("", .text))
+                left.append(("data (parsed)", .header))
+                for line in inner.prettyLines() { left.append((line, .eventData)) }
+            }
+            if let channel = json["channel"]?.stringValue, ChannelKind(channelName: channel) == .encrypted {
+                // Level with the ciphertext.
+                let at = left.lastIndex { $0.0 == "data (parsed)" } ?? left.lastIndex { $0.0 == "frame (JSON)" } ?? 0
+                right = Array(repeating: ("", .text), count: at)
+                right.append(("decrypted", .header))
+                if let plain = state.wire.decryptedData(forFrame: f.text) {
+                    if let value = JSONValue.parseIfJSON(plain) {
+                        for line in value.prettyLines() { right.append((line, .eventData)) }
+                    } else {
+                        right.append((plain, .eventData))
+                    }
+                } else {
+                    right.append(("(no decrypted event matches this frame)", .dim))
+                }
+            }
+        } else {
+            left.append(("payload", .header))
+            left.append((f.text.isEmpty ? "(empty)" : DisplayWidth.sanitized(f.text), .eventData))
+        }
+        return (left, right)
+    }
+
+    public static func draw(_ state: DashboardState, seq: Int, scroll: Int, in body: Rect, into canvas: inout some Canvas) {
+        let rect = body.inset(by: 1)
+        canvas.fill(rect, role: .overlay)
+        canvas.box(rect, title: "Frame #\(seq)", focused: true, badge: "↑↓ scroll · Esc closes")
+        let inner = rect.inset(by: 1)
+        guard !inner.isEmpty else { return }
+        guard let entry = state.wire.log.entry(seq: seq) else {
+            canvas.draw("this frame has left the inspector (buffer full)", row: inner.row, column: inner.column + 1,
+                maxWidth: inner.width - 2, role: .dim)
+            return
+        }
+        var (left, right) = columns(for: entry, state: state)
+        var leftWidth = inner.width - 2
+        if !right.isEmpty {
+            if inner.width >= 80 {
+                leftWidth = (inner.width - 3) / 2
+            } else {
+                left += [("", .text)] + right.drop { $0.0.isEmpty }
+                right = []
+            }
+        }
+        let total = max(left.count, right.count)
+        let top = max(0, min(scroll, total - inner.height))
+        for i in 0..<inner.height where top + i < total {
+            let r = inner.row + i
+            if top + i < left.count {
+                let line = left[top + i]
+                canvas.draw(line.0, row: r, column: inner.column + 1, maxWidth: leftWidth, role: line.1)
+            }
+            if top + i < right.count {
+                let line = right[top + i]
+                let col = inner.column + 2 + leftWidth
+                canvas.draw("│ ", row: r, column: col, maxWidth: 2, role: .border)
+                canvas.draw(line.0, row: r, column: col + 2, maxWidth: inner.right - col - 3, role: line.1)
+            } else if !right.isEmpty {
+                canvas.draw("│", row: r, column: inner.column + 2 + leftWidth, maxWidth: 1, role: .border)
+            }
+        }
+    }
+}
