@@ -130,6 +130,7 @@ let package = Package(
             dependencies: [
                 "PushtopServer", "PusherChannels", "PushtopTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict
         ),

@@ -79,17 +79,6 @@ struct WebSocketMessageAssembler {
 
     /// The text of `buffer`, or `nil` when it is not valid UTF-8 (no replacement characters are made up).
     static func validUTF8(_ buffer: ByteBuffer) -> String? {
-        buffer.withUnsafeReadableBytes { raw -> String? in
-            if !raw.contains(where: { $0 >= 0x80 }) { return String(decoding: raw, as: UTF8.self) }
-            var parser = Unicode.UTF8.ForwardParser()
-            var iterator = raw.makeIterator()
-            while true {
-                switch parser.parseScalar(from: &iterator) {
-                case .valid: continue
-                case .emptyInput: return String(decoding: raw, as: UTF8.self)
-                case .error: return nil
-                }
-            }
-        }
+        UTF8Text.decode(buffer.readableBytesView)
     }
 }

@@ -11,8 +11,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run a local Pusher-protocol server (WebSocket + HTTP API on one port).",
         discussion: """
             Serves one app on ws://HOST:PORT/app/KEY and its HTTP API on http://HOST:PORT/apps/ID/...
-            POST /pusher/auth signs any private or presence subscription (development only: it authorizes
-            everybody; turn it off with --no-auth-endpoint). Stops cleanly on Ctrl-C or SIGTERM.
+            (wss:// and https:// with --tls-cert and --tls-key). POST /pusher/auth signs any private or
+            presence subscription (development only: it authorizes everybody; turn it off with
+            --no-auth-endpoint). A subscriber that falls more than 1 MiB of unsent frames behind is closed
+            with 4100. Stops cleanly on Ctrl-C or SIGTERM.
             """
     )
 
@@ -46,7 +48,8 @@ struct ServeCommand: AsyncParsableCommand {
         var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(config.app.id))"]
         lines.append("  HTTP API: \(embedded.httpURL)/apps/\(config.app.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')")
         if let auth = embedded.authEndpointURL {
-            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port) --no-tls --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME")
+            let tlsFlag = config.tls == nil ? " --no-tls" : ""  // wss:// is the client's default
+            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME")
         }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
