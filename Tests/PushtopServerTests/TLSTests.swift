@@ -31,7 +31,7 @@ struct TLSTests {
     }
 
     @Test func wssAndHTTPSShareThePort() async throws {
-        let (directory, files) = try Self.makeCertificate()
+        let (directory, files) = try await offloaded { try Self.makeCertificate() }
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withServer({ $0.tls = files }) { server in
             #expect(server.webSocketURL.hasPrefix("wss://127.0.0.1:"))
@@ -58,17 +58,18 @@ struct TLSTests {
             #expect(await greeting.seen)
 
             // HTTPS on the same port: curl trusting the certificate reaches the API (unsigned, so 401).
-            let curl = Process()
-            curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            curl.arguments = [
-                "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", files.certificatePath,
-                "\(server.httpURL)/apps/\(server.configuration.app.id)/channels",
-            ]
-            let pipe = Pipe()
-            curl.standardOutput = pipe
-            try curl.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            curl.waitUntilExit()
+            let url = "\(server.httpURL)/apps/\(server.configuration.app.id)/channels"
+            let output = try await offloaded { () -> String in
+                let curl = Process()
+                curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                curl.arguments = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", files.certificatePath, url]
+                let pipe = Pipe()
+                curl.standardOutput = pipe
+                try curl.run()
+                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                curl.waitUntilExit()
+                return output
+            }
             #expect(output == "401")
 
             // Plain HTTP on the TLS port gets no API answer.

@@ -222,11 +222,13 @@ public final class RawSocket: @unchecked Sendable {
     }
 }
 
-/// Runs blocking work on a Dispatch thread, off Swift's cooperative pool.
+/// Runs blocking work on a thread of its own, off Swift's cooperative pool (and off Dispatch's global queues,
+/// which on Linux run as many blocking items at once as there are cores).
 public func offloaded<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
+        let thread = Thread {
             continuation.resume(with: Result { try body() })
         }
+        thread.start()
     }
 }

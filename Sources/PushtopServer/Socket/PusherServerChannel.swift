@@ -13,9 +13,10 @@ import NIOWebSocket
 /// connection's event loop.
 ///
 /// Modelled on HummingbirdWebSocket's `HTTP1WebSocketUpgradeChannel`, but the upgrade installs our channel
-/// handler instead of a task and an async stream per connection. Before NIO's upgrader, two handlers guard the
+/// handler instead of a task and an async stream per connection. Before NIO's upgrader, three handlers guard the
 /// HTTP side: ``WebSocketHandshakeValidator`` (400/426 for broken handshakes) and
-/// ``HTTPRequestDeadlineHandler`` (header, body and idle timeouts); malformed HTTP gets NIO's 400 and a close.
+/// ``HTTPRequestDeadlineHandler`` (header, body and idle timeouts), and ``HTTPParseErrorResponder`` answers
+/// malformed HTTP with 400 (431 for oversized headers) and a close.
 struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
     /// What the first request of a connection became.
     enum UpgradeResult: Sendable {
@@ -80,8 +81,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
             )
             var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
             configuration.enablePipelining = false
-            // NIO answers malformed requests (bad request line, Content-Length, header syntax) with 400 and closes.
-            configuration.enableErrorHandling = true
+            configuration.enableErrorHandling = false  // HTTPParseErrorResponder, then Hummingbird, answer them
             configuration.enableResponseHeaderValidation = false
             let operations = channel.pipeline.syncOperations
             let upgraded = try operations.configureUpgradableHTTPServerPipeline(configuration: configuration)
@@ -91,6 +91,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                     requestTimeout: settings.requestTimeout, idleTimeout: settings.idleTimeout, logger: logger),
                 position: .before(upgradeHandler))
             try operations.addHandler(WebSocketHandshakeValidator(), position: .before(upgradeHandler))
+            try operations.addHandler(HTTPParseErrorResponder(), position: .before(upgradeHandler))
             return Value(upgradeResult: upgraded, channel: channel)
         }
     }
@@ -103,6 +104,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         for guardHandler in [
             try operations.handler(type: HTTPRequestDeadlineHandler.self) as any RemovableChannelHandler,
             try operations.handler(type: WebSocketHandshakeValidator.self),
+            try operations.handler(type: HTTPParseErrorResponder.self),
         ] {
             operations.removeHandler(guardHandler, promise: nil)
         }
