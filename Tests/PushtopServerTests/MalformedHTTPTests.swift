@@ -77,6 +77,7 @@ struct MalformedHTTPTests {
                 let capped = (try? third.readHTTPHead()) == nil
                 open[0].close()
                 // Once one closes, the waiting connection is served.
+                third.setReadTimeout(10)
                 let third2 = try? third.readHTTPHead()
                 return (capped, third2?.hasPrefix("HTTP/1.1 404") == true)
             }

@@ -64,6 +64,11 @@ public final class RawSocket: @unchecked Sendable {
             _ = systemClose(fd)
             throw Failure(description: "connect to port \(port) failed: errno \(error)")
         }
+        setReadTimeout(timeout)
+    }
+
+    /// How long a read waits before it fails, in seconds.
+    public func setReadTimeout(_ timeout: Double) {
         var time = timeval(tv_sec: Int(timeout), tv_usec: .init((timeout - Double(Int(timeout))) * 1_000_000))
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }

@@ -229,5 +229,6 @@ public actor PusherHub {
         for id in Array(connections.keys) {
             close(id, code: code, reason: reason)
         }
+        dropOverflowed()
     }
 }
