@@ -170,7 +170,7 @@ public actor PusherHub {
     // MARK: Sockets
 
     /// Drains the queue of WebSocket events until the server stops; the server runs it in one task.
-    public func run() async {
+    func run() async {
         for await event in inbox.events {
             handle(event)
         }
