@@ -1,9 +1,13 @@
 import Hummingbird
-import HummingbirdWebSocket
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
+import NIOCore
+import NIOSSL
 import ServiceLifecycle
 
-/// The embedded Pusher-protocol server: WebSocket `/app/{key}` and the HTTP API `/apps/{id}/...` on one port.
+/// The embedded Pusher-protocol server: WebSocket `/app/{key}` and the HTTP API `/apps/{id}/...` on one port,
+/// over TLS when the configuration names a certificate.
 ///
 /// ```swift
 /// let server = try await EmbeddedServer.start(ServerConfiguration(port: 0, simulate: true))
@@ -20,12 +24,14 @@ public final class EmbeddedServer: Sendable {
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, Never>
     private let sweepTask: Task<Void, Never>
+    private let inboxTask: Task<Void, Never>
     private let simulator: Simulator?
     private let logger: Logger
 
     private init(
         configuration: ServerConfiguration, hub: PusherHub, port: Int, serviceGroup: ServiceGroup,
-        runTask: Task<Void, Never>, sweepTask: Task<Void, Never>, simulator: Simulator?, logger: Logger
+        runTask: Task<Void, Never>, sweepTask: Task<Void, Never>, inboxTask: Task<Void, Never>, simulator: Simulator?,
+        logger: Logger
     ) {
         self.configuration = configuration
         self.hub = hub
@@ -33,12 +39,14 @@ public final class EmbeddedServer: Sendable {
         self.serviceGroup = serviceGroup
         self.runTask = runTask
         self.sweepTask = sweepTask
+        self.inboxTask = inboxTask
         self.simulator = simulator
         self.logger = logger
     }
 
     /// Starts listening; returns once the port is bound.
-    /// - Throws: ``EmbeddedServerError/couldNotStart(host:port:reason:)`` when the address cannot be bound.
+    /// - Throws: ``EmbeddedServerError/couldNotStart(host:port:reason:)`` when the address cannot be bound,
+    ///   ``EmbeddedServerError/badTLSFiles(certificate:key:reason:)`` when the TLS files cannot be used.
     public static func start(
         _ configuration: ServerConfiguration, logger: Logger = Logger(label: "pushtop.server")
     ) async throws(EmbeddedServerError) -> EmbeddedServer {
@@ -49,23 +57,21 @@ public final class EmbeddedServer: Sendable {
         if configuration.demoAuthEndpoint {
             DemoAuthEndpoint(app: configuration.app).register(on: router)
         }
-        let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
-        WebSocketEndpoint(hub: hub, limits: configuration.limits, closeGrace: .seconds(2)).register(on: webSocketRouter)
+        let server = try serverBuilder(configuration, hub: hub)
 
         let (started, startedContinuation) = AsyncStream.makeStream(of: Result<Int, EmbeddedServerError>.self)
-        let webSocketConfiguration = WebSocketServerConfiguration(
-            maxFrameSize: configuration.limits.maxMessageBytes, autoPing: .disabled, closeTimeout: .seconds(2))
         let application = Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: webSocketRouter,
-                configuration: .init(http1: .init(idleTimeout: nil), ws: webSocketConfiguration)),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop"),
+            server: server,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop",
+                availableConnectionsDelegate: ConnectionCap(maxConnections: configuration.maxConnections, logger: logger)),
             onServerRunning: { channel in
                 startedContinuation.yield(.success(channel.localAddress?.port ?? configuration.port))
             },
             logger: logger
         )
+        let inboxTask = Task { await hub.run() }
         let serviceGroup = ServiceGroup(configuration: .init(services: [application], logger: logger))
         let runTask = Task {
             do {
@@ -85,11 +91,13 @@ public final class EmbeddedServer: Sendable {
             case .success(let port): boundPort = port
             case .failure(let error):
                 runTask.cancel()
+                inboxTask.cancel()
                 throw error
             }
             break
         }
         guard let boundPort else {
+            inboxTask.cancel()
             throw .couldNotStart(host: configuration.host, port: configuration.port, reason: "startup was cancelled")
         }
 
@@ -108,13 +116,40 @@ public final class EmbeddedServer: Sendable {
         logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(boundPort)"])
         return EmbeddedServer(
             configuration: configuration, hub: hub, port: boundPort, serviceGroup: serviceGroup, runTask: runTask,
-            sweepTask: sweepTask, simulator: simulator, logger: logger)
+            sweepTask: sweepTask, inboxTask: inboxTask, simulator: simulator, logger: logger)
+    }
+
+    /// Our connection type (HTTP and WebSockets on the event loops), behind TLS when a certificate is given.
+    private static func serverBuilder(
+        _ configuration: ServerConfiguration, hub: PusherHub
+    ) throws(EmbeddedServerError) -> HTTPServerBuilder {
+        let settings = PusherServerChannel.Settings(
+            maxMessageBytes: configuration.limits.maxMessageBytes,
+            maxPendingOutboundBytes: configuration.limits.maxPendingOutboundBytes,
+            closeGrace: .seconds(2),
+            requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
+            idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+        let plain = HTTPServerBuilder { responder in
+            PusherServerChannel(responder: responder, inbox: hub.inbox, settings: settings)
+        }
+        guard let tls = configuration.tls else { return plain }
+        do {
+            let certificates = try NIOSSLCertificate.fromPEMFile(tls.certificatePath)
+            let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
+            let tlsConfiguration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(key))
+            return try .tls(plain, tlsConfiguration: tlsConfiguration)
+        } catch {
+            throw .badTLSFiles(certificate: tls.certificatePath, key: tls.keyPath, reason: "\(error)")
+        }
     }
 
     /// The address clients connect to (`ws://HOST:PORT/app/KEY`); a wildcard bind is shown as 127.0.0.1.
-    public var webSocketURL: String { "ws://\(reachableHost):\(port)/app/\(configuration.app.key)" }
-    /// Base URL of the HTTP API (`http://HOST:PORT`).
-    public var httpURL: String { "http://\(reachableHost):\(port)" }
+    public var webSocketURL: String {
+        "\(configuration.tls == nil ? "ws" : "wss")://\(reachableHost):\(port)/app/\(configuration.app.key)"
+    }
+    /// Base URL of the HTTP API (`http://HOST:PORT`, `https://` with TLS).
+    public var httpURL: String { "\(configuration.tls == nil ? "http" : "https")://\(reachableHost):\(port)" }
     /// The demo authorization endpoint, when enabled.
     public var authEndpointURL: String? { configuration.demoAuthEndpoint ? "\(httpURL)/pusher/auth" : nil }
     /// The demo user-authentication endpoint (signs any user in), when enabled.
@@ -155,6 +190,8 @@ public final class EmbeddedServer: Sendable {
         }
         await runTask.value
         watchdog.cancel()
+        inboxTask.cancel()
+        hub.inbox.finish()
         logger.info("stopped")
     }
 }
@@ -162,11 +199,15 @@ public final class EmbeddedServer: Sendable {
 /// Why the embedded server could not run.
 public enum EmbeddedServerError: Error, Sendable, CustomStringConvertible {
     case couldNotStart(host: String, port: Int, reason: String)
+    /// The TLS certificate or key could not be read.
+    case badTLSFiles(certificate: String, key: String, reason: String)
 
     public var description: String {
         switch self {
         case .couldNotStart(let host, let port, let reason):
             return "could not listen on \(host):\(port): \(reason)"
+        case .badTLSFiles(let certificate, let key, let reason):
+            return "could not use the TLS certificate \(certificate) with the key \(key): \(reason)"
         }
     }
 }

@@ -18,8 +18,12 @@ public struct PusherLimits: Sendable, Hashable {
     public var clientEventsPerSecond: Int = 10
     /// Bytes of one WebSocket message from a client (frames above it close the connection).
     public var maxMessageBytes: Int = 1 << 20
-    /// Frames queued for one slow connection before the server gives up on it (closes it with 4100).
+    /// Frames queued for one in-process client (``PusherHub/open(appKey:protocolVersion:)``) before the hub
+    /// gives up on it and ends its stream.
     public var maxQueuedFrames: Int = 8_192
+    /// The high-water mark of a WebSocket: unsent bytes (in the server's buffer, beyond what the kernel took)
+    /// past which the client is a slow consumer and is closed with 4100. Writing resumes below half of it.
+    public var maxPendingOutboundBytes: Int = 1 << 20
 
     public init() {}
 }

@@ -26,6 +26,14 @@ public struct ServerConfiguration: Sendable {
     public var simulator: SimulatorConfiguration
     /// Where webhooks go (none by default).
     public var webhooks: WebhookConfiguration
+    /// Serve `wss://` and `https://` with this certificate; plain `ws://` and `http://` when `nil`.
+    public var tls: TLSFiles?
+    /// Seconds an HTTP request may take to send its headers, and then its body, before the socket is closed.
+    public var requestTimeout: Double
+    /// Seconds an HTTP connection may sit idle between requests before it is closed.
+    public var idleTimeout: Double
+    /// Connections served at once; further ones wait in the listen backlog (a warning is logged when it is hit).
+    public var maxConnections: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -38,7 +46,11 @@ public struct ServerConfiguration: Sendable {
         subscriptionCountEvents: Bool = true,
         simulate: Bool = false,
         simulator: SimulatorConfiguration = SimulatorConfiguration(),
-        webhooks: WebhookConfiguration = WebhookConfiguration()
+        webhooks: WebhookConfiguration = WebhookConfiguration(),
+        tls: TLSFiles? = nil,
+        requestTimeout: Double = 10,
+        idleTimeout: Double = 60,
+        maxConnections: Int = 20_000
     ) {
         self.webhooks = webhooks
         self.host = host
@@ -51,6 +63,21 @@ public struct ServerConfiguration: Sendable {
         self.subscriptionCountEvents = subscriptionCountEvents
         self.simulate = simulate
         self.simulator = simulator
+        self.tls = tls
+        self.requestTimeout = requestTimeout
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
+    }
+}
+
+/// A PEM certificate (chain) and its private key, for `wss://` and `https://`.
+public struct TLSFiles: Sendable, Hashable {
+    public var certificatePath: String
+    public var keyPath: String
+
+    public init(certificatePath: String, keyPath: String) {
+        self.certificatePath = certificatePath
+        self.keyPath = keyPath
     }
 }
 

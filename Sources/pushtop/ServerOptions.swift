@@ -35,6 +35,21 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .customLong("no-auth-endpoint"), help: "Do not serve the development-only POST /pusher/auth and /pusher/user-auth endpoints.")
     var noAuthEndpoint: Bool = false
 
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate (chain): serve wss:// and https:// on the port (with --tls-key).", valueName: "PEM"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "PEM"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections served at once; more wait until one closes (a warning is logged).", valueName: "N"))
+    var maxConnections: Int = 20_000
+
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds an HTTP request may take to send its headers, then its body.", valueName: "SECONDS"))
+    var requestTimeout: Double = 10
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds an HTTP connection may stay idle between requests.", valueName: "SECONDS"))
+    var idleTimeout: Double = 60
+
     func validate() throws {
         guard !appID.isEmpty, appID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationError("--app-id must be numeric (Pusher's app ids are; the official server SDKs refuse others), got '\(appID)'")
@@ -49,6 +64,16 @@ struct ServerOptions: ParsableArguments {
                 throw ValidationError("--encryption-master-key-base64 must be 32 bytes, base64-encoded")
             }
         }
+        guard (tlsCert == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together")
+        }
+        for path in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
+            throw ValidationError("cannot read \(path)")
+        }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard requestTimeout > 0, idleTimeout > 0 else {
+            throw ValidationError("--request-timeout and --idle-timeout must be positive")
+        }
     }
 
     /// The embedded server's configuration; `simulate` overrides the flag (demo mode turns it on).
@@ -59,7 +84,9 @@ struct ServerOptions: ParsableArguments {
         }
         return ServerConfiguration(
             host: bind, port: port, app: app, activityTimeout: activityTimeout, pongTimeout: pongTimeout,
-            demoAuthEndpoint: !noAuthEndpoint, simulate: simulate ?? self.simulate)
+            demoAuthEndpoint: !noAuthEndpoint, simulate: simulate ?? self.simulate,
+            tls: tlsCert.flatMap { cert in tlsKey.map { TLSFiles(certificatePath: cert, keyPath: $0) } },
+            requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
     }
 }
 

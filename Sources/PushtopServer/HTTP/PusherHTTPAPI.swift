@@ -77,7 +77,10 @@ struct PusherHTTPAPI: Sendable {
     // MARK: Publishing
 
     private func parseObject(_ body: [UInt8]) throws(APIFailure) -> [String: JSONValue] {
-        let text = String(decoding: body, as: UTF8.self)
+        // String(decoding:) would quietly turn invalid bytes into U+FFFD and publish altered data.
+        guard let text = UTF8Text.decode(body) else {
+            throw .badRequest("Request body is not valid UTF-8")
+        }
         guard let value = JSONValue.parseIfJSON(text), case .object(let fields) = value else {
             throw .badRequest("Request body must be a JSON object")
         }

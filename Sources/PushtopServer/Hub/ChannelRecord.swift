@@ -3,7 +3,7 @@ import PusherProtocol
 /// A channel's live state in the hub: its subscribers and, for presence channels, its members.
 struct ChannelRecord {
     /// Subscribers and where to send their frames.
-    var subscribers: [ConnectionID: AsyncStream<OutboundFrame>.Continuation] = [:]
+    var subscribers: [ConnectionID: ConnectionOutlet] = [:]
     /// Presence members by user id (a user with several connections is one member).
     var members: [String: MemberRecord] = [:]
     /// User ids in the order they joined.

@@ -1,7 +1,8 @@
 /// A connection's live state in the hub.
 struct ConnectionRecord {
     let socketID: String
-    let outbox: AsyncStream<OutboundFrame>.Continuation
+    /// Where its frames go.
+    let outbox: ConnectionOutlet
     /// Channels this connection is subscribed to.
     var channels: Set<String> = []
     /// The user id this connection holds on each presence channel it joined.

@@ -33,7 +33,7 @@ public enum PublishError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noChannels: return "no channel given: set \"channels\" (an array) or \"channel\""
         case .tooManyChannels(let count, let limit):
             return "\(count) channels given; an event may go to at most \(limit)"
-        case .invalidChannel(let name, let reason): return "invalid channel '\(name)': \(reason)"
+        case .invalidChannel(let name, let reason): return "invalid channel '\(ErrorText.excerpt(name))': \(reason)"
         case .missingEventName: return "the event has no \"name\""
         case .eventNameTooLong(let length, let limit):
             return "event name is \(length) characters long; the limit is \(limit)"

@@ -6,6 +6,12 @@ extension PusherHub {
     /// Any message counts as activity (it answers a pending `pusher:ping`). Malformed frames and rule
     /// violations are answered with `pusher:error`; the connection stays open, as with Pusher.
     public func receive(_ text: String, from id: ConnectionID) {
+        handleMessage(text, from: id)
+        dropOverflowed()
+    }
+
+    /// Handles one text message without ending the turn (a read burst is handled as one turn).
+    func handleMessage(_ text: String, from id: ConnectionID) {
         guard connections[id] != nil else { return }
         connections[id]?.lastActivity = .now
         connections[id]?.pingSentAt = nil
@@ -14,7 +20,7 @@ extension PusherHub {
         do {
             message = try PusherMessage(decoding: text)
         } catch {
-            send(ServerFrame.error(code: nil, message: "Invalid message: \(error.description)"), to: id)
+            send(ServerFrame.error(code: nil, message: "Invalid message: \(ErrorText.excerpt(error.description))"), to: id)
             return
         }
         switch message.event {
@@ -37,15 +43,19 @@ extension PusherHub {
         case let name where name.hasPrefix(PusherEventName.clientPrefix):
             clientEvent(message, connection: id)
         case let name where name.hasPrefix("pusher:"):
-            send(ServerFrame.error(code: nil, message: "Unsupported event \(name)"), to: id)
+            send(ServerFrame.error(code: nil, message: "Unsupported event \(ErrorText.excerpt(name))"), to: id)
         default:
-            logger.debug("ignoring a client message", metadata: ["event": "\(message.event)"])
+            logger.debug("ignoring a client message", metadata: ["event": "\(ErrorText.excerpt(message.event))"])
         }
-        dropOverflowed()
     }
 
     /// Receives a binary frame: Pusher frames are text, so the client is told and the frame is ignored.
     public func receiveBinary(size: Int, from id: ConnectionID) {
+        handleBinary(size: size, from: id)
+        dropOverflowed()
+    }
+
+    func handleBinary(size: Int, from id: ConnectionID) {
         send(ServerFrame.error(code: nil, message: PusherMessageError.binaryFrame(size: size).description), to: id)
     }
 
@@ -57,7 +67,7 @@ extension PusherHub {
         }
         guard let channel = message.channel else { return reject("no channel given") }
         guard let record = connections[id], record.channels.contains(channel) else {
-            return reject("not subscribed to channel \(channel)")
+            return reject("not subscribed to channel \(ErrorText.excerpt(channel))")
         }
         guard ChannelKind(channelName: channel).allowsClientEvents else {
             return reject("only supported on private and presence channels")

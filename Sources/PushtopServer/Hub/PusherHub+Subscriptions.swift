@@ -9,9 +9,11 @@ extension PusherHub {
             send(ServerFrame.error(code: nil, message: "pusher:subscribe needs data.channel"), to: id)
             return
         }
+        // A name is repeated back at most as an excerpt: a huge one must not be echoed three times.
+        let shown = ErrorText.excerpt(channel)
         let fail = { (type: String, why: String, status: Int) in
             self.send(ServerFrame.error(code: nil, message: why), to: id)
-            self.send(ServerFrame.subscriptionError(channel: channel, type: type, message: why, status: status), to: id)
+            self.send(ServerFrame.subscriptionError(channel: shown, type: type, message: why, status: status), to: id)
         }
         let isUserChannel = channel.hasPrefix(PusherEventName.serverToUserPrefix)
         if isUserChannel {
@@ -20,11 +22,11 @@ extension PusherHub {
             do {
                 try ChannelName.validate(channel)
             } catch {
-                return fail("InvalidChannel", "Invalid channel name '\(channel)': \(error.description)", 400)
+                return fail("InvalidChannel", "Invalid channel name '\(shown)': \(error.description)", 400)
             }
         }
         if record.channels.contains(channel) {
-            send(ServerFrame.error(code: nil, message: "Existing subscription to channel \(channel)"), to: id)
+            send(ServerFrame.error(code: nil, message: "Existing subscription to channel \(shown)"), to: id)
             return
         }
 
@@ -38,14 +40,14 @@ extension PusherHub {
             case let other?: channelData = other.jsonString
             }
             guard let auth = data["auth"]?.stringValue, !auth.isEmpty else {
-                return fail("AuthError", "Subscription to \(channel) needs an auth signature", 401)
+                return fail("AuthError", "Subscription to \(shown) needs an auth signature", 401)
             }
             let parts = auth.split(separator: ":", maxSplits: 1)
             guard parts.count == 2 else {
-                return fail("AuthError", "Auth value for subscription to \(channel) is invalid: should be of format 'key:signature'", 401)
+                return fail("AuthError", "Auth value for subscription to \(shown) is invalid: should be of format 'key:signature'", 401)
             }
             guard String(parts[0]) == app.key else {
-                return fail("AuthError", "Invalid key '\(parts[0])' in auth value for subscription to \(channel)", 401)
+                return fail("AuthError", "Invalid key '\(ErrorText.excerpt(String(parts[0])))' in auth value for subscription to \(shown)", 401)
             }
             let signed = kind == .presence ? (channelData ?? "") : nil
             guard ChannelAuthSignature.verify(
@@ -54,7 +56,7 @@ extension PusherHub {
             else {
                 let stringToSign = ChannelAuthSignature.stringToSign(
                     socketID: record.socketID, channel: channel, channelData: signed)
-                return fail("AuthError", "Invalid signature: Expected HMAC SHA256 hex digest of \(stringToSign), but got \(parts[1])", 401)
+                return fail("AuthError", "Invalid signature: Expected HMAC SHA256 hex digest of \(ErrorText.excerpt(stringToSign)), but got \(ErrorText.excerpt(String(parts[1])))", 401)
             }
             if kind == .presence {
                 switch presenceMember(channelData: channelData ?? "", channel: channel) {
@@ -115,14 +117,14 @@ extension PusherHub {
     /// Reads `{"user_id":…, "user_info":…}` from presence `channel_data`, within Pusher's size limits.
     func presenceMember(channelData: String, channel: String) -> Result<(userID: String, info: JSONValue?), PresenceRefusal> {
         guard let parsed = JSONValue.parseIfJSON(channelData), case .object(let fields) = parsed else {
-            return .failure(.init(message: "Presence channel \(channel) needs channel_data holding a JSON object", status: 400))
+            return .failure(.init(message: "Presence channel \(ErrorText.excerpt(channel)) needs channel_data holding a JSON object", status: 400))
         }
         let userID: String
         switch fields["user_id"] {
         case .string(let s)?: userID = s
         case .number(let n)?: userID = JSONValue.number(n).jsonString
         default:
-            return .failure(.init(message: "channel_data for \(channel) must have a user_id (string or number)", status: 400))
+            return .failure(.init(message: "channel_data for \(ErrorText.excerpt(channel)) must have a user_id (string or number)", status: 400))
         }
         guard !userID.isEmpty, userID.count <= limits.maxUserIDLength else {
             return .failure(.init(message: "user_id must be 1 to \(limits.maxUserIDLength) characters", status: 400))

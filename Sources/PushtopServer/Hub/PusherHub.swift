@@ -3,12 +3,15 @@ import PusherProtocol
 
 /// The heart of the embedded server: one actor owning the app's connections, channels and presence rosters.
 ///
-/// Sockets attach with ``open(appKey:protocolVersion:)`` and feed what they receive to ``receive(_:from:)``;
-/// publishers (the HTTP API, the simulator, library users) call ``publish(_:)``. Every rule of the protocol
-/// lives here, so it can be exercised with or without a network.
+/// WebSockets reach it through one ordered queue drained by ``run()``; in-process clients (the simulator,
+/// library users, tests) attach with ``open(appKey:protocolVersion:)`` and feed what they send to
+/// ``receive(_:from:)``; publishers (the HTTP API, the simulator, library users) call ``publish(_:)``. Every rule
+/// of the protocol lives here, so it can be exercised with or without a network.
 ///
-/// - Important: Frames leave through each connection's bounded ``HubConnection/frames`` stream; the hub never
-///   waits for a socket. A connection that falls more than ``PusherLimits/maxQueuedFrames`` behind is dropped.
+/// - Important: The hub never waits for a socket. Frames for WebSockets are queued during a turn and written at
+///   its end, one `execute` per event loop (an event is encoded once and the same bytes go to every subscriber).
+///   A socket whose unsent bytes pass ``PusherLimits/maxPendingOutboundBytes`` is closed with 4100 (counted in
+///   ``slowConsumerDisconnects``); an in-process stream more than ``PusherLimits/maxQueuedFrames`` behind ends.
 public actor PusherHub {
     /// The protocol versions accepted in the `protocol` query parameter (pysher and libPusher send 6).
     public static let supportedProtocolVersions: Set<Int> = [5, 6, 7]
@@ -20,17 +23,23 @@ public actor PusherHub {
     let activityTimeoutSeconds: Int
     let subscriptionCountEvents: Bool
     let logger: Logger
+    /// Where WebSockets' events arrive, in order.
+    nonisolated let inbox = HubInbox()
 
     var connections: [ConnectionID: ConnectionRecord] = [:]
     var connectionsBySocketID: [String: ConnectionID] = [:]
     var channels: [String: ChannelRecord] = [:]
     var cache: [String: CachedEvent] = [:]
-    var nextConnectionID = 0
     var isShutDown = false
     /// Signed-in users and watchlists.
     var users = UserDirectory()
     /// Posts webhooks when URLs are configured.
     public nonisolated let webhooks: WebhookDispatcher?
+    /// Frames for WebSockets queued during this turn; ``dropOverflowed()`` sends them.
+    var pending = PendingDeliveries()
+
+    /// Connections closed with 4100 because they did not read fast enough.
+    public private(set) var slowConsumerDisconnects = 0
 
     /// How long a cache channel remembers its last event (Pusher: 30 minutes).
     static let cacheTTL: Duration = .seconds(30 * 60)
@@ -52,43 +61,48 @@ public actor PusherHub {
 
     // MARK: Connections
 
-    /// Attaches a client that asked for `/app/{appKey}?protocol=N`.
+    /// Attaches an in-process client, as if it had asked for `/app/{appKey}?protocol=N`.
     ///
     /// An unknown key or protocol version is refused Pusher's way: the stream holds `pusher:error` and then a
     /// close with the code (4001 unknown app, 4006 malformed version, 4007 unsupported version, 4008 missing).
     public func open(appKey: String, protocolVersion: String?) -> HubConnection {
-        nextConnectionID += 1
-        let id = ConnectionID(rawValue: nextConnectionID)
+        let id = inbox.nextConnectionID()
         let (stream, outbox) = AsyncStream.makeStream(
             of: OutboundFrame.self, bufferingPolicy: .bufferingOldest(limits.maxQueuedFrames))
+        let socketID = attach(id, outlet: .stream(outbox), appKey: appKey, protocolVersion: protocolVersion)
+        if socketID == nil { outbox.finish() }
+        dropOverflowed()
+        return HubConnection(id: id, socketID: socketID, frames: stream)
+    }
 
+    /// Registers a connection and greets it with `pusher:connection_established`, or refuses it (an error frame
+    /// and a close). Returns its `socket_id`, `nil` when refused.
+    func attach(_ id: ConnectionID, outlet: ConnectionOutlet, appKey: String, protocolVersion: String?) -> String? {
         if let (code, message) = refusal(appKey: appKey, protocolVersion: protocolVersion) {
             logger.info("refused connection", metadata: ["code": "\(code)", "reason": "\(message)"])
-            outbox.yield(ServerFrame.error(code: code, message: message))
-            outbox.yield(.close(code: code, reason: message))
-            outbox.finish()
-            return HubConnection(id: id, socketID: nil, frames: stream)
+            deliver(ServerFrame.error(code: code, message: message), via: outlet, to: id)
+            deliver(.close(code: code, reason: message), via: outlet, to: id)
+            return nil
         }
-
         let socketID = makeSocketID()
         let now = ContinuousClock.now
         connections[id] = ConnectionRecord(
-            socketID: socketID, outbox: outbox, lastActivity: now,
+            socketID: socketID, outbox: outlet, lastActivity: now,
             clientEvents: TokenBucket(perSecond: limits.clientEventsPerSecond, now: now))
         connectionsBySocketID[socketID] = id
-        outbox.yield(ServerFrame.connectionEstablished(socketID: socketID, activityTimeout: activityTimeoutSeconds))
+        deliver(ServerFrame.connectionEstablished(socketID: socketID, activityTimeout: activityTimeoutSeconds), via: outlet, to: id)
         logger.debug("connection established", metadata: ["socket_id": "\(socketID)"])
-        return HubConnection(id: id, socketID: socketID, frames: stream)
+        return socketID
     }
 
     private func refusal(appKey: String, protocolVersion: String?) -> (Int, String)? {
         if isShutDown { return (4200, "Server is shutting down") }
-        if appKey != app.key { return (4001, "App key \(appKey) does not exist on this server") }
+        if appKey != app.key { return (4001, "App key \(ErrorText.excerpt(appKey)) does not exist on this server") }
         guard let protocolVersion, !protocolVersion.isEmpty else {
             return (4008, "No protocol version supplied")
         }
         guard let version = Int(protocolVersion) else {
-            return (4006, "Invalid version string format: \(protocolVersion)")
+            return (4006, "Invalid version string format: \(ErrorText.excerpt(protocolVersion))")
         }
         guard Self.supportedProtocolVersions.contains(version) else {
             return (4007, "Unsupported protocol version: \(version) (supported: 5, 6, 7)")
@@ -104,8 +118,14 @@ public actor PusherHub {
     }
 
     /// Forgets a connection whose peer went away: it leaves its channels (members are removed when their last
-    /// connection leaves) and its stream ends.
+    /// connection leaves) and an in-process stream ends.
     public func disconnect(_ id: ConnectionID) {
+        forget(id)
+        dropOverflowed()
+    }
+
+    /// Removes a connection from every channel and index; nothing of it is kept.
+    func forget(_ id: ConnectionID) {
         guard let record = connections[id] else { return }
         for channel in record.channels {
             leave(channel: channel, connection: id)
@@ -113,37 +133,78 @@ public actor PusherHub {
         signOut(id)
         connections[id] = nil
         connectionsBySocketID[record.socketID] = nil
-        record.outbox.finish()
+        if case .stream(let continuation) = record.outbox { continuation.finish() }
     }
 
-    /// Sends a frame to one connection; drops the connection when it is too far behind.
+    /// Queues a frame for one connection; it leaves when the turn ends (``dropOverflowed()``).
     func send(_ frame: OutboundFrame, to id: ConnectionID) {
         guard let outbox = connections[id]?.outbox else { return }
         deliver(frame, via: outbox, to: id)
     }
 
-    /// Sends a frame through an outbox, noting a connection that cannot keep up.
-    func deliver(_ frame: OutboundFrame, via outbox: AsyncStream<OutboundFrame>.Continuation, to id: ConnectionID) {
-        if case .dropped = outbox.yield(frame) {
-            logger.warning("dropping a connection that fell too far behind", metadata: ["connection": "\(id)"])
-            overflowed.append(id)
+    /// Queues a frame through an outlet, noting an in-process client that cannot keep up.
+    func deliver(_ frame: OutboundFrame, via outbox: ConnectionOutlet, to id: ConnectionID) {
+        switch outbox {
+        case .socket(let socket):
+            pending.add(frame, to: socket)
+        case .stream(let continuation):
+            if case .dropped = continuation.yield(frame) {
+                logger.warning("dropping a connection that fell too far behind", metadata: ["connection": "\(id)"])
+                overflowed.append(id)
+            }
         }
     }
 
-    /// Connections found too slow during a fan-out; dropped once the fan-out is done.
+    /// In-process connections found too slow during a fan-out; dropped once the fan-out is done.
     var overflowed: [ConnectionID] = []
 
+    /// Ends a turn of the hub: drops the in-process connections found too slow, then writes every queued frame
+    /// to its socket (one `execute` per event loop). Every entry point calls it last.
     func dropOverflowed() {
         while let id = overflowed.popLast() {
-            disconnect(id)
+            forget(id)
+        }
+        pending.send()
+    }
+
+    /// Closes a connection with a code (a close frame, then nothing more).
+    func close(_ id: ConnectionID, code: Int, reason: String) {
+        guard let record = connections[id] else { return }
+        deliver(.close(code: code, reason: reason), via: record.outbox, to: id)
+        forget(id)
+    }
+
+    // MARK: Sockets
+
+    /// Drains the queue of WebSocket events until the server stops; the server runs it in one task.
+    func run() async {
+        for await event in inbox.events {
+            handle(event)
         }
     }
 
-    /// Closes a connection with a code (the stream ends after the close frame).
-    func close(_ id: ConnectionID, code: Int, reason: String) {
-        guard let record = connections[id] else { return }
-        record.outbox.yield(.close(code: code, reason: reason))
-        disconnect(id)
+    func handle(_ event: SocketEvent) {
+        switch event {
+        case .opened(let id, let outlet, let appKey, let protocolVersion):
+            _ = attach(id, outlet: .socket(outlet), appKey: appKey, protocolVersion: protocolVersion)
+        case .received(let id, let messages):
+            for message in messages {
+                switch message {
+                case .text(let text): handleMessage(text, from: id)
+                case .binary(let size): handleBinary(size: size, from: id)
+                }
+            }
+        case .overCapacity(let id, let pendingBytes):
+            slowConsumerDisconnects += 1
+            logger.warning("closed a slow consumer with 4100", metadata: [
+                "socket_id": "\(connections[id]?.socketID ?? "?")", "unsent_bytes": "\(pendingBytes)",
+                "high_water_mark": "\(limits.maxPendingOutboundBytes)",
+            ])
+            forget(id)
+        case .closed(let id):
+            forget(id)
+        }
+        dropOverflowed()
     }
 
     // MARK: Liveness
@@ -176,5 +237,6 @@ public actor PusherHub {
             close(id, code: code, reason: reason)
         }
         webhooks?.finish()
+        dropOverflowed()
     }
 }

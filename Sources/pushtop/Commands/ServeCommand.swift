@@ -11,11 +11,12 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run a local Pusher-protocol server (WebSocket + HTTP API on one port).",
         discussion: """
             Serves one app on ws://HOST:PORT/app/KEY and its HTTP API on http://HOST:PORT/apps/ID/...
-            POST /pusher/auth signs any private or presence subscription and POST /pusher/user-auth signs any
-            user in (development only: they authorize everybody; turn both off with --no-auth-endpoint).
-            --webhook URL posts Pusher's signed webhook batches (channel_occupied, channel_vacated,
-            member_added, member_removed, client_event, cache_miss) to URL, retrying failures with back-off.
-            Stops cleanly on Ctrl-C or SIGTERM.
+            (wss:// and https:// with --tls-cert and --tls-key). POST /pusher/auth signs any private or
+            presence subscription and POST /pusher/user-auth signs any user in (development only: they authorize
+            everybody; turn both off with --no-auth-endpoint). --webhook URL posts Pusher's signed webhook batches
+            (channel_occupied, channel_vacated, member_added, member_removed, client_event, cache_miss) to URL,
+            retrying failures with back-off. A subscriber that falls more than 1 MiB of unsent frames behind is
+            closed with 4100. Stops cleanly on Ctrl-C or SIGTERM.
             """
     )
 
@@ -61,7 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
         var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(config.app.id))"]
         lines.append("  HTTP API: \(embedded.httpURL)/apps/\(config.app.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')")
         if let auth = embedded.authEndpointURL {
-            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port) --no-tls --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(config.simulate ? " " + [config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel, config.simulator.presenceChannel].joined(separator: " ") : "")")
+            let tlsFlag = config.tls == nil ? " --no-tls" : ""  // wss:// is the client's default
+            let simulated = config.simulate ? " " + [config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel, config.simulator.presenceChannel].joined(separator: " ") : ""
+            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)")
         }
         for url in webhooks { lines.append("  webhooks to: \(url)") }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }

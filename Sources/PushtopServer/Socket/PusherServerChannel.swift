@@ -1,0 +1,169 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+
+/// One connection of the embedded server: HTTP/1.1 for the API and the demo auth endpoint (served by
+/// Hummingbird's router), or a WebSocket on `/app/{key}` served by ``WebSocketConnectionHandler`` on the
+/// connection's event loop.
+///
+/// Modelled on HummingbirdWebSocket's `HTTP1WebSocketUpgradeChannel`, but the upgrade installs our channel
+/// handler instead of a task and an async stream per connection. Before NIO's upgrader, three handlers guard the
+/// HTTP side: ``WebSocketHandshakeValidator`` (400/426 for broken handshakes) and
+/// ``HTTPRequestDeadlineHandler`` (header, body and idle timeouts), and ``HTTPParseErrorResponder`` answers
+/// malformed HTTP with 400 (431 for oversized headers) and a close.
+struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
+    /// What the first request of a connection became.
+    enum UpgradeResult: Sendable {
+        /// A WebSocket, now owned by its channel handler and the hub.
+        case webSocket
+        /// Plain HTTP, handed to Hummingbird.
+        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let channel: any Channel
+    }
+
+    /// Timings and sizes of a connection.
+    struct Settings: Sendable {
+        var maxMessageBytes: Int
+        var maxPendingOutboundBytes: Int
+        var closeGrace: TimeAmount
+        var requestTimeout: TimeAmount
+        var idleTimeout: TimeAmount
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let inbox: HubInbox
+    let settings: Settings
+
+    init(responder: @escaping HTTPChannelHandler.Responder, inbox: HubInbox, settings: Settings) {
+        self.responder = Self.redirectingLateUpgrades(responder)
+        self.inbox = inbox
+        self.settings = settings
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let settings = self.settings
+            let inbox = self.inbox
+            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
+                maxFrameSize: settings.maxMessageBytes,
+                enableAutomaticErrorHandling: false,
+                shouldUpgrade: { channel, _ in
+                    // WebSocketHandshakeValidator has refused every handshake that must not pass.
+                    channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+                },
+                upgradePipelineHandler: { channel, head in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Self.becomeWebSocket(channel, head: head, inbox: inbox, settings: settings, logger: logger)
+                    }
+                }
+            )
+            let upgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration<UpgradeResult>(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let operations = channel.pipeline.syncOperations
+                        try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        return .notUpgraded(try NIOAsyncChannel(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
+                    }
+                }
+            )
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
+            configuration.enablePipelining = false
+            configuration.enableErrorHandling = false  // HTTPParseErrorResponder, then Hummingbird, answer them
+            configuration.enableResponseHeaderValidation = false
+            let operations = channel.pipeline.syncOperations
+            let upgraded = try operations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            let upgradeHandler = try operations.handler(type: NIOTypedHTTPServerUpgradeHandler<UpgradeResult>.self)
+            try operations.addHandler(
+                HTTPRequestDeadlineHandler(
+                    requestTimeout: settings.requestTimeout, idleTimeout: settings.idleTimeout, logger: logger),
+                position: .before(upgradeHandler))
+            try operations.addHandler(WebSocketHandshakeValidator(), position: .before(upgradeHandler))
+            try operations.addHandler(HTTPParseErrorResponder(), position: .before(upgradeHandler))
+            return Value(upgradeResult: upgraded, channel: channel)
+        }
+    }
+
+    /// Turns an upgraded channel into a Pusher WebSocket: our handler reads and writes frames on this loop.
+    private static func becomeWebSocket(
+        _ channel: any Channel, head: HTTPRequestHead, inbox: HubInbox, settings: Settings, logger: Logger
+    ) throws -> UpgradeResult {
+        let operations = channel.pipeline.syncOperations
+        for guardHandler in [
+            try operations.handler(type: HTTPRequestDeadlineHandler.self) as any RemovableChannelHandler,
+            try operations.handler(type: WebSocketHandshakeValidator.self),
+            try operations.handler(type: HTTPParseErrorResponder.self),
+        ] {
+            operations.removeHandler(guardHandler, promise: nil)
+        }
+        try channel.syncOptions?.setOption(
+            ChannelOptions.writeBufferWaterMark,
+            value: .init(low: settings.maxPendingOutboundBytes / 2, high: settings.maxPendingOutboundBytes))
+        let (path, query) = split(head.uri)
+        let key = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).first.map(String.init) ?? ""
+        try operations.addHandler(WebSocketConnectionHandler(
+            id: inbox.nextConnectionID(), inbox: inbox, appKey: key, protocolVersion: query["protocol"],
+            maxMessageBytes: settings.maxMessageBytes, closeGrace: settings.closeGrace, logger: logger))
+        return .webSocket
+    }
+
+    /// The path and the decoded query parameters of a request target.
+    static func split(_ uri: String) -> (path: Substring, query: [String: String]) {
+        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var query: [String: String] = [:]
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: "&") {
+                let fields = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(fields[0]).removingPercentEncoding ?? String(fields[0])
+                if query[name] == nil {
+                    let value = fields.count == 2 ? String(fields[1]) : ""
+                    query[name] = value.removingPercentEncoding ?? value
+                }
+            }
+        }
+        return (parts[0], query)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.upgradeResult.get() {
+            case .webSocket:
+                return
+            case .notUpgraded(let http):
+                await handleHTTP(asyncChannel: http, logger: logger)
+            }
+        } catch {
+            // Malformed HTTP (already answered with 400), a refused handshake, or a socket that went away.
+            logger.debug("connection ended before a request was served", metadata: ["error": "\(error)"])
+            try? await value.channel.close()
+        }
+    }
+
+    /// NIO upgrades only a connection's first request: a later one asking for a WebSocket is redirected to the
+    /// same URL with `Connection: close`, so the client retries on a fresh connection (as Hummingbird does).
+    private static func redirectingLateUpgrades(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+        struct RedirectCloseError: Error {}
+        return { request, responseWriter, channel in
+            if request.headers[.upgrade]?.lowercased() == "websocket" {
+                var location = request.uri.path
+                if let query = request.uri.query { location += "?\(query)" }
+                try await responseWriter.writeResponse(
+                    HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: location]))
+                throw RedirectCloseError()
+            }
+            try await responder(request, responseWriter, channel)
+        }
+    }
+}

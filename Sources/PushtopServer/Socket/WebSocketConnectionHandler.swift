@@ -1,0 +1,225 @@
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// One Pusher WebSocket on its event loop: reads frames into messages for the hub, writes the hub's frames,
+/// answers pings and runs the close handshake. No task or stream exists per connection.
+///
+/// - A read burst is handed to the hub in one piece, at `channelReadComplete`.
+/// - Every way the socket ends (close handshake, FIN, RST, write failure, shutdown) reaches `channelInactive`,
+///   which tells the hub at once, so the connection never lingers as a presence ghost.
+/// - When the unsent bytes pass the channel's high-water mark the client is a slow consumer: it is closed with
+///   4100 ("over capacity", so it reconnects with back-off) instead of being buffered without bound.
+final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private enum State {
+        case open
+        /// The server sent its close frame; waiting for the client's (or the grace timer).
+        case closing
+        case closed
+    }
+
+    let id: ConnectionID
+    private let inbox: HubInbox
+    private let appKey: String
+    private let protocolVersion: String?
+    private let closeGrace: TimeAmount
+    private let logger: Logger
+    private var assembler: WebSocketMessageAssembler
+    private var received: [WebSocketMessageAssembler.Message] = []
+    private var context: ChannelHandlerContext?
+    private var state = State.open
+    private var needsFlush = false
+    private var closeTimer: Scheduled<Void>?
+    private var announcedEnd = false
+
+    init(
+        id: ConnectionID, inbox: HubInbox, appKey: String, protocolVersion: String?, maxMessageBytes: Int,
+        closeGrace: TimeAmount, logger: Logger
+    ) {
+        self.id = id
+        self.inbox = inbox
+        self.appKey = appKey
+        self.protocolVersion = protocolVersion
+        self.closeGrace = closeGrace
+        self.logger = logger
+        assembler = WebSocketMessageAssembler(maxMessageBytes: maxMessageBytes)
+    }
+
+    // MARK: Lifecycle
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let outlet = SocketOutlet(handler: self, eventLoop: context.eventLoop)
+        inbox.yield(.opened(id, outlet, appKey: appKey, protocolVersion: protocolVersion))
+        if !context.channel.isActive { ended() }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        ended()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        ended()
+        context.fireChannelInactive()
+    }
+
+    /// Tells the hub the socket is gone; runs once, whatever ended it.
+    private func ended() {
+        guard !announcedEnd else { return }
+        announcedEnd = true
+        state = .closed
+        closeTimer?.cancel()
+        closeTimer = nil
+        handOverReceived()
+        inbox.yield(.closed(id))
+        context = nil
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // FIN without a close frame: nothing more can be read, so nobody will answer a close handshake.
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? NIOWebSocketError {
+            switch error {
+            case .invalidFrameLength: fail(code: 1009, reason: "Frame exceeds the message size limit")
+            case .fragmentedControlFrame: fail(code: 1002, reason: "Control frames must not be fragmented")
+            case .multiByteControlFrameLength: fail(code: 1002, reason: "Control frames carry at most 125 bytes")
+            }
+            return
+        }
+        logger.debug("socket error", metadata: ["connection": "\(id)", "error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: Reading
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard state != .closed else { return }
+        let frame = unwrapInboundIn(data)
+        guard frame.maskKey != nil else { return fail(code: 1002, reason: "Client frames must be masked") }
+        guard !frame.rsv1, !frame.rsv2, !frame.rsv3 else {
+            return fail(code: 1002, reason: "Reserved bits are set but no extension was negotiated")
+        }
+        switch frame.opcode {
+        case .connectionClose:
+            if state == .open {
+                // Answer the client's close with its own code (RFC 6455 section 5.5.1), then end the socket.
+                var payload = frame.unmaskedData
+                let code = payload.readInteger(as: UInt16.self).map(Int.init) ?? 1000
+                writeThenClose(Self.closeFrame(code: code, reason: ""))
+            } else {
+                context.close(promise: nil)
+            }
+        case .ping:
+            if state == .open { writeNow(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)) }
+        case .pong:
+            break
+        default:
+            guard state == .open else { return }
+            switch assembler.receive(opcode: frame.opcode, fin: frame.fin, payload: frame.unmaskedData) {
+            case .incomplete: break
+            case .message(let message): received.append(message)
+            case .fail(let code, let reason): fail(code: code, reason: reason)
+            }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        handOverReceived()
+        flushIfNeeded()
+        context.fireChannelReadComplete()
+    }
+
+    private func handOverReceived() {
+        guard !received.isEmpty else { return }
+        inbox.yield(.received(id, received))
+        received = []
+    }
+
+    // MARK: Writing (called by the hub, on this event loop)
+
+    func write(_ frame: WebSocketFrame) {
+        guard state == .open, let context else { return }
+        context.write(wrapOutboundOut(frame), promise: nil)
+        needsFlush = true
+    }
+
+    func flushIfNeeded() {
+        guard needsFlush, let context else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable, state == .open {
+            let pending = (try? context.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+            inbox.yield(.overCapacity(id, pendingBytes: pending))
+            close(code: 4100, reason: "Over capacity: the connection fell too far behind")
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Sends a close frame; the socket is dropped when the client answers, or after the grace period.
+    func close(code: Int, reason: String) {
+        guard state == .open, let context else { return }
+        writeNow(Self.closeFrame(code: code, reason: reason))
+        state = .closing
+        closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: closeGrace) {
+            context.close(promise: nil)
+        }
+    }
+
+    /// Fails the connection (RFC 6455 section 7.1.7): a close frame with the code, then the socket ends.
+    private func fail(code: Int, reason: String) {
+        guard state != .closed, let context else { return }
+        logger.debug("closing a connection that broke the WebSocket protocol", metadata: [
+            "connection": "\(id)", "code": "\(code)", "reason": "\(reason)",
+        ])
+        handOverReceived()
+        if state == .open {
+            writeThenClose(Self.closeFrame(code: code, reason: reason))
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    /// Sends a last frame, then ends the socket once it is written.
+    private func writeThenClose(_ frame: WebSocketFrame) {
+        guard let context else { return }
+        state = .closing
+        needsFlush = false
+        context.writeAndFlush(wrapOutboundOut(frame)).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    private func writeNow(_ frame: WebSocketFrame) {
+        guard let context else { return }
+        needsFlush = false
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    /// A close frame: the code, then as much of the reason as fits a control frame (123 bytes of UTF-8).
+    static func closeFrame(code: Int, reason: String) -> WebSocketFrame {
+        var payload = ByteBuffer()
+        payload.writeInteger(UInt16(clamping: code))
+        var bytes = 0
+        var fitting = ""
+        for character in reason {
+            bytes += character.utf8.count
+            guard bytes <= 123 else { break }
+            fitting.append(character)
+        }
+        payload.writeString(fitting)
+        return WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
+    }
+}

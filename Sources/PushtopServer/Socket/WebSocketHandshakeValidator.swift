@@ -1,0 +1,96 @@
+import NIOCore
+import NIOHTTP1
+
+/// Answers a broken WebSocket handshake with an HTTP error before NIO's upgrader sees it, and closes.
+///
+/// - `Upgrade` other than `websocket`, no `Connection: upgrade`, not `GET`, no valid `Sec-WebSocket-Key`, or a
+///   plain request to `/app/{key}`: 400.
+/// - `Sec-WebSocket-Version` other than 13: 426 with `Sec-WebSocket-Version: 13` (RFC 6455 section 4.4).
+///
+/// Removed from the pipeline when the upgrade succeeds.
+final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// After a refusal the rest of the request is dropped and the socket ends.
+    private var refused = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if refused { return }
+        let part = unwrapInboundIn(data)
+        if case .head(let head) = part, let (status, message, headers) = Self.refusal(of: head) {
+            refused = true
+            Self.respond(context: context, status: status, message: message, extraHeaders: headers)
+            return
+        }
+        context.fireChannelRead(data)
+    }
+
+    /// The response a request gets when it is a broken WebSocket handshake; `nil` when it may pass.
+    static func refusal(of head: HTTPRequestHead) -> (HTTPResponseStatus, String, HTTPHeaders)? {
+        let isAppPath = head.uri.hasPrefix("/app/")
+        guard let upgrade = head.headers.first(name: "upgrade") else {
+            if isAppPath, head.method == .GET {
+                return (.badRequest, "This endpoint takes WebSocket connections (Upgrade: websocket)", [:])
+            }
+            return nil
+        }
+        guard upgrade.lowercased() == "websocket" else {
+            return (.badRequest, "Unsupported upgrade: only websocket is served", [:])
+        }
+        let connection = head.headers[canonicalForm: "connection"].map { $0.lowercased() }
+        guard connection.contains("upgrade") else {
+            return (.badRequest, "A WebSocket handshake needs Connection: Upgrade", [:])
+        }
+        guard head.method == .GET else { return (.badRequest, "A WebSocket handshake must be a GET", [:]) }
+        guard isAppPath else { return (.notFound, "WebSocket connections go to /app/KEY", [:]) }
+        let keys = head.headers["sec-websocket-key"]
+        guard keys.count == 1, let key = keys.first, Self.isValidKey(key) else {
+            return (.badRequest, "A WebSocket handshake needs one Sec-WebSocket-Key (16 bytes, base64)", [:])
+        }
+        guard head.headers["sec-websocket-version"] == ["13"] else {
+            return (.upgradeRequired, "Only WebSocket version 13 is supported", ["Sec-WebSocket-Version": "13"])
+        }
+        return nil
+    }
+
+    /// A base64 encoding of 16 bytes: 22 characters of the alphabet and `==`.
+    private static func isValidKey(_ key: String) -> Bool {
+        let bytes = Array(key.trimmingSpaces.utf8)
+        guard bytes.count == 24, bytes[22] == UInt8(ascii: "="), bytes[23] == UInt8(ascii: "=") else { return false }
+        return bytes[..<22].allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+                return true
+            default: return false
+            }
+        }
+    }
+
+    /// Writes a short plain-text response with `Connection: close`, then closes the socket.
+    static func respond(
+        context: ChannelHandlerContext, status: HTTPResponseStatus, message: String, extraHeaders: HTTPHeaders = [:]
+    ) {
+        var headers = extraHeaders
+        let body = ByteBuffer(string: message + "\n")
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: "\(body.readableBytes)")
+        headers.add(name: "Connection", value: "close")
+        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: Substring {
+        var view = self[...]
+        while view.first == " " { view.removeFirst() }
+        while view.last == " " { view.removeLast() }
+        return view
+    }
+}
