@@ -79,12 +79,12 @@ actor TestSocket {
     /// Closes from the client side.
     func close() async {
         try? await outbound?.close(.normalClosure, reason: nil)
-        _ = try? await waitUntil("the socket to end", timeout: 3) { self.finished }
+        _ = try? await waitUntil("the socket to end", timeout: 10) { self.finished }
         runTask?.cancel()
     }
 
     /// Waits for the next message (after those already taken) matching `event` and, when given, `channel`.
-    func next(_ event: String, channel: String? = nil, timeout: Double = 3) async throws -> PusherMessage {
+    func next(_ event: String, channel: String? = nil, timeout: Double = 10) async throws -> PusherMessage {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             while cursor < received.count {
@@ -104,7 +104,7 @@ actor TestSocket {
     }
 
     /// Waits until the socket has ended; returns the close code.
-    func waitForClose(timeout: Double = 3) async throws -> Int? {
+    func waitForClose(timeout: Double = 10) async throws -> Int? {
         try await waitUntil("the server to close", timeout: timeout) { self.finished }
         return closeCode
     }
@@ -113,7 +113,7 @@ actor TestSocket {
         try await waitUntil("the socket to open") { self.outbound != nil || self.finished }
     }
 
-    func waitUntil(_ what: String, timeout: Double = 3, _ condition: () -> Bool) async throws {
+    func waitUntil(_ what: String, timeout: Double = 10, _ condition: () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             guard Date() < deadline else { throw Timeout(what: what) }
@@ -132,7 +132,7 @@ actor TestSocket {
 }
 
 /// Waits for a condition that is checked asynchronously.
-func eventually(_ what: String, timeout: Double = 3, _ condition: () async -> Bool) async throws {
+func eventually(_ what: String, timeout: Double = 10, _ condition: () async -> Bool) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while !(await condition()) {
         guard Date() < deadline else { throw TestSocket.Timeout(what: what) }
