@@ -18,6 +18,8 @@ enum Loopback {
         let client = PusherClient(options: PusherClientOptions(
             key: "bench", host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
         let batches = client.eventBatches(bufferSize: 1 << 22)
+        // The generator sends `ticker` events: only the channels a client holds are delivered.
+        try await client.subscribe("ticker")
         var received = 0
         var batchCount = 0
         var first: ContinuousClock.Instant?
