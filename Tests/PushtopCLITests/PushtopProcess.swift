@@ -14,6 +14,8 @@ final class PushtopProcess: Sendable {
     private final class Output: Sendable {
         let out = Mutex<(lines: [String], partial: String)>(([], ""))
         let err = Mutex<String>("")
+        /// Pipes that reached end of file (stdout, stderr): everything the process wrote has been read.
+        let closedPipes = Atomic<Int>(0)
     }
 
     private let output = Output()
@@ -35,7 +37,11 @@ final class PushtopProcess: Sendable {
         let output = self.output
         stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            guard !data.isEmpty else { return }
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                output.closedPipes.add(1, ordering: .relaxed)
+                return
+            }
             output.out.withLock { state in
                 state.partial += String(decoding: data, as: UTF8.self)
                 while let newline = state.partial.firstIndex(of: "\n") {
@@ -44,9 +50,13 @@ final class PushtopProcess: Sendable {
                 }
             }
         }
-                stderrPipe.fileHandleForReading.readabilityHandler = { handle in
+        stderrPipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            guard !data.isEmpty else { return }
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                output.closedPipes.add(1, ordering: .relaxed)
+                return
+            }
             output.err.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
@@ -87,9 +97,11 @@ final class PushtopProcess: Sendable {
         return objects.first(where: match)!
     }
 
-    /// Waits for the process to exit and returns its status.
+    /// Waits for the process to exit and returns its status, once what it wrote to stdout and stderr is read.
     func exitCode(timeout: Double = 15) async throws -> Int32 {
         try await waitUntil(timeout: timeout, "pushtop to exit") { !self.process.isRunning }
+        // The pipes end with the process (unless a child of it still holds them): read to their end.
+        try? await waitUntil(timeout: 3, "its output to be read") { self.output.closedPipes.load(ordering: .relaxed) == 2 }
         return process.terminationStatus
     }
 }
