@@ -27,6 +27,10 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // `swift package generate-documentation` (scripts/docs): the DocC catalogs in Sources/*/*.docc.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
@@ -63,6 +67,7 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),
@@ -79,6 +84,11 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "WSClient", package: "swift-websocket"),
             ],
             swiftSettings: strict
         ),
@@ -98,6 +108,25 @@ let package = Package(
         .executableTarget(
             name: "dashboard-preview",
             dependencies: ["PushtopDashboard", "PusherProtocol"],
+            swiftSettings: strict
+        ),
+        // Examples/: small programs that use only the public API, built by `swift build` (see Examples/README.md).
+        .executableTarget(
+            name: "example-consumer",
+            dependencies: ["PusherChannels"],
+            path: "Examples/Consumer",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-presence-bot",
+            dependencies: ["PusherChannels"],
+            path: "Examples/PresenceBot",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-embedded-check",
+            dependencies: ["PusherChannels", "PushtopServer", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/EmbeddedCheck",
             swiftSettings: strict
         ),
         // A scriptable protocol server (close codes, silence, malformed frames on demand) shared by the tests.
@@ -133,7 +162,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopCLITests",
-            dependencies: ["pushtop", "PusherChannels", "PushtopServer", "PushtopTestSupport"],
+            dependencies: ["pushtop", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopTestSupport"],
             swiftSettings: strict
         ),
     ]
