@@ -55,7 +55,10 @@ public struct ConnectionStateMachine: Sendable {
     private var lastFrameAt: Double = 0
     private var random: @Sendable () -> Double
 
-    /// - Parameter random: a source of values in 0...1 for the jitter (injected so tests are exact).
+    /// A machine in the `initialized` state.
+    /// - Parameters:
+    ///   - configuration: timeouts, TLS and the reconnection policy.
+    ///   - random: a source of values in 0...1 for the jitter (injected so tests are exact).
     public init(configuration: ConnectionConfiguration,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.configuration = configuration
