@@ -21,5 +21,6 @@ public struct PusherLimits: Sendable, Hashable {
     /// Frames queued for one slow connection before the server gives up on it (closes it with 4100).
     public var maxQueuedFrames: Int = 8_192
 
+    /// Pusher's limits.
     public init() {}
 }

@@ -24,6 +24,7 @@ public struct ServerConfiguration: Sendable {
     /// Tuning of the simulator when ``simulate`` is on.
     public var simulator: SimulatorConfiguration
 
+    /// A configuration; the defaults are `pushtop serve`'s: 127.0.0.1:6001, app `1`/`pushtop-key`/`pushtop-secret`.
     public init(
         host: String = "127.0.0.1",
         port: Int = 6001,
@@ -53,7 +54,9 @@ public struct ServerConfiguration: Sendable {
 public struct AppCredentials: Sendable, Hashable {
     /// Numeric app id, as Pusher's are (the official server SDKs refuse other ids).
     public var id: String
+    /// The key clients connect with (`/app/{key}`).
     public var key: String
+    /// The secret that signs subscriptions and API requests.
     public var secret: String
     /// 32-byte master key of `private-encrypted-` channels: the demo auth endpoint derives each channel's
     /// shared secret from it, and the simulator encrypts with it.
@@ -62,6 +65,7 @@ public struct AppCredentials: Sendable, Hashable {
     /// The master key used when none is given: fixed and public, so it is for demos only.
     public static let demoEncryptionMasterKey: [UInt8] = Array("pushtop-demo-encryption-key-0032".utf8)
 
+    /// An app; without `encryptionMasterKey` the public demo key is used (demos only).
     public init(
         id: String = "1", key: String = "pushtop-key", secret: String = "pushtop-secret",
         encryptionMasterKey: [UInt8] = AppCredentials.demoEncryptionMasterKey

@@ -8,6 +8,7 @@ import PusherProtocol
 /// Works against Pusher itself and any compatible server. `pushtop trigger` and the bench use it; so can any
 /// Swift program that publishes.
 public struct PusherAPIClient: Sendable {
+    /// Where requests go, and the app they are signed as.
     public let configuration: PusherAPIConfiguration
     private let httpClient: HTTPClient
 
