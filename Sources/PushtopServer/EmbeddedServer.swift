@@ -49,6 +49,9 @@ public final class EmbeddedServer: Sendable {
         if configuration.demoAuthEndpoint {
             DemoAuthEndpoint(app: configuration.app).register(on: router)
         }
+        if configuration.metricsEndpoint {
+            MetricsEndpoint(hub: hub).register(on: router)
+        }
         let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
         WebSocketEndpoint(hub: hub, limits: configuration.limits, closeGrace: .seconds(2)).register(on: webSocketRouter)
 

@@ -17,6 +17,8 @@ public struct ServerConfiguration: Sendable {
     public var limits: PusherLimits
     /// Serve the development-only authorization endpoint `POST /pusher/auth` (signs any subscription).
     public var demoAuthEndpoint: Bool
+    /// Serve Prometheus metrics at `GET /metrics` (connections, channels, messages, deliveries, failures).
+    public var metricsEndpoint: Bool = true
     /// Send `pusher_internal:subscription_count` to subscribers of non-presence channels when the count changes.
     public var subscriptionCountEvents: Bool
     /// Run the traffic simulator in-process (members on `presence-lobby`, `ticker`, `chat`, an encrypted channel).

@@ -35,6 +35,9 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .customLong("no-auth-endpoint"), help: "Do not serve the development-only POST /pusher/auth endpoint.")
     var noAuthEndpoint: Bool = false
 
+    @Flag(name: .customLong("no-metrics"), help: "Do not serve Prometheus metrics at GET /metrics.")
+    var noMetrics: Bool = false
+
     func validate() throws {
         guard !appID.isEmpty, appID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationError("--app-id must be numeric (Pusher's app ids are; the official server SDKs refuse others), got '\(appID)'")
@@ -57,9 +60,11 @@ struct ServerOptions: ParsableArguments {
         if let encryptionMasterKeyBase64, let data = Data(base64Encoded: encryptionMasterKeyBase64) {
             app.encryptionMasterKey = Array(data)
         }
-        return ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: bind, port: port, app: app, activityTimeout: activityTimeout, pongTimeout: pongTimeout,
             demoAuthEndpoint: !noAuthEndpoint, simulate: simulate ?? self.simulate)
+        configuration.metricsEndpoint = !noMetrics
+        return configuration
     }
 }
 

@@ -7,6 +7,7 @@ extension PusherHub {
     /// violations are answered with `pusher:error`; the connection stays open, as with Pusher.
     public func receive(_ text: String, from id: ConnectionID) {
         guard connections[id] != nil else { return }
+        stats.messagesIn += 1
         connections[id]?.lastActivity = .now
         connections[id]?.pingSentAt = nil
 
@@ -74,8 +75,10 @@ extension PusherHub {
         let userID = record.presenceUserIDs[channel]
         let frame = ServerFrame.event(message.event, channel: channel, data: data, userID: userID)
         guard let subscribers = channels[channel]?.subscribers else { return }
+        stats.eventsPublished += 1
         for (other, outbox) in subscribers where other != id {
             deliver(frame, via: outbox, to: other)
+            stats.deliveries += 1
         }
         if ChannelNames.isCache(channel) {
             cache[channel] = CachedEvent(name: message.event, data: data, at: .now)

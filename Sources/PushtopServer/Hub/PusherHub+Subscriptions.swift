@@ -10,6 +10,7 @@ extension PusherHub {
             return
         }
         let fail = { (type: String, why: String, status: Int) in
+            if type == "AuthError" { self.stats.authFailures += 1 }
             self.send(ServerFrame.error(code: nil, message: why), to: id)
             self.send(ServerFrame.subscriptionError(channel: channel, type: type, message: why, status: status), to: id)
         }

@@ -27,6 +27,8 @@ public actor PusherHub {
     var cache: [String: CachedEvent] = [:]
     var nextConnectionID = 0
     var isShutDown = false
+    /// What `GET /metrics` reports (read through ``statistics``).
+    var stats = HubStats()
 
     /// How long a cache channel remembers its last event (Pusher: 30 minutes).
     static let cacheTTL: Duration = .seconds(30 * 60)
@@ -120,6 +122,9 @@ public actor PusherHub {
         if case .dropped = outbox.yield(frame) {
             logger.warning("dropping a connection that fell too far behind", metadata: ["connection": "\(id)"])
             overflowed.append(id)
+            stats.slowConsumerCloses += 1
+        } else {
+            stats.messagesOut += 1
         }
     }
 
