@@ -60,8 +60,8 @@ struct ConfigCheck {
         let folders = [ThemeCatalog.installedFolder(environment: environment), catalog.userFolder].compactMap { $0 }
         let present = folders.filter { FileManager.default.fileExists(atPath: $0) }
         if catalog.warnings.isEmpty {
-            let where_ = present.isEmpty ? "no theme folder" : present.joined(separator: ", ")
-            lines.append("ok: themes \(catalog.themes.map(\.name).joined(separator: ", ")) (\(where_))")
+            let locations = present.isEmpty ? "no theme folder" : present.joined(separator: ", ")
+            lines.append("ok: themes \(catalog.themes.map(\.name).joined(separator: ", ")) (\(locations))")
         }
     }
 }

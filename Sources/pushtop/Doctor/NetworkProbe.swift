@@ -11,7 +11,11 @@ enum NetworkProbe {
     static func resolve(_ host: String) async -> Result<[String], ProbeError> {
         await Task.detached {
             var hints = addrinfo()
+            #if canImport(Glibc)
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            #else
+            hints.ai_socktype = SOCK_STREAM
+            #endif
             var list: UnsafeMutablePointer<addrinfo>?
             let status = getaddrinfo(host, nil, &hints, &list)
             guard status == 0, let first = list else {
