@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // `swift package generate-documentation` (scripts/docs): the DocC catalogs in Sources/*/*.docc.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
@@ -75,6 +78,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict
         ),
@@ -91,6 +95,11 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "WSClient", package: "swift-websocket"),
             ],
             swiftSettings: strict
         ),
@@ -127,6 +136,25 @@ let package = Package(
         .executableTarget(
             name: "dashboard-preview",
             dependencies: ["PushtopDashboard", "PusherProtocol"],
+            swiftSettings: strict
+        ),
+        // Examples/: small programs that use only the public API, built by `swift build` (see Examples/README.md).
+        .executableTarget(
+            name: "example-consumer",
+            dependencies: ["PusherChannels"],
+            path: "Examples/Consumer",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-presence-bot",
+            dependencies: ["PusherChannels"],
+            path: "Examples/PresenceBot",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "example-embedded-check",
+            dependencies: ["PusherChannels", "PushtopServer", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/EmbeddedCheck",
             swiftSettings: strict
         ),
         // A scriptable protocol server (close codes, silence, malformed frames on demand) shared by the tests.
@@ -169,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopCLITests",
-            dependencies: ["pushtop", "PusherChannels", "PushtopServer", "PushtopTestSupport"],
+            dependencies: ["pushtop", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopTestSupport"],
             swiftSettings: strict
         ),
     ]

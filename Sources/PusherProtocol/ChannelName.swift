@@ -3,6 +3,7 @@
 /// A name is 1 to 164 characters of `A-Z a-z 0-9 _ - = @ , . ;`. Names starting with `#` are the server's
 /// (`#server-to-user-…`), and `private-encrypted-cache-` is the only allowed mix of cache and encryption.
 public enum ChannelName {
+    /// The longest channel name Pusher accepts, in characters.
     public static let maxLength = 164
 
     /// Why a name is refused, in words a person can act on.

@@ -2,9 +2,12 @@
 public struct ConnectionClosure: Sendable, Hashable {
     /// The WebSocket close code, or `nil` when the transport failed without a close frame.
     public var code: Int?
+    /// The close frame's reason, or what went wrong with the transport.
     public var reason: String
+    /// What the client does next because of this closure.
     public var action: CloseAction
 
+    /// A closure with its code, reason and the action taken.
     public init(code: Int?, reason: String, action: CloseAction) {
         self.code = code
         self.reason = reason

@@ -18,11 +18,14 @@ public enum ConnectionState: String, Sendable, Hashable, CaseIterable, CustomStr
 
 /// A change of connection state: `previous -> current`.
 public struct StateChange: Sendable, Hashable {
+    /// The state before the change.
     public var previous: ConnectionState
+    /// The state after the change.
     public var current: ConnectionState
     /// The socket id, on changes to `connected` only.
     public var socketID: String?
 
+    /// A change from `previous` to `current`; `socketID` is set when the new state is `connected`.
     public init(previous: ConnectionState, current: ConnectionState, socketID: String? = nil) {
         self.previous = previous
         self.current = current

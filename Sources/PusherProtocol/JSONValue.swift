@@ -30,36 +30,43 @@ public enum JSONValue: Sendable, Hashable {
         try? JSONValue(parsing: text)
     }
 
+    /// The value of `key` when this is an object; `nil` otherwise or when the key is missing.
     public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
+    /// The string, when this is a string.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
+    /// The number, when this is a number.
     public var numberValue: Double? {
         if case .number(let n) = self { return n }
         return nil
     }
 
+    /// The number as an `Int`, when this is a number with no fractional part that fits.
     public var intValue: Int? {
         guard case .number(let n) = self, n.rounded() == n, abs(n) < 9.0e15 else { return nil }
         return Int(n)
     }
 
+    /// The Boolean, when this is `true` or `false`.
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
+    /// The members, when this is an object.
     public var objectValue: [String: JSONValue]? {
         if case .object(let o) = self { return o }
         return nil
     }
 
+    /// The elements, when this is an array.
     public var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil

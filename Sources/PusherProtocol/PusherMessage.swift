@@ -4,11 +4,16 @@
 /// server, and some servers). ``data`` keeps what was on the wire; ``dataText`` gives the text a consumer
 /// parses, whichever form arrived.
 public struct PusherMessage: Sendable, Hashable {
+    /// The event name, e.g. `pusher:subscribe` or an app's own `order-created`.
     public var event: String
+    /// The channel, for channel events; `nil` for connection-level messages.
     public var channel: String?
+    /// The `data` field: a JSON string (Pusher encodes event data as a string) or JSON.
     public var data: JSONValue?
+    /// The sender of a client event on a presence channel (`user_id`).
     public var userID: String?
 
+    /// A message with its fields.
     public init(event: String, channel: String? = nil, data: JSONValue? = nil, userID: String? = nil) {
         self.event = event
         self.channel = channel

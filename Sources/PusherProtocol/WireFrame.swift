@@ -18,7 +18,9 @@ public struct WireFrame: Sendable, Hashable {
 
     /// Seconds since 1970 when the frame was received or sent.
     public var time: Double
+    /// Which way the frame went.
     public var direction: Direction
+    /// The frame's opcode.
     public var kind: Kind
     /// The payload size in bytes (after inflation, for compressed messages).
     public var size: Int
@@ -28,6 +30,7 @@ public struct WireFrame: Sendable, Hashable {
     /// The close code of a close frame.
     public var closeCode: Int?
 
+    /// A frame record.
     public init(time: Double, direction: Direction, kind: Kind, size: Int, text: String, closeCode: Int? = nil) {
         self.time = time
         self.direction = direction

@@ -57,6 +57,9 @@ public final class EmbeddedServer: Sendable {
         if configuration.demoAuthEndpoint {
             DemoAuthEndpoint(app: configuration.app).register(on: router)
         }
+        if configuration.metricsEndpoint {
+            MetricsEndpoint(hub: hub).register(on: router)
+        }
         let server = try serverBuilder(configuration, hub: hub)
 
         let (started, startedContinuation) = AsyncStream.makeStream(of: Result<Int, EmbeddedServerError>.self)

@@ -25,5 +25,6 @@ public struct PusherLimits: Sendable, Hashable {
     /// past which the client is a slow consumer and is closed with 4100. Writing resumes below half of it.
     public var maxPendingOutboundBytes: Int = 1 << 20
 
+    /// Pusher's limits.
     public init() {}
 }

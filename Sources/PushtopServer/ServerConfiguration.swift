@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     /// Serve the development-only endpoints `POST /pusher/auth` (signs any subscription) and
     /// `POST /pusher/user-auth` (signs any user in).
     public var demoAuthEndpoint: Bool
+    /// Serve Prometheus metrics at `GET /metrics` (connections, channels, messages, deliveries, failures).
+    public var metricsEndpoint: Bool = true
     /// Send `pusher_internal:subscription_count` to subscribers of non-presence channels when the count changes.
     public var subscriptionCountEvents: Bool
     /// Run the traffic simulator in-process (members on `presence-lobby`, `ticker`, `chat`, an encrypted channel).
@@ -35,6 +37,7 @@ public struct ServerConfiguration: Sendable {
     /// Connections served at once; further ones wait in the listen backlog (a warning is logged when it is hit).
     public var maxConnections: Int
 
+    /// A configuration; the defaults are `pushtop serve`'s: 127.0.0.1:6001, app `1`/`pushtop-key`/`pushtop-secret`.
     public init(
         host: String = "127.0.0.1",
         port: Int = 6001,
@@ -85,7 +88,9 @@ public struct TLSFiles: Sendable, Hashable {
 public struct AppCredentials: Sendable, Hashable {
     /// Numeric app id, as Pusher's are (the official server SDKs refuse other ids).
     public var id: String
+    /// The key clients connect with (`/app/{key}`).
     public var key: String
+    /// The secret that signs subscriptions and API requests.
     public var secret: String
     /// 32-byte master key of `private-encrypted-` channels: the demo auth endpoint derives each channel's
     /// shared secret from it, and the simulator encrypts with it.
@@ -94,6 +99,7 @@ public struct AppCredentials: Sendable, Hashable {
     /// The master key used when none is given: fixed and public, so it is for demos only.
     public static let demoEncryptionMasterKey: [UInt8] = Array("pushtop-demo-encryption-key-0032".utf8)
 
+    /// An app; without `encryptionMasterKey` the public demo key is used (demos only).
     public init(
         id: String = "1", key: String = "pushtop-key", secret: String = "pushtop-secret",
         encryptionMasterKey: [UInt8] = AppCredentials.demoEncryptionMasterKey

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `pushtop` command: a terminal dashboard, headless client, server and publisher for Pusher-protocol apps.
 @main
@@ -6,16 +7,33 @@ struct Pushtop: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushtop",
         abstract: "Watch Pusher Channels (and soketi, Reverb, ...) from the terminal.",
-        version: PushtopVersion.string,
+        version: PushtopVersion.full,
         subcommands: [
             DashboardCommand.self, DemoCommand.self, ServeCommand.self, WatchCommand.self, TriggerCommand.self,
-            BenchCommand.self, ReplayCommand.self,
+            BenchCommand.self, ReplayCommand.self, DoctorCommand.self, ConfigCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self
     )
+
+    /// Runs the command line; first points the theme catalog at the installed themes, if any.
+    static func main() async {
+        InstallLayout.exportShareDirectory()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// The version pushtop reports (`--version`, and `version=` in the WebSocket URL).
 enum PushtopVersion {
     static let string = "0.1.0"
+    /// `--version`: the version and the commit the binary was built from.
+    static let full = "\(string) (commit \(BuildInfo.commit))"
 }

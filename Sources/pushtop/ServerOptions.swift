@@ -50,6 +50,9 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds an HTTP connection may stay idle between requests.", valueName: "SECONDS"))
     var idleTimeout: Double = 60
 
+    @Flag(name: .customLong("no-metrics"), help: "Do not serve Prometheus metrics at GET /metrics.")
+    var noMetrics: Bool = false
+
     func validate() throws {
         guard !appID.isEmpty, appID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationError("--app-id must be numeric (Pusher's app ids are; the official server SDKs refuse others), got '\(appID)'")
@@ -82,11 +85,13 @@ struct ServerOptions: ParsableArguments {
         if let encryptionMasterKeyBase64, let data = Data(base64Encoded: encryptionMasterKeyBase64) {
             app.encryptionMasterKey = Array(data)
         }
-        return ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: bind, port: port, app: app, activityTimeout: activityTimeout, pongTimeout: pongTimeout,
             demoAuthEndpoint: !noAuthEndpoint, simulate: simulate ?? self.simulate,
             tls: tlsCert.flatMap { cert in tlsKey.map { TLSFiles(certificatePath: cert, keyPath: $0) } },
             requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
+        configuration.metricsEndpoint = !noMetrics
+        return configuration
     }
 }
 

@@ -8,10 +8,14 @@ import PusherProtocol
 /// Works against Pusher itself and any compatible server. `pushtop trigger` and the bench use it; so can any
 /// Swift program that publishes.
 public struct PusherAPIClient: Sendable {
+    /// Where requests go, and the app they are signed as.
     public let configuration: PusherAPIConfiguration
     private let httpClient: HTTPClient
 
-    /// - Parameter httpClient: defaults to AsyncHTTPClient's shared client (no shutdown needed).
+    /// A client of the HTTP API at `configuration`.
+    /// - Parameters:
+    ///   - configuration: the server and the app (id, key, secret) to sign requests as.
+    ///   - httpClient: defaults to AsyncHTTPClient's shared client (no shutdown needed).
     public init(configuration: PusherAPIConfiguration, httpClient: HTTPClient = .shared) {
         self.configuration = configuration
         self.httpClient = httpClient
@@ -19,6 +23,9 @@ public struct PusherAPIClient: Sendable {
 
     /// `POST /apps/{id}/events`: one event on up to 100 channels.
     /// - Parameters:
+    ///   - channels: the channels to publish on (at most 100).
+    ///   - event: the event name.
+    ///   - data: the event's data, sent as is (usually a JSON document; at most 10 KB on Pusher).
     ///   - socketID: a connection not to send the event to (the one that caused it).
     ///   - info: attributes to report per channel (`subscription_count`, `user_count`).
     public func trigger(

@@ -5,10 +5,12 @@ import PusherProtocol
 /// A user with several connections is one member: adding an existing id overwrites its info instead of
 /// adding a duplicate, and removing an unknown id does nothing. Insertion order is kept for display.
 public struct PresenceRoster: Sendable, Hashable {
+    /// The user id of this client's own member, when known.
     public private(set) var me: String?
     private var order: [String] = []
     private var info: [String: JSONValue?] = [:]
 
+    /// An empty roster; `me` is this client's user id, when known.
     public init(me: String? = nil) {
         self.me = me
     }
@@ -45,22 +47,27 @@ public struct PresenceRoster: Sendable, Hashable {
         return PresenceMember(userID: userID, userInfo: removed)
     }
 
+    /// Removes every member (the connection was lost: the next subscription brings a fresh roster).
     public mutating func removeAll() {
         order = []
         info = [:]
     }
 
+    /// How many members there are.
     public var count: Int { order.count }
 
+    /// The members, in the order they joined.
     public var members: [PresenceMember] {
         order.map { PresenceMember(userID: $0, userInfo: info[$0] ?? nil) }
     }
 
+    /// The member with this user id, if present.
     public func member(_ userID: String) -> PresenceMember? {
         guard let value = info[userID] else { return nil }
         return PresenceMember(userID: userID, userInfo: value)
     }
 
+    /// The roster as a value for events: this client's id and the members.
     public var snapshot: PresenceSnapshot {
         PresenceSnapshot(me: me, members: members)
     }

@@ -4,10 +4,14 @@ import PusherProtocol
 
 /// NaCl secretbox (XSalsa20-Poly1305) through libsodium, for `private-encrypted-` channels.
 public enum SecretBox {
+    /// Key length in bytes.
     public static let keySize = 32
+    /// Nonce length in bytes.
     public static let nonceSize = 24
+    /// Length of the Poly1305 MAC in bytes.
     public static let macSize = 16
 
+    /// Why a payload could not be sealed or opened.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         case badKey(size: Int)
         case badNonce(size: Int)

@@ -8,7 +8,7 @@ import PusherProtocol
 
 /// A Pusher Channels client (protocol 7): connection, channels, presence, encrypted channels, bindings.
 ///
-/// Everything that happens is published as ``ClientEvent`` values: take them in batches with
+/// Everything that happens is published as `ClientEvent` values: take them in batches with
 /// ``eventBatches(bufferSize:)`` (cheapest, for busy consumers such as a dashboard) or one by one with
 /// ``events(bufferSize:)``. Each call makes a new consumer with its own bounded buffer.
 ///
@@ -161,7 +161,7 @@ public actor PusherClient {
         flush()
     }
 
-    /// Sends a `pusher:ping` now; the reply is published as ``ClientEvent/pong(roundTrip:)``. Does nothing
+    /// Sends a `pusher:ping` now; the reply is published as `ClientEvent.pong(roundTrip:)`. Does nothing
     /// while not connected or while a ping is already waiting for its reply. (The client also pings on its own
     /// when the connection is idle; this is for showing the round-trip time on a busy connection.)
     public func ping() {

@@ -9,6 +9,7 @@ import PusherProtocol
 ///
 /// Each socket the machine opens has an attempt number; events of an older socket are ignored.
 public struct ConnectionStateMachine: Sendable {
+    /// What happens to the connection: a request from the user, an event of the socket, a timer.
     public enum Input: Sendable, Hashable {
         case connectRequested
         case disconnectRequested
@@ -21,6 +22,7 @@ public struct ConnectionStateMachine: Sendable {
         case timerFired(ConnectionTimer)
     }
 
+    /// What the owner of the machine must do, in order.
     public enum Action: Sendable, Hashable {
         case openSocket(attempt: Int, useTLS: Bool)
         case closeSocket(code: Int, reason: String)
@@ -36,7 +38,9 @@ public struct ConnectionStateMachine: Sendable {
         case connectionLost
     }
 
+    /// The current state.
     public private(set) var state: ConnectionState = .initialized
+    /// The socket id of the current connection; `nil` unless connected.
     public private(set) var socketID: String?
     /// Failed attempts in a row since the last successful connection.
     public private(set) var failedAttempts = 0
@@ -48,14 +52,19 @@ public struct ConnectionStateMachine: Sendable {
     public private(set) var activityTimeout: Double = ConnectionConfiguration.defaultActivityTimeout
     /// Why the connection failed, when it did.
     public private(set) var failureReason: String?
+    /// Whether a `pusher:ping` was sent and its pong has not arrived yet.
     public private(set) var awaitingPong = false
 
+    /// Timeouts, TLS and the reconnection policy; changes apply from the next input.
     public var configuration: ConnectionConfiguration
     private var triedTLSUpgrade = false
     private var lastFrameAt: Double = 0
     private var random: @Sendable () -> Double
 
-    /// - Parameter random: a source of values in 0...1 for the jitter (injected so tests are exact).
+    /// A machine in the `initialized` state.
+    /// - Parameters:
+    ///   - configuration: timeouts, TLS and the reconnection policy.
+    ///   - random: a source of values in 0...1 for the jitter (injected so tests are exact).
     public init(configuration: ConnectionConfiguration,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.configuration = configuration

@@ -4,12 +4,14 @@
 /// each attempt; `none` never reconnects on its own. A bounded random jitter spreads the attempts of many
 /// clients so that they do not all return at once after an outage (PubNub's guide).
 public struct ReconnectPolicy: Sendable, Hashable {
+    /// How the delay grows with each failed attempt.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case exponential
         case linear
         case none
     }
 
+    /// How the delay grows: exponential, linear or none.
     public var kind: Kind
     /// The first delay, in seconds.
     public var minDelay: Double
@@ -20,6 +22,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// The jitter's bound as a fraction of the delay: the delay is moved by up to ± this fraction.
     public var jitter: Double
 
+    /// A policy; the defaults are pusher-js's (exponential from 1 s to 60 s), giving up after 6 failed attempts.
     public init(kind: Kind = .exponential, minDelay: Double = 1, maxDelay: Double = 60, maxRetries: Int = 6,
                 jitter: Double = 0.2) {
         self.kind = kind
@@ -29,6 +32,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
         self.jitter = min(max(0, jitter), 1)
     }
 
+    /// Exponential back-off from 1 s to 60 s with ±20 % jitter, giving up after 6 failed attempts in a row.
     public static let `default` = ReconnectPolicy()
 
     /// Whether attempt number `attempt` (1-based) may be made at all.

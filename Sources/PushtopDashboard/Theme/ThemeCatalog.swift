@@ -5,7 +5,8 @@ import Darwin
 #endif
 
 /// Finds themes by name or path: `--theme PATH`, then the user's theme folder
-/// (`$XDG_CONFIG_HOME/pushtop/themes/` or `~/.config/pushtop/themes/`), then the bundled themes.
+/// (`$XDG_CONFIG_HOME/pushtop/themes/` or `~/.config/pushtop/themes/`), then the installed themes
+/// (`PREFIX/share/pushtop/themes`), then the bundled themes.
 ///
 /// A broken or missing theme never stops the dashboard: ``resolve(_:)`` returns the default theme and a
 /// message saying what was wrong.
@@ -27,7 +28,9 @@ public struct ThemeCatalog: Sendable {
                 ?? Theme(name: file.name, styles: [.text: .plain])
         }
         warnings = []
-        if let folder = userFolder {
+        // Installed themes (scripts/install puts them in PREFIX/share/pushtop/themes), then the user's, which win.
+        let folders = [ThemeCatalog.installedFolder(environment: environment), userFolder].compactMap { $0 }
+        for folder in folders {
             for file in TextFile.list(folder: folder, suffix: ".toml") {
                 let path = folder + "/" + file
                 do {
@@ -93,7 +96,15 @@ public struct ThemeCatalog: Sendable {
         return try ThemeParser.parse(text, source: path)
     }
 
-    static func userFolder(environment: [String: String]) -> String? {
+    /// The installed themes: `$PUSHTOP_SHARE_DIR/themes` (the `pushtop` binary sets it to `PREFIX/share/pushtop`
+    /// when it runs from an installed `PREFIX/bin`).
+    public static func installedFolder(environment: [String: String]) -> String? {
+        guard let share = environment["PUSHTOP_SHARE_DIR"], !share.isEmpty else { return nil }
+        return share + "/themes"
+    }
+
+    /// The user's theme folder: `$XDG_CONFIG_HOME/pushtop/themes` or `~/.config/pushtop/themes`.
+    public static func userFolder(environment: [String: String]) -> String? {
         if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/pushtop/themes" }
         if let home = environment["HOME"], !home.isEmpty { return home + "/.config/pushtop/themes" }
         return nil

@@ -1,5 +1,6 @@
 /// What the HTTP API reports about a channel.
 public struct ChannelSummary: Sendable, Hashable {
+    /// The channel's name.
     public var name: String
     /// Connections subscribed to it.
     public var subscriptionCount: Int
@@ -8,6 +9,7 @@ public struct ChannelSummary: Sendable, Hashable {
     /// Whether anyone is subscribed.
     public var occupied: Bool { subscriptionCount > 0 }
 
+    /// A summary of one channel.
     public init(name: String, subscriptionCount: Int, userCount: Int?) {
         self.name = name
         self.subscriptionCount = subscriptionCount

@@ -2,6 +2,7 @@ import PusherProtocol
 
 /// One event to publish on one or more channels, as `POST /apps/{id}/events` describes it.
 public struct PublishRequest: Sendable, Hashable {
+    /// The channels to publish on (at most ``PusherLimits/maxChannelsPerTrigger``).
     public var channels: [String]
     /// The event name (any name; `pusher:` and `pusher_internal:` are the protocol's own).
     public var name: String
@@ -10,6 +11,7 @@ public struct PublishRequest: Sendable, Hashable {
     /// A subscriber not to send it to: the `socket_id` of the connection that caused the event.
     public var excludedSocketID: String?
 
+    /// An event on `channels`; `excludedSocketID` is a connection not to send it to.
     public init(channels: [String], name: String, data: String, excludedSocketID: String? = nil) {
         self.channels = channels
         self.name = name

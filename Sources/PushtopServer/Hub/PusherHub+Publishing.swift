@@ -51,10 +51,12 @@ extension PusherHub {
             if ChannelNames.isCache(channel) {
                 cache[channel] = CachedEvent(name: request.name, data: request.data, at: .now)
             }
+            stats.eventsPublished += 1
             guard let subscribers = channels[channel]?.subscribers, !subscribers.isEmpty else { continue }
             let frame = ServerFrame.event(request.name, channel: channel, data: request.data)
             for (id, outbox) in subscribers where id != excluded {
                 deliver(frame, via: outbox, to: id)
+                stats.deliveries += 1
             }
         }
         dropOverflowed()

@@ -13,6 +13,7 @@ extension PusherHub {
     /// Handles one text message without ending the turn (a read burst is handled as one turn).
     func handleMessage(_ text: String, from id: ConnectionID) {
         guard connections[id] != nil else { return }
+        stats.messagesIn += 1
         connections[id]?.lastActivity = .now
         connections[id]?.pingSentAt = nil
 
@@ -88,8 +89,10 @@ extension PusherHub {
                                        userID: userID))
         let frame = ServerFrame.event(message.event, channel: channel, data: data, userID: userID)
         guard let subscribers = channels[channel]?.subscribers else { return }
+        stats.eventsPublished += 1
         for (other, outbox) in subscribers where other != id {
             deliver(frame, via: outbox, to: other)
+            stats.deliveries += 1
         }
         if ChannelNames.isCache(channel) {
             cache[channel] = CachedEvent(name: message.event, data: data, at: .now)

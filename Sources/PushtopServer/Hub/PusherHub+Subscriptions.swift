@@ -12,6 +12,7 @@ extension PusherHub {
         // A name is repeated back at most as an excerpt: a huge one must not be echoed three times.
         let shown = ErrorText.excerpt(channel)
         let fail = { (type: String, why: String, status: Int) in
+            if type == "AuthError" { self.stats.authFailures += 1 }
             self.send(ServerFrame.error(code: nil, message: why), to: id)
             self.send(ServerFrame.subscriptionError(channel: shown, type: type, message: why, status: status), to: id)
         }

@@ -40,6 +40,8 @@ public actor PusherHub {
 
     /// Connections closed with 4100 because they did not read fast enough.
     public private(set) var slowConsumerDisconnects = 0
+    /// What `GET /metrics` reports (read through ``statistics``).
+    var stats = HubStats()
 
     /// How long a cache channel remembers its last event (Pusher: 30 minutes).
     static let cacheTTL: Duration = .seconds(30 * 60)
@@ -86,6 +88,7 @@ public actor PusherHub {
         }
         let socketID = makeSocketID()
         let now = ContinuousClock.now
+        stats.connectionsOpened += 1
         connections[id] = ConnectionRecord(
             socketID: socketID, outbox: outlet, lastActivity: now,
             clientEvents: TokenBucket(perSecond: limits.clientEventsPerSecond, now: now))
@@ -144,6 +147,7 @@ public actor PusherHub {
 
     /// Queues a frame through an outlet, noting an in-process client that cannot keep up.
     func deliver(_ frame: OutboundFrame, via outbox: ConnectionOutlet, to id: ConnectionID) {
+        stats.messagesOut += 1
         switch outbox {
         case .socket(let socket):
             pending.add(frame, to: socket)
@@ -151,6 +155,7 @@ public actor PusherHub {
             if case .dropped = continuation.yield(frame) {
                 logger.warning("dropping a connection that fell too far behind", metadata: ["connection": "\(id)"])
                 overflowed.append(id)
+                stats.slowConsumerCloses += 1
             }
         }
     }
@@ -196,6 +201,7 @@ public actor PusherHub {
             }
         case .overCapacity(let id, let pendingBytes):
             slowConsumerDisconnects += 1
+            stats.slowConsumerCloses += 1
             logger.warning("closed a slow consumer with 4100", metadata: [
                 "socket_id": "\(connections[id]?.socketID ?? "?")", "unsent_bytes": "\(pendingBytes)",
                 "high_water_mark": "\(limits.maxPendingOutboundBytes)",

@@ -16,6 +16,7 @@ public actor Simulator {
     private var members: [SimulatedMember] = []
     private var prices: [String: Double] = ["BTC": 64_250, "ETH": 3_120, "SOL": 148, "PUSH": 7.25]
 
+    /// A simulator publishing through `hub` as `app`; call ``start()`` to begin.
     public init(hub: PusherHub, app: AppCredentials, configuration: SimulatorConfiguration, logger: Logger) {
         self.hub = hub
         self.app = app

@@ -21,5 +21,6 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     /// Seconds between encrypted messages.
     public var encryptedInterval: Double = 4
 
+    /// The demo's channels, names and rates.
     public init() {}
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -13,11 +14,20 @@ import PusherProtocol
 ///   A failed request is retried with exponential back-off, a bounded number of times.
 public final class WebhookDispatcher: Sendable {
     private let senders: [Sender]
+    private let failures = FailureCount()
+
+    /// Posts that failed (an error or a non-2xx answer), retries included: the `webhook_failures` metric.
+    public var failedPosts: Int { failures.value.load(ordering: .relaxed) }
+
+    final class FailureCount: Sendable {
+        let value = Atomic<Int>(0)
+    }
 
     public init(configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
                 logger: Logger) {
+        let failures = self.failures
         senders = configuration.urls.map {
-            Sender(url: $0, configuration: configuration, app: app, client: client, logger: logger)
+            Sender(url: $0, configuration: configuration, app: app, client: client, logger: logger, failures: failures)
         }
     }
 
@@ -55,7 +65,7 @@ public final class WebhookDispatcher: Sendable {
         private let task: Task<Void, Never>
 
         init(url: String, configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient,
-             logger: Logger) {
+             logger: Logger, failures: FailureCount) {
             self.url = url
             self.configuration = configuration
             self.app = app
@@ -64,7 +74,7 @@ public final class WebhookDispatcher: Sendable {
             let (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
             self.doorbell = doorbell
             let queue = self.queue
-            task = Task { [configuration, url, app, client, logger] in
+            task = Task { [configuration, url, app, client, logger, failures] in
                 for await _ in rings {
                     if configuration.batchWindow > 0 {
                         try? await Task.sleep(for: .milliseconds(Int64(configuration.batchWindow * 1000)))
@@ -84,7 +94,7 @@ public final class WebhookDispatcher: Sendable {
                         }
                         if batch.isEmpty { break }
                         await Self.post(batch, to: url, configuration: configuration, app: app, client: client,
-                                        logger: logger)
+                                        logger: logger, failures: failures)
                     }
                 }
             }
@@ -115,7 +125,8 @@ public final class WebhookDispatcher: Sendable {
 
         /// Sends one batch, retrying with exponential back-off; gives up (and logs) after the last attempt.
         private static func post(_ batch: [WebhookEvent], to url: String, configuration: WebhookConfiguration,
-                                 app: AppCredentials, client: HTTPClient, logger: Logger) async {
+                                 app: AppCredentials, client: HTTPClient, logger: Logger,
+                                 failures: FailureCount) async {
             var delay = configuration.initialBackoff
             let started = ContinuousClock.now
             for attempt in 1...max(1, configuration.maxAttempts) {
@@ -138,6 +149,7 @@ public final class WebhookDispatcher: Sendable {
                 } catch {
                     outcome = String(describing: error)
                 }
+                failures.value.add(1, ordering: .relaxed)
                 let elapsed = ContinuousClock.now - started
                 guard attempt < configuration.maxAttempts, !Task.isCancelled,
                     elapsed + .milliseconds(Int64(delay * 1000)) <= .milliseconds(Int64(configuration.retryFor * 1000))

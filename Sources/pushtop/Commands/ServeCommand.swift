@@ -28,6 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel: String = "info"
 
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("Log lines on stderr: text, or json (one object per line).", valueName: "FORMAT"))
+    var logFormat: LogFormat = .text
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -43,10 +46,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let format = logFormat
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            case .json:
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
         let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
         let embedded: EmbeddedServer
@@ -67,6 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
             lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)")
         }
         for url in webhooks { lines.append("  webhooks to: \(url)") }
+        if config.metricsEndpoint { lines.append("  metrics: \(embedded.httpURL)/metrics") }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 
