@@ -108,6 +108,8 @@ let package = Package(
                 "PusherChannels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Tests/PushtopTestSupport",
             swiftSettings: strict

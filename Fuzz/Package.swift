@@ -8,7 +8,10 @@ let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 let package = Package(
     name: "pushtop-fuzz",
     platforms: [.macOS(.v14)],
-    dependencies: [.package(name: "pushtop", path: "..")],
+    dependencies: [
+        .package(name: "pushtop", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+    ],
     targets: [
         .systemLibrary(name: "CFuzzerDriver", path: "Sources/CFuzzerDriver"),
         // Each fuzzer depends only on the module it exercises, so that `scripts/fuzz --only NAME` stays small.
@@ -18,7 +21,12 @@ let package = Package(
             name: "fuzz-message", dependencies: ["CFuzzerDriver", .product(name: "PusherProtocol", package: "pushtop")],
             swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-api", dependencies: ["CFuzzerDriver", .product(name: "PushtopServer", package: "pushtop")], swiftSettings: strict),
+            name: "fuzz-api",
+            dependencies: [
+                "CFuzzerDriver", .product(name: "PushtopServer", package: "pushtop"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "fuzz-theme", dependencies: ["CFuzzerDriver", .product(name: "PushtopDashboard", package: "pushtop")],
             swiftSettings: strict),

@@ -1,6 +1,6 @@
 import CFuzzerDriver
 import Foundation
-import Hummingbird
+import HummingbirdCore
 import PusherProtocol
 @testable import PushtopServer
 
