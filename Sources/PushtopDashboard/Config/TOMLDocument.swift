@@ -83,6 +83,7 @@ public enum TOMLDocument {
 
     /// Parses a document into a ``TOMLNode/table(_:)``.
     public static func parse(_ text: String) throws(SyntaxError) -> TOMLNode {
+        try checkTableHeaders(text)
         do {
             let table = try TOMLTable(string: text)
             return node(table)
@@ -91,6 +92,29 @@ public enum TOMLDocument {
                 column: error.source.begin.column)
         } catch {
             throw SyntaxError(message: "\(error)", line: 0, column: 0)
+        }
+    }
+
+    /// toml++ (inside TOMLKit) asserts, and aborts the process, on a table header whose name starts with a
+    /// non-ASCII character (`[é]`, found by fuzzing): refuse such a header before it gets there.
+    static func checkTableHeaders(_ text: String) throws(SyntaxError) {
+        var inMultilineString = false
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            // A header-looking line inside a multi-line string is text, not a header.
+            let delimiters = line.ranges(of: "\"\"\"").count + line.ranges(of: "'''").count
+            let wasInString = inMultilineString
+            if delimiters % 2 == 1 { inMultilineString.toggle() }
+            guard !wasInString else { continue }
+            var rest = line.drop(while: { $0 == " " || $0 == "\t" })
+            guard rest.first == "[" else { continue }
+            rest = rest.dropFirst()
+            if rest.first == "[" { rest = rest.dropFirst() }
+            rest = rest.drop(while: \.isWhitespace)
+            if let first = rest.first, !first.isASCII {
+                throw SyntaxError(
+                    message: "a table name must start with a letter, a digit, '-', '_' or a quote, not '\(first)'",
+                    line: index + 1, column: line.distance(from: line.startIndex, to: rest.startIndex) + 1)
+            }
         }
     }
 
