@@ -4,9 +4,11 @@ import Testing
 /// Inputs the fuzzers (`scripts/fuzz`) found wrong, kept so that they stay fixed. Each is also a corpus entry
 /// under `Fuzz/corpus/`.
 @Suite struct DashboardFuzzRegressionTests {
-    /// fuzz-config: a table header starting with a non-ASCII character aborted the process inside toml++.
+    /// fuzz-config, fuzz-theme: a table header whose name starts with anything but a bare-key character or a quote
+    /// aborted the process inside toml++.
     static let headers = ["[é]\nkey = \"k\"\n", "[\u{FFFD}rofiles.staging]\n", "[ é]\n", "[[é]]\n", "[\u{2003}é]\n",
-                          "theme = \"x\"\n  [profiles]\n[ñ.a]\n"]
+                          "theme = \"x\"\n  [profiles]\n[ñ.a]\n", "[!]\n", "[\u{11}\u{FFFD}]=\nname x\" =\"\n", "[.a]\n",
+                          "[=]\n", "[#]\n", "[\t\u{1}a]\n", "[[!]]\n", "[{]\n", "a = 1 # [x]\n[$a]\n", "[\n"]
 
     @Test(arguments: headers)
     func configWithANonASCIITableNameIsAnError(_ text: String) {
@@ -19,9 +21,18 @@ import Testing
     }
 
     @Test func nonASCIIWhereTOMLAllowsItStillParses() throws {
-        let text = "[\"é\"]\nname = \"café\"  # ü\n[a]\ntext = \"\"\"\n[é]\n\"\"\"\n"
+        let text = "[\"é\"]\nname = \"café\"  # ü\n[a]\ntext = \"\"\"\n[é]\n\"\"\"\nlit = \'\'\'\n[!]\'\'\'\n"
         let root = try TOMLDocument.parse(text)
         #expect(Set(root.tableEntries?.map(\.0) ?? []) == ["é", "a"])
+    }
+
+    /// Lines of a multi-line array may start with `[`: they are values, not headers.
+    @Test func nestedArraysAndInlineTablesOnTheirOwnLinesStillParse() throws {
+        let text = "m = [\n  [ [1] ],\n  [+1, -2],\n  [{ a = 1 }],\n  [\"]\"],\n]\n[t]\nk = { x = [\n[!]\n] }\n"
+        #expect(throws: TOMLDocument.SyntaxError.self) { try TOMLDocument.parse(text) }  // [!] is no value
+        let valid = "m = [\n  [ [1] ],\n  [+1, -2],\n  [{ a = 1 }],\n  [\"]\"],\n]\n[t]\nk = 1\n"
+        let root = try TOMLDocument.parse(valid)
+        #expect(Set(root.tableEntries?.map(\.0) ?? []) == ["m", "t"])
     }
 
     @Test func theErrorNamesTheLine() {

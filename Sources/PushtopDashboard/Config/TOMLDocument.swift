@@ -95,26 +95,86 @@ public enum TOMLDocument {
         }
     }
 
-    /// toml++ (inside TOMLKit) asserts, and aborts the process, on a table header whose name starts with a
-    /// non-ASCII character (`[é]`, found by fuzzing): refuse such a header before it gets there.
+    /// toml++ (inside TOMLKit) asserts, and aborts the process, on a table header whose name does not start with
+    /// a bare-key character or a quote (`[é]`, `[!]`, found by fuzzing): refuse such a header before it gets there.
+    /// A small scan that knows strings, comments and nested values finds the headers (a `[` that starts a line
+    /// outside any value).
     static func checkTableHeaders(_ text: String) throws(SyntaxError) {
-        var inMultilineString = false
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            // A header-looking line inside a multi-line string is text, not a header.
-            let delimiters = line.ranges(of: "\"\"\"").count + line.ranges(of: "'''").count
-            let wasInString = inMultilineString
-            if delimiters % 2 == 1 { inMultilineString.toggle() }
-            guard !wasInString else { continue }
-            var rest = line.drop(while: { $0 == " " || $0 == "\t" })
-            guard rest.first == "[" else { continue }
-            rest = rest.dropFirst()
-            if rest.first == "[" { rest = rest.dropFirst() }
-            rest = rest.drop(while: \.isWhitespace)
-            if let first = rest.first, !first.isASCII {
-                throw SyntaxError(
-                    message: "a table name must start with a letter, a digit, '-', '_' or a quote, not '\(first)'",
-                    line: index + 1, column: line.distance(from: line.startIndex, to: rest.startIndex) + 1)
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        var line = 1
+        var lineStart = 0
+        var depth = 0            // open [ and { of values
+        var inHeader = false
+        var onlySpaceSoFar = true
+        func at(_ offset: Int) -> Unicode.Scalar? { index + offset < scalars.count ? scalars[index + offset] : nil }
+        func starts(_ text: String) -> Bool {
+            text.unicodeScalars.enumerated().allSatisfy { at($0.offset) == $0.element }
+        }
+        func newline() {
+            line += 1
+            lineStart = index + 1
+            onlySpaceSoFar = true
+        }
+        while index < scalars.count {
+            let c = scalars[index]
+            if c == "\n" {
+                newline()
+                index += 1
+                continue
             }
+            if c == "#" {
+                while index < scalars.count, scalars[index] != "\n" { index += 1 }
+                continue
+            }
+            if c == "\"" || c == "'" {
+                let multi = starts(String(repeating: String(c), count: 3))
+                let delimiter = multi ? String(repeating: String(c), count: 3) : String(c)
+                index += delimiter.unicodeScalars.count
+                while index < scalars.count {
+                    if c == "\"", scalars[index] == "\\" {
+                        index += 2
+                        continue
+                    }
+                    if starts(delimiter) {
+                        index += delimiter.unicodeScalars.count
+                        break
+                    }
+                    if scalars[index] == "\n" {
+                        if !multi { break }
+                        newline()
+                    }
+                    index += 1
+                }
+                onlySpaceSoFar = false
+                continue
+            }
+            if c == "[", depth == 0, !inHeader, onlySpaceSoFar {
+                inHeader = true
+                var next = index + 1
+                if next < scalars.count, scalars[next] == "[" { next += 1 }
+                while next < scalars.count, scalars[next] == " " || scalars[next] == "\t" { next += 1 }
+                let first = next < scalars.count ? scalars[next] : nil
+                let allowed = first.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+                    || "-_\"']".unicodeScalars.contains($0)) } ?? false
+                if !allowed {
+                    let found = first.map { $0 == "\n" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
+                    throw SyntaxError(
+                        message: "a table name must start with a letter, a digit, '-', '_' or a quote, not \(found)",
+                        line: line, column: next - lineStart + 1)
+                }
+            } else if c == "[" || c == "{" {
+                if !inHeader { depth += 1 }
+            } else if c == "]" || c == "}" {
+                if inHeader && depth == 0 {
+                    if c == "]", at(1) == "]" { index += 1 }
+                    inHeader = false
+                } else {
+                    depth = max(0, depth - 1)
+                }
+            }
+            if c != " " && c != "\t" && c != "\r" { onlySpaceSoFar = false }
+            index += 1
         }
     }
 
