@@ -8,7 +8,8 @@ import Testing
     /// aborted the process inside toml++.
     static let headers = ["[é]\nkey = \"k\"\n", "[\u{FFFD}rofiles.staging]\n", "[ é]\n", "[[é]]\n", "[\u{2003}é]\n",
                           "theme = \"x\"\n  [profiles]\n[ñ.a]\n", "[!]\n", "[\u{11}\u{FFFD}]=\nname x\" =\"\n", "[.a]\n",
-                          "[=]\n", "[#]\n", "[\t\u{1}a]\n", "[[!]]\n", "[{]\n", "a = 1 # [x]\n[$a]\n", "[\n"]
+                          "[=]\n", "[#]\n", "[\t\u{1}a]\n", "[[!]]\n", "[{]\n", "a = 1 # [x]\n[$a]\n", "[\n",
+                          "\u{FEFF}[\u{E}", "\u{FEFF}[\u{FFFD}\u{FFFD}&", "a = 1\n\u{3000}[!]\n"]
 
     @Test(arguments: headers)
     func configWithANonASCIITableNameIsAnError(_ text: String) {

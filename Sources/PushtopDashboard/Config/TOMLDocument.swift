@@ -173,7 +173,9 @@ public enum TOMLDocument {
                     depth = max(0, depth - 1)
                 }
             }
-            if c != " " && c != "\t" && c != "\r" { onlySpaceSoFar = false }
+            // toml++ skips a byte-order mark and Unicode spaces too: count any non-ASCII scalar as space here
+            // (a line that starts with anything else non-ASCII is not TOML anyway).
+            if c.isASCII && c != " " && c != "\t" && c != "\r" { onlySpaceSoFar = false }
             index += 1
         }
     }
