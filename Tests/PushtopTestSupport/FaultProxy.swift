@@ -34,7 +34,6 @@ public final class FaultProxy: Sendable {
         var links: [ObjectIdentifier: Link] = [:]
         var latency: Duration = .zero
         var bytesPerSecond: Int?
-        var truncatePending = false
         var stallNewUntil: NIODeadline?
         var accepted = 0
         var closed = false
@@ -101,10 +100,13 @@ public final class FaultProxy: Sendable {
         for link in links { link.stall(until: until) }
     }
 
-    /// Forwards only the first part of the next chunk the server sends, then closes both sides (FIN): the
-    /// client reads a frame cut short, then end-of-file.
+    /// On every open connection, forwards only the first half of the next chunk the server sends, then closes
+    /// both sides (FIN): the client reads a frame cut short, then end-of-file. (Every connection, not one: a
+    /// connection the client already gave up on may still be open and must not take the fault in its place.)
     public func truncateNextServerChunk() {
-        state.withLock { $0.truncatePending = true }
+        for link in state.withLock({ Array($0.links.values) }) {
+            link.truncateNextServerChunk()
+        }
     }
 
     /// Delays every chunk by `latency` and limits each direction of each connection to `bytesPerSecond`
@@ -195,13 +197,6 @@ public final class FaultProxy: Sendable {
         state.withLock { ($0.latency, $0.bytesPerSecond) }
     }
 
-    fileprivate func takeTruncation() -> Bool {
-        state.withLock { state in
-            defer { state.truncatePending = false }
-            return state.truncatePending
-        }
-    }
-
     fileprivate enum Direction {
         case toServer, toClient
     }
@@ -218,6 +213,8 @@ public final class FaultProxy: Sendable {
         private var nextFree: [Direction: NIODeadline] = [:]
         private var stalledUntil: NIODeadline?
         private var closing = false
+        /// The next server chunk is to be truncated.
+        private var truncatePending = false
         /// A truncated chunk is on its way to the client: nothing more is forwarded, the close follows it.
         private var truncated = false
 
@@ -234,6 +231,10 @@ public final class FaultProxy: Sendable {
                 guard !self.closing else { return }
                 self.stalledUntil = max(self.stalledUntil ?? deadline, deadline)
             }
+        }
+
+        func truncateNextServerChunk() {
+            loop.execute { self.truncatePending = true }
         }
 
         func cut(_ how: Cut) {
@@ -260,7 +261,7 @@ public final class FaultProxy: Sendable {
             guard !closing else { return }
             var data = data
             guard !truncated else { return }
-            if direction == .toClient, proxy.takeTruncation() {
+            if direction == .toClient, truncatePending {
                 truncated = true
                 let part = data.readSlice(length: data.readableBytes / 2) ?? ByteBuffer()
                 downstream.writeAndFlush(part).whenComplete { _ in self.close(.fin) }
