@@ -96,7 +96,8 @@ public enum TOMLDocument {
     }
 
     /// toml++ (inside TOMLKit) asserts, and aborts the process, on a table header whose name does not start with
-    /// a bare-key character or a quote (`[é]`, `[!]`, found by fuzzing): refuse such a header before it gets there.
+    /// a bare-key character or a quote (`[é]`, `[!]`) and on a bracket that closes the wrong thing (`[1, }`),
+    /// all found by fuzzing: refuse those before they get there.
     /// A small scan that knows strings, comments and nested values finds the headers (a `[` that starts a line
     /// outside any value).
     static func checkTableHeaders(_ text: String) throws(SyntaxError) {
@@ -104,7 +105,7 @@ public enum TOMLDocument {
         var index = 0
         var line = 1
         var lineStart = 0
-        var depth = 0            // open [ and { of values
+        var open: [Unicode.Scalar] = []   // the [ and { of values not closed yet
         var inHeader = false
         var onlySpaceSoFar = true
         func at(_ offset: Int) -> Unicode.Scalar? { index + offset < scalars.count ? scalars[index + offset] : nil }
@@ -149,7 +150,7 @@ public enum TOMLDocument {
                 onlySpaceSoFar = false
                 continue
             }
-            if c == "[", depth == 0, !inHeader, onlySpaceSoFar {
+            if c == "[", open.isEmpty, !inHeader, onlySpaceSoFar {
                 inHeader = true
                 var next = index + 1
                 if next < scalars.count, scalars[next] == "[" { next += 1 }
@@ -164,13 +165,18 @@ public enum TOMLDocument {
                         line: line, column: next - lineStart + 1)
                 }
             } else if c == "[" || c == "{" {
-                if !inHeader { depth += 1 }
+                if !inHeader { open.append(c) }
             } else if c == "]" || c == "}" {
-                if inHeader && depth == 0 {
+                if inHeader && open.isEmpty {
                     if c == "]", at(1) == "]" { index += 1 }
                     inHeader = false
-                } else {
-                    depth = max(0, depth - 1)
+                } else if let last = open.last {
+                    // toml++ also asserts on `[1, }`: a bracket that closes the wrong thing.
+                    guard (last == "[") == (c == "]") else {
+                        throw SyntaxError(message: "'\(Character(c))' does not close the '\(Character(last))' before it",
+                                          line: line, column: index - lineStart + 1)
+                    }
+                    open.removeLast()
                 }
             }
             // toml++ skips a byte-order mark and Unicode spaces too: count any non-ASCII scalar as space here
