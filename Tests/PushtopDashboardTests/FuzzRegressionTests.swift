@@ -10,7 +10,8 @@ import Testing
                           "theme = \"x\"\n  [profiles]\n[ñ.a]\n", "[!]\n", "[\u{11}\u{FFFD}]=\nname x\" =\"\n", "[.a]\n",
                           "[=]\n", "[#]\n", "[\t\u{1}a]\n", "[[!]]\n", "[{]\n", "a = 1 # [x]\n[$a]\n", "[\n",
                           "\u{FEFF}[\u{E}", "\u{FEFF}[\u{FFFD}\u{FFFD}&", "a = 1\n\u{3000}[!]\n",
-                          "channels = [\"orders\",} \"p\"]\n", "a = [1, }\n", "a = { b = [1 }\n"]
+                          "channels = [\"orders\",} \"p\"]\n", "a = [1, }\n", "a = { b = [1 }\n",
+                          "ma =1979-05-27T:0732:00Z\n", "d = 1979-05-27t\n"]
 
     @Test(arguments: headers)
     func configWithANonASCIITableNameIsAnError(_ text: String) {
@@ -35,6 +36,11 @@ import Testing
         let valid = "m = [\n  [ [1] ],\n  [+1, -2],\n  [{ a = 1 }],\n  [\"]\"],\n]\n[t]\nk = 1\n"
         let root = try TOMLDocument.parse(valid)
         #expect(Set(root.tableEntries?.map(\.0) ?? []) == ["m", "t"])
+    }
+
+    @Test func datesAndTimesStillParse() throws {
+        let root = try TOMLDocument.parse("a = 1979-05-27T07:32:00Z\nb = 1979-05-27\nc = 07:32:00\nd = \"1979-05-27T\"\n")
+        #expect(root.tableEntries?.count == 4)
     }
 
     @Test func theErrorNamesTheLine() {

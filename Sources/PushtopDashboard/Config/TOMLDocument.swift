@@ -96,8 +96,8 @@ public enum TOMLDocument {
     }
 
     /// toml++ (inside TOMLKit) asserts, and aborts the process, on a table header whose name does not start with
-    /// a bare-key character or a quote (`[é]`, `[!]`) and on a bracket that closes the wrong thing (`[1, }`),
-    /// all found by fuzzing: refuse those before they get there.
+    /// a bare-key character or a quote (`[é]`, `[!]`), on a bracket that closes the wrong thing (`[1, }`) and on a
+    /// date with a `T` but no time (`1979-05-27T:07`), all found by fuzzing: refuse those before they get there.
     /// A small scan that knows strings, comments and nested values finds the headers (a `[` that starts a line
     /// outside any value).
     static func checkTableHeaders(_ text: String) throws(SyntaxError) {
@@ -164,6 +164,15 @@ public enum TOMLDocument {
                         message: "a table name must start with a letter, a digit, '-', '_' or a quote, not \(found)",
                         line: line, column: next - lineStart + 1)
                 }
+            } else if c == "T" || c == "t", index >= 10,
+                !(at(1).map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") } ?? false),
+                scalars[(index - 10)..<index].enumerated().allSatisfy({ offset, d in
+                    offset == 4 || offset == 7 ? d == "-" : ("0"..."9").contains(d)
+                })
+            {
+                // toml++ also asserts on a date with a `T` and no time after it (`1979-05-27T:07`).
+                throw SyntaxError(message: "a date-time needs a time (HH:MM:SS) after its 'T'",
+                                  line: line, column: index - lineStart + 2)
             } else if c == "[" || c == "{" {
                 if !inHeader { open.append(c) }
             } else if c == "]" || c == "}" {
