@@ -11,7 +11,7 @@ import Testing
                           "[=]\n", "[#]\n", "[\t\u{1}a]\n", "[[!]]\n", "[{]\n", "a = 1 # [x]\n[$a]\n", "[\n",
                           "\u{FEFF}[\u{E}", "\u{FEFF}[\u{FFFD}\u{FFFD}&", "a = 1\n\u{3000}[!]\n",
                           "channels = [\"orders\",} \"p\"]\n", "a = [1, }\n", "a = { b = [1 }\n",
-                          "ma =1979-05-27T:0732:00Z\n", "d = 1979-05-27t\n"]
+                          "ma =1979-05-27T:0732:00Z\n", "d = 1979-05-27t\n", "ut = 1979-07-27tt\u{FFFD}Z::7300\n"]
 
     @Test(arguments: headers)
     func configWithANonASCIITableNameIsAnError(_ text: String) {
@@ -39,8 +39,9 @@ import Testing
     }
 
     @Test func datesAndTimesStillParse() throws {
-        let root = try TOMLDocument.parse("a = 1979-05-27T07:32:00Z\nb = 1979-05-27\nc = 07:32:00\nd = \"1979-05-27T\"\n")
-        #expect(root.tableEntries?.count == 4)
+        let root = try TOMLDocument.parse(
+            "a = 1979-05-27T07:32:00Z\nb = 1979-05-27\nc = 07:32:00\nd = \"1979-05-27T\"\n2024-01-01to = 1\n")
+        #expect(root.tableEntries?.count == 5)
     }
 
     @Test func theErrorNamesTheLine() {

@@ -164,8 +164,8 @@ public enum TOMLDocument {
                         message: "a table name must start with a letter, a digit, '-', '_' or a quote, not \(found)",
                         line: line, column: next - lineStart + 1)
                 }
-            } else if c == "T" || c == "t", index >= 10,
-                !(at(1).map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") } ?? false),
+            } else if c == "T" || c == "t", index >= 10, !(at(1).map { ("0"..."9").contains($0) } ?? false),
+                isValuePosition(scalars, before: index - 10),
                 scalars[(index - 10)..<index].enumerated().allSatisfy({ offset, d in
                     offset == 4 || offset == 7 ? d == "-" : ("0"..."9").contains(d)
                 })
@@ -193,6 +193,14 @@ public enum TOMLDocument {
             if c.isASCII && c != " " && c != "\t" && c != "\r" { onlySpaceSoFar = false }
             index += 1
         }
+    }
+
+    /// Whether a token starting at `start` is a value (after `=`, `,` or `[`) rather than a key such as
+    /// `2024-01-01to`.
+    private static func isValuePosition(_ scalars: [Unicode.Scalar], before start: Int) -> Bool {
+        var i = start - 1
+        while i >= 0, scalars[i] == " " || scalars[i] == "\t" { i -= 1 }
+        return i >= 0 && (scalars[i] == "=" || scalars[i] == "," || scalars[i] == "[")
     }
 
     private static func node(_ value: any TOMLValueConvertible) -> TOMLNode {
