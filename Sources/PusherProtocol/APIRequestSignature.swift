@@ -17,7 +17,8 @@ public enum APIRequestSignature {
         let query = parameters
             .filter { $0.key.lowercased() != "auth_signature" }
             .map { ($0.key.lowercased(), $0.value) }
-            .sorted { $0.0 < $1.0 }
+            // Keys equal once lower-cased (auth_key, AUTH_KEY) are ordered by value: a dictionary's order varies.
+            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
             .map { "\($0.0)=\($0.1)" }
             .joined(separator: "&")
         return "\(method.uppercased())\n\(path)\n\(query)"

@@ -247,6 +247,11 @@ struct JSONParser {
             return Double(negative ? -value : value)
         }
         guard let value = Double(String(decoding: slice, as: UTF8.self)) else { throw error("invalid number") }
+        // 1e400 would become infinity, which JSON cannot hold (it would be written back as null).
+        guard value.isFinite else {
+            index = start
+            throw error("number out of range")
+        }
         return value
     }
 }

@@ -67,6 +67,12 @@ final class PushtopProcess: Sendable {
     }
 
     var lines: [String] { output.out.withLock { $0.lines } }
+    /// How many complete stdout lines there are so far.
+    var lineCount: Int { output.out.withLock { $0.lines.count } }
+    /// The stdout lines from index `start` on (cheap for long runs that read incrementally).
+    func lines(from start: Int) -> [String] {
+        output.out.withLock { Array($0.lines[min(start, $0.lines.count)...]) }
+    }
     var stderr: String { output.err.withLock { $0 } }
 
     /// The stdout lines parsed as JSON objects.

@@ -1,0 +1,107 @@
+import Foundation
+import PusherProtocol
+import PushtopServer
+import PushtopTestSupport
+import Testing
+
+/// The fault-injecting proxy itself, between a real WebSocket client and the embedded server.
+@Suite(.timeLimit(.minutes(1))) struct FaultProxyTests {
+    private func url(_ proxy: FaultProxy, _ server: EmbeddedServer) -> String {
+        "ws://127.0.0.1:\(proxy.port)/app/\(server.configuration.app.key)?client=test&version=1.0&protocol=7"
+    }
+
+    private func pingRoundTrip(_ socket: TestSocket) async throws -> Double {
+        let start = ContinuousClock.now
+        try await socket.send(PusherMessage(event: PusherEventName.ping, data: .object([:])))
+        _ = try await socket.next(PusherEventName.pong, timeout: 5)
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    @Test func forwardsBothWaysAndCutsWithResetOrFin() async throws {
+        try await withServer { server in
+            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+            for how in FaultProxy.Cut.allCases {
+                let (socket, _) = try await TestSocket.established(url(proxy, server))
+                _ = try await pingRoundTrip(socket)
+                proxy.cutAll(how)
+                // Cut under the WebSocket: the client sees its connection end without a close frame.
+                #expect(try await socket.waitForClose(timeout: 5) == nil, "\(how)")
+                try await waitUntil(timeout: 5, "the proxy to forget the connection") { proxy.openConnections == 0 }
+            }
+            #expect(proxy.acceptedConnections == 2)
+            await proxy.shutdown()
+        }
+    }
+
+    @Test func stallHoldsTrafficUntilItEndsWithoutClosing() async throws {
+        try await withServer { server in
+            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+            let (socket, _) = try await TestSocket.established(url(proxy, server))
+            proxy.stall(for: .milliseconds(1500))
+            let roundTrip = try await pingRoundTrip(socket)
+            #expect(roundTrip > 1.0)
+            #expect(await socket.finished == false)
+            #expect(try await pingRoundTrip(socket) < 1.0)
+            await proxy.shutdown()
+        }
+    }
+
+    @Test func truncateForwardsPartOfTheNextServerChunkThenCloses() async throws {
+        try await withServer { server in
+            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+            let (socket, _) = try await TestSocket.established(url(proxy, server))
+            try await socket.subscribe("t")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: "t")
+            proxy.truncateNextServerChunk()
+            try await server.hub.publish(PublishRequest(channels: ["t"], name: "big", data: String(repeating: "x", count: 4000)))
+            _ = try await socket.waitForClose(timeout: 5)
+            #expect(await socket.all("big").isEmpty)
+            await proxy.shutdown()
+        }
+    }
+
+    @Test func latencyDelaysEveryChunk() async throws {
+        try await withServer { server in
+            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+            let (socket, _) = try await TestSocket.established(url(proxy, server))
+            proxy.shape(latency: .milliseconds(300))
+            #expect(try await pingRoundTrip(socket) >= 0.6)
+            proxy.shape()
+            #expect(try await pingRoundTrip(socket) < 0.6)
+            await proxy.shutdown()
+        }
+    }
+
+    @Test func throttleLimitsBandwidth() async throws {
+        try await withServer { server in
+            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+            let (socket, _) = try await TestSocket.established(url(proxy, server))
+            try await socket.subscribe("t")
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: "t")
+            proxy.shape(bytesPerSecond: 20_000)
+            let start = ContinuousClock.now
+            for _ in 0..<4 {
+                try await server.hub.publish(PublishRequest(channels: ["t"], name: "chunk", data: String(repeating: "y", count: 5000)))
+            }
+            for _ in 0..<4 { _ = try await socket.next("chunk", channel: "t", timeout: 10) }
+            // 20 KB at 20 KB/s: the first chunk goes at once, the last about 0.75 s later.
+            #expect(ContinuousClock.now - start >= .milliseconds(700))
+            await proxy.shutdown()
+        }
+    }
+
+    @Test func listenerDownRefusesConnectionsUntilBroughtUp() async throws {
+        try await withServer { server in
+            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+            let (socket, _) = try await TestSocket.established(url(proxy, server))
+            await proxy.takeDown()
+            _ = try await socket.waitForClose(timeout: 5)
+            let refused = try await TestSocket.connect(url(proxy, server))
+            #expect(await refused.finished)
+            try await proxy.bringUp()
+            _ = try await TestSocket.established(url(proxy, server))
+            await proxy.shutdown()
+        }
+    }
+}

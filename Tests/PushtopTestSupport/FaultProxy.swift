@@ -1,0 +1,344 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A TCP proxy on 127.0.0.1 that breaks the connections it carries on command, for tests of how a client and a
+/// server hold up: cut (RST or FIN), stall, truncate, latency and bandwidth, and a listener that goes away.
+///
+/// ```swift
+/// let proxy = try await FaultProxy.start(upstreamPort: server.port)
+/// // point the client at proxy.port, then:
+/// proxy.cutAll(.reset)
+/// ```
+public final class FaultProxy: Sendable {
+    /// How a cut ends a connection.
+    public enum Cut: String, Sendable, CaseIterable {
+        /// `SO_LINGER` 0, then close: both peers get a TCP reset.
+        case reset
+        /// An orderly close: both peers read end-of-file (no WebSocket close handshake).
+        case fin
+    }
+
+    /// The port clients connect to.
+    public let port: Int
+    /// The server the proxy forwards to.
+    public let upstreamPort: Int
+
+    private let group: any EventLoopGroup
+    private let ownsGroup: Bool
+    private let state: Mutex<State>
+
+    private struct State {
+        var listener: (any Channel)?
+        var links: [ObjectIdentifier: Link] = [:]
+        var latency: Duration = .zero
+        var bytesPerSecond: Int?
+        var stallNewUntil: NIODeadline?
+        var accepted = 0
+        var closed = false
+    }
+
+    private init(port: Int, upstreamPort: Int, group: any EventLoopGroup, ownsGroup: Bool) {
+        self.port = port
+        self.upstreamPort = upstreamPort
+        self.group = group
+        self.ownsGroup = ownsGroup
+        self.state = Mutex(State())
+    }
+
+    /// Starts a proxy to `127.0.0.1:upstreamPort`, listening on `port` (0: any free port, read back from ``port``).
+    public static func start(upstreamPort: Int, port: Int = 0) async throws -> FaultProxy {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The listener's initializer needs the proxy, which needs the bound port: no one can connect before
+        // the port is known, so the box is filled before any connection arrives.
+        let box = Mutex<FaultProxy?>(nil)
+        do {
+            let listener = try await bind(port: port, group: group) { box.withLock { $0 } }
+            let proxy = FaultProxy(
+                port: listener.localAddress?.port ?? port, upstreamPort: upstreamPort, group: group, ownsGroup: true)
+            proxy.state.withLock { $0.listener = listener }
+            box.withLock { $0 = proxy }
+            return proxy
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private static func bind(port: Int, group: any EventLoopGroup, proxy: @escaping @Sendable () -> FaultProxy?)
+        async throws -> any Channel
+    {
+        try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { downstream in
+                guard let proxy = proxy() else { return downstream.close() }
+                return proxy.accept(downstream)
+            }
+            .bind(host: "127.0.0.1", port: port)
+            .get()
+    }
+
+    // MARK: - Faults
+
+    /// Cuts every open connection (both sides) with a reset or an orderly close.
+    public func cutAll(_ how: Cut) {
+        for link in state.withLock({ Array($0.links.values) }) {
+            link.cut(how)
+        }
+    }
+
+    /// Stops forwarding on every open connection for `duration`, keeping the sockets open: what arrives either way
+    /// is held and forwarded, in order, when the stall ends (unless a peer gave up and closed first). With
+    /// `newConnections`, connections accepted meanwhile are stalled too.
+    public func stall(for duration: Duration, newConnections: Bool = false) {
+        let until = NIODeadline.now() + TimeAmount(duration)
+        let links = state.withLock { state in
+            if newConnections { state.stallNewUntil = until }
+            return Array(state.links.values)
+        }
+        for link in links { link.stall(until: until) }
+    }
+
+    /// On every open connection, forwards only the first half of the next chunk the server sends, then closes
+    /// both sides (FIN): the client reads a frame cut short, then end-of-file. (Every connection, not one: a
+    /// connection the client already gave up on may still be open and must not take the fault in its place.)
+    public func truncateNextServerChunk() {
+        for link in state.withLock({ Array($0.links.values) }) {
+            link.truncateNextServerChunk()
+        }
+    }
+
+    /// Delays every chunk by `latency` and limits each direction of each connection to `bytesPerSecond`
+    /// (`nil`: unlimited). Order is kept.
+    public func shape(latency: Duration = .zero, bytesPerSecond: Int? = nil) {
+        state.withLock {
+            $0.latency = latency
+            $0.bytesPerSecond = bytesPerSecond
+        }
+    }
+
+    /// Stops listening (connections are refused) and cuts every open connection; ``bringUp()`` listens again.
+    public func takeDown(cutting how: Cut = .reset) async {
+        let listener = state.withLock { state -> (any Channel)? in
+            defer { state.listener = nil }
+            return state.listener
+        }
+        try? await listener?.close()
+        cutAll(how)
+    }
+
+    /// Listens again on the same port after ``takeDown(cutting:)``.
+    public func bringUp() async throws {
+        guard state.withLock({ $0.listener == nil && !$0.closed }) else { return }
+        let listener = try await Self.bind(port: port, group: group) { self }
+        state.withLock { $0.listener = listener }
+    }
+
+    /// ``takeDown(cutting:)``, then ``bringUp()`` after `duration`.
+    public func takeDown(for duration: Duration, cutting how: Cut = .reset) async throws {
+        await takeDown(cutting: how)
+        try await Task.sleep(for: duration)
+        try await bringUp()
+    }
+
+    /// Connections open now.
+    public var openConnections: Int { state.withLock { $0.links.count } }
+    /// Connections accepted since the start.
+    public var acceptedConnections: Int { state.withLock { $0.accepted } }
+
+    /// Stops listening and closes every connection.
+    public func shutdown() async {
+        let listener = state.withLock { state -> (any Channel)? in
+            state.closed = true
+            defer { state.listener = nil }
+            return state.listener
+        }
+        try? await listener?.close()
+        cutAll(.fin)
+        if ownsGroup { try? await group.shutdownGracefully() }
+    }
+
+    // MARK: - Forwarding
+
+    private func accept(_ downstream: any Channel) -> EventLoopFuture<Void> {
+        let loop = downstream.eventLoop
+        let (open, stallUntil) = state.withLock { state -> (Bool, NIODeadline?) in
+            state.accepted += 1
+            return (!state.closed, state.stallNewUntil)
+        }
+        guard open else { return downstream.close() }
+        return ClientBootstrap(group: loop)
+            .connect(host: "127.0.0.1", port: upstreamPort)
+            .flatMap { upstream in
+                let link = Link(proxy: self, downstream: downstream, upstream: upstream)
+                self.state.withLock { $0.links[ObjectIdentifier(link)] = link }
+                do {
+                    try downstream.pipeline.syncOperations.addHandler(Relay(link: link, direction: .toServer))
+                    try upstream.pipeline.syncOperations.addHandler(Relay(link: link, direction: .toClient))
+                } catch {
+                    link.cut(.fin)
+                    return loop.makeFailedFuture(error)
+                }
+                if let stallUntil, stallUntil > .now() { link.stall(until: stallUntil) }
+                return loop.makeSucceededVoidFuture()
+            }
+            .flatMapError { error in
+                // The server is not there: the client sees its connection accepted, then closed.
+                downstream.close().flatMapThrowing { throw error }
+            }
+    }
+
+    fileprivate func forget(_ link: Link) {
+        _ = state.withLock { $0.links.removeValue(forKey: ObjectIdentifier(link)) }
+    }
+
+    fileprivate func shaping() -> (latency: Duration, bytesPerSecond: Int?) {
+        state.withLock { ($0.latency, $0.bytesPerSecond) }
+    }
+
+    fileprivate enum Direction {
+        case toServer, toClient
+    }
+
+    /// One client connection and its connection to the server. Touched only on their (shared) event loop, except
+    /// through the methods that hop onto it.
+    fileprivate final class Link: @unchecked Sendable {
+        let proxy: FaultProxy
+        let downstream: any Channel
+        let upstream: any Channel
+        let loop: any EventLoop
+        // Event-loop state.
+        private var queues: [Direction: [(deadline: NIODeadline, data: ByteBuffer)]] = [.toServer: [], .toClient: []]
+        private var nextFree: [Direction: NIODeadline] = [:]
+        private var stalledUntil: NIODeadline?
+        private var closing = false
+        /// The next server chunk is to be truncated.
+        private var truncatePending = false
+        /// A truncated chunk is on its way to the client: nothing more is forwarded, the close follows it.
+        private var truncated = false
+
+        init(proxy: FaultProxy, downstream: any Channel, upstream: any Channel) {
+            self.proxy = proxy
+            self.downstream = downstream
+            self.upstream = upstream
+            self.loop = downstream.eventLoop
+        }
+
+        /// Holds everything read (both ways) until `deadline`: queued, then forwarded in order.
+        func stall(until deadline: NIODeadline) {
+            loop.execute {
+                guard !self.closing else { return }
+                self.stalledUntil = max(self.stalledUntil ?? deadline, deadline)
+            }
+        }
+
+        func truncateNextServerChunk() {
+            loop.execute { self.truncatePending = true }
+        }
+
+        func cut(_ how: Cut) {
+            loop.execute { self.close(how) }
+        }
+
+        /// Closes both sides once (on the event loop).
+        func close(_ how: Cut) {
+            guard !closing else { return }
+            closing = true
+            proxy.forget(self)
+            for channel in [downstream, upstream] {
+                if how == .reset, let provider = channel as? any SocketOptionProvider {
+                    provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+                        channel.close(promise: nil)
+                    }
+                } else {
+                    channel.close(promise: nil)
+                }
+            }
+        }
+
+        func received(_ data: ByteBuffer, _ direction: Direction) {
+            guard !closing else { return }
+            var data = data
+            guard !truncated else { return }
+            if direction == .toClient, truncatePending {
+                truncated = true
+                let part = data.readSlice(length: data.readableBytes / 2) ?? ByteBuffer()
+                downstream.writeAndFlush(part).whenComplete { _ in self.close(.fin) }
+                return
+            }
+            let (latency, bytesPerSecond) = proxy.shaping()
+            let now = NIODeadline.now()
+            var earliest = now + TimeAmount(latency)
+            if let stalledUntil, stalledUntil > earliest { earliest = stalledUntil }
+            guard let bytesPerSecond, bytesPerSecond > 0 else {
+                send(data, direction, at: earliest, now: now)
+                return
+            }
+            // Throttled: slices of 50 ms worth of bytes, each leaving when the previous one has "drained".
+            let sliceSize = max(1, bytesPerSecond / 20)
+            while data.readableBytes > 0, let slice = data.readSlice(length: min(sliceSize, data.readableBytes)) {
+                var deadline = earliest
+                if let free = nextFree[direction], free > deadline { deadline = free }
+                nextFree[direction] = deadline + .nanoseconds(Int64(slice.readableBytes) * 1_000_000_000 / Int64(bytesPerSecond))
+                send(slice, direction, at: deadline, now: now)
+            }
+        }
+
+        private func send(_ data: ByteBuffer, _ direction: Direction, at deadline: NIODeadline, now: NIODeadline) {
+            if deadline <= now && queues[direction]!.isEmpty {
+                write(data, direction)
+                return
+            }
+            queues[direction]!.append((deadline, data))
+            loop.scheduleTask(deadline: deadline) { self.drain(direction) }
+        }
+
+        private func drain(_ direction: Direction) {
+            let now = NIODeadline.now()
+            while let first = queues[direction]!.first, first.deadline <= now {
+                queues[direction]!.removeFirst()
+                write(first.data, direction)
+            }
+        }
+
+        private func write(_ data: ByteBuffer, _ direction: Direction) {
+            guard !closing, !truncated else { return }
+            let target = direction == .toServer ? upstream : downstream
+            target.writeAndFlush(data, promise: nil)
+        }
+    }
+
+    /// Hands what one side reads to the link; the link closes both sides when either ends.
+    fileprivate final class Relay: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        let link: Link
+        let direction: Direction
+
+        init(link: Link, direction: Direction) {
+            self.link = link
+            self.direction = direction
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            link.received(unwrapInboundIn(data), direction)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            link.close(.fin)
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            // A reset by one peer is passed on as a reset to the other.
+            link.close(.reset)
+        }
+    }
+}
+
+extension TimeAmount {
+    fileprivate init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
