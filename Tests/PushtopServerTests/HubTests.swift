@@ -25,6 +25,30 @@ struct HubTests {
         #expect(!sawClose)  // the stream just ends: the socket layer closes with 4100
     }
 
+    @Test func subscriptionCountsOfABusyChannelAreCoalescedToOnePerSweep() async throws {
+        var configuration = ServerConfiguration()
+        configuration.limits.maxQueuedFrames = 10_000
+        let hub = PusherHub(configuration: configuration)
+        var connections: [HubConnection] = []
+        for _ in 0..<300 {
+            let c = await hub.open(appKey: "pushtop-key", protocolVersion: "7")
+            await hub.receive("{\"event\":\"pusher:subscribe\",\"data\":{\"channel\":\"crowd\"}}", from: c.id)
+            connections.append(c)
+        }
+        await hub.sweep()
+        // The first subscriber saw every count while the channel was small (1...100), then one coalesced count.
+        var counts: [Int] = []
+        var iterator = connections[0].frames.makeAsyncIterator()
+        while counts.last != 300, let frame = await iterator.next() {
+            guard let text = frame.text, let message = try? PusherMessage(decoding: text),
+                message.event == PusherEventName.subscriptionCount,
+                let count = message.dataJSON?["subscription_count"]?.intValue
+            else { continue }
+            counts.append(count)
+        }
+        #expect(counts == Array(1...100) + [300], "not one frame per join to 300 subscribers (that is 45,000 frames)")
+    }
+
     @Test(arguments: [
         ("other-key", "7", 4001), ("pushtop-key", "4", 4007), ("pushtop-key", "x", 4006), ("pushtop-key", nil, 4008),
     ] as [(String, String?, Int)])

@@ -173,9 +173,31 @@ extension PusherHub {
         if ChannelKind(channelName: channel) != .presence { announceSubscriptionCount(channel) }
     }
 
+    /// Tells a channel's subscribers how many they are. On a busy channel (over
+    /// ``busyChannelSubscribers``) the count goes out at the next sweep (about once a second), with the latest
+    /// figure: otherwise N clients joining would cost N² frames.
     func announceSubscriptionCount(_ channel: String) {
         guard subscriptionCountEvents, let record = channels[channel] else { return }
+        guard record.subscribers.count <= Self.busyChannelSubscribers else {
+            pendingSubscriptionCounts.insert(channel)
+            return
+        }
         let frame = ServerFrame.subscriptionCount(channel: channel, count: record.subscribers.count)
         for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
+    }
+
+    /// Subscribers above which `subscription_count` events are coalesced to one per sweep.
+    static let busyChannelSubscribers = 100
+
+    /// Sends the coalesced `subscription_count` of busy channels.
+    func flushSubscriptionCounts() {
+        guard !pendingSubscriptionCounts.isEmpty else { return }
+        let names = pendingSubscriptionCounts
+        pendingSubscriptionCounts = []
+        for name in names {
+            guard let record = channels[name], !record.subscribers.isEmpty else { continue }
+            let frame = ServerFrame.subscriptionCount(channel: name, count: record.subscribers.count)
+            for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
+        }
     }
 }

@@ -42,6 +42,8 @@ public actor PusherHub {
     public private(set) var slowConsumerDisconnects = 0
     /// What `GET /metrics` reports (read through ``statistics``).
     var stats = HubStats()
+    /// Busy channels whose `subscription_count` changed since the last sweep (see ``announceSubscriptionCount(_:)``).
+    var pendingSubscriptionCounts: Set<String> = []
 
     /// How long a cache channel remembers its last event (Pusher: 30 minutes).
     static let cacheTTL: Duration = .seconds(30 * 60)
@@ -231,6 +233,7 @@ public actor PusherHub {
             logger.info("closing a silent connection", metadata: ["connection": "\(id)"])
             close(id, code: 4201, reason: "Pong reply not received")
         }
+        flushSubscriptionCounts()
         dropOverflowed()
         let expired = cache.filter { now - $0.value.at >= Self.cacheTTL }.map(\.key)
         for name in expired { cache[name] = nil }
