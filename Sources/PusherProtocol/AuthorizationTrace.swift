@@ -6,7 +6,9 @@ import Foundation
 /// why a subscription was refused. It carries the `auth` signature the authorizer returned but never a secret:
 /// ``responseExcerpt`` has its `shared_secret` values removed.
 public struct AuthorizationTrace: Sendable, Hashable {
+    /// The channel the authorization was for.
     public var channel: String
+    /// The socket id of the connection it was for (part of the signed string).
     public var socketID: String
     /// Who authorized: the endpoint's URL, `local secret`, or `callback`.
     public var authorizer: String
@@ -30,6 +32,7 @@ public struct AuthorizationTrace: Sendable, Hashable {
     /// The most response-body bytes a trace keeps.
     public static let excerptLimit = 2048
 
+    /// A trace with the given fields; `responseExcerpt` is stored with its `shared_secret` values removed.
     public init(channel: String, socketID: String, authorizer: String, startedAt: Double, duration: Double,
                 status: Int? = nil, responseExcerpt: String? = nil, auth: String? = nil, channelData: String? = nil,
                 hasSharedSecret: Bool = false, error: String? = nil) {

@@ -1,5 +1,6 @@
 /// An event received on a channel.
 public struct ChannelEvent: Sendable, Hashable {
+    /// The channel the event arrived on.
     public var channel: String
     /// The event name, e.g. `price-update` or `client-typing`.
     public var name: String
@@ -13,6 +14,7 @@ public struct ChannelEvent: Sendable, Hashable {
     /// is on); `nil` otherwise, so the hot path does not pay for it.
     public var rawFrame: String?
 
+    /// An event with the given fields; `receivedAt` is seconds since 1970.
     public init(channel: String, name: String, dataText: String?, userID: String? = nil, receivedAt: Double = 0,
                 rawFrame: String? = nil) {
         self.channel = channel

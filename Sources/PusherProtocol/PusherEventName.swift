@@ -18,7 +18,9 @@ public enum PusherEventName {
     public static let cacheMiss = "pusher:cache_miss"
     /// User authentication (`pusher:signin`).
     public static let signin = "pusher:signin"
+    /// The server accepted a sign-in (with the signed `user_data`).
     public static let signinSuccess = "pusher:signin_success"
+    /// Users of the signed-in user's watchlist came online or went offline.
     public static let watchlistEvents = "pusher_internal:watchlist_events"
     /// The server confirmed a subscription (with the roster on presence channels).
     public static let subscriptionSucceeded = "pusher_internal:subscription_succeeded"

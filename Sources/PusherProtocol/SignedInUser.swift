@@ -9,6 +9,7 @@ public struct SignedInUser: Sendable, Hashable {
     /// `user_data.user_info`, when given.
     public var userInfo: JSONValue?
 
+    /// A user with the given fields, taken as they are (``init(userData:)`` reads them from `user_data`).
     public init(id: String, userData: String, watchlist: [String] = [], userInfo: JSONValue? = nil) {
         self.id = id
         self.userData = userData

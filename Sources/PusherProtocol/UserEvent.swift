@@ -10,6 +10,7 @@ public struct UserEvent: Sendable, Hashable {
     /// Seconds since 1970 when the frame was received.
     public var receivedAt: Double
 
+    /// An event with the given fields; `receivedAt` is seconds since 1970.
     public init(userID: String, name: String, dataText: String?, receivedAt: Double = 0) {
         self.userID = userID
         self.name = name

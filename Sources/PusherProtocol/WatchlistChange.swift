@@ -11,6 +11,7 @@ public struct WatchlistChange: Sendable, Hashable {
     /// The watched users concerned.
     public var userIDs: [String]
 
+    /// A change of `status` for the users `userIDs`.
     public init(status: Status, userIDs: [String]) {
         self.status = status
         self.userIDs = userIDs

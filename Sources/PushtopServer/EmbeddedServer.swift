@@ -15,6 +15,7 @@ import ServiceLifecycle
 /// await server.shutdown()
 /// ```
 public final class EmbeddedServer: Sendable {
+    /// The configuration the server was started with.
     public let configuration: ServerConfiguration
     /// The hub: publish events and read channel state in-process through it.
     public let hub: PusherHub

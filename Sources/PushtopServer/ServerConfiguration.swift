@@ -75,9 +75,12 @@ public struct ServerConfiguration: Sendable {
 
 /// A PEM certificate (chain) and its private key, for `wss://` and `https://`.
 public struct TLSFiles: Sendable, Hashable {
+    /// The PEM file of the certificate, or of the chain with the server's certificate first.
     public var certificatePath: String
+    /// The PEM file of the certificate's private key.
     public var keyPath: String
 
+    /// The certificate (chain) at `certificatePath` and its private key at `keyPath`, both PEM files.
     public init(certificatePath: String, keyPath: String) {
         self.certificatePath = certificatePath
         self.keyPath = keyPath

@@ -9,6 +9,11 @@ public struct ChannelAuthorization: Sendable, Hashable {
     /// Encrypted channels only: the base64 32-byte key for NaCl secretbox.
     public var sharedSecret: String?
 
+    /// An authorization with the given fields.
+    /// - Parameters:
+    ///   - auth: `key:signature`.
+    ///   - channelData: presence channels only: the signed `channel_data` JSON text.
+    ///   - sharedSecret: encrypted channels only: the base64 32-byte key.
     public init(auth: String, channelData: String? = nil, sharedSecret: String? = nil) {
         self.auth = auth
         self.channelData = channelData

@@ -4,13 +4,22 @@ import AsyncHTTPClient
 /// `socket_id` and `channel_name` (plus extra parameters and headers), answered with JSON
 /// `{"auth":…, "channel_data":…, "shared_secret":…}`.
 public struct EndpointAuthorizer: TracingAuthorizer {
+    /// The endpoint, e.g. `https://app.example/pusher/auth`.
     public var url: String
+    /// Extra request headers (a session cookie, a bearer token).
     public var headers: [(name: String, value: String)]
+    /// Extra form fields sent after `socket_id` and `channel_name`.
     public var parameters: [(name: String, value: String)]
     /// Seconds to wait for the endpoint.
     public var timeout: Double
     private let client: HTTPClient
 
+    /// - Parameters:
+    ///   - url: the endpoint, e.g. `https://app.example/pusher/auth`.
+    ///   - headers: extra request headers.
+    ///   - parameters: extra form fields.
+    ///   - timeout: seconds to wait for the endpoint (10 by default).
+    ///   - client: the HTTP client that sends the requests; the shared one by default.
     public init(url: String, headers: [(name: String, value: String)] = [], parameters: [(name: String, value: String)] = [],
                 timeout: Double = 10, client: HTTPClient = .shared) {
         self.url = url

@@ -14,6 +14,12 @@ public struct EndpointUserAuthenticator: UserAuthenticator {
     public var timeout: Double
     private let client: HTTPClient
 
+    /// - Parameters:
+    ///   - url: the endpoint, e.g. `https://app.example/pusher/user-auth`.
+    ///   - headers: extra request headers.
+    ///   - parameters: extra form fields.
+    ///   - timeout: seconds to wait for the endpoint (10 by default).
+    ///   - client: the HTTP client that sends the requests; the shared one by default.
     public init(url: String, headers: [(name: String, value: String)] = [],
                 parameters: [(name: String, value: String)] = [], timeout: Double = 10, client: HTTPClient = .shared) {
         self.url = url

@@ -4,10 +4,12 @@ import PusherProtocol
 public struct AuthorizationDetails: Sendable, Hashable {
     /// Who authorized: an endpoint's URL, `local secret`, `callback`.
     public var authorizer: String
+    /// The endpoint's HTTP status; `nil` when no HTTP request was answered.
     public var status: Int?
     /// The response body (the trace keeps a redacted, size-capped excerpt).
     public var responseBody: String?
 
+    /// Details of one attempt by `authorizer`, with the status and response body when there were any.
     public init(authorizer: String, status: Int? = nil, responseBody: String? = nil) {
         self.authorizer = authorizer
         self.status = status

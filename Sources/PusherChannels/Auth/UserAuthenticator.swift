@@ -7,6 +7,7 @@ public struct UserAuthentication: Sendable, Hashable {
     /// The JSON text of the user (`{"id":…, "user_info":…, "watchlist":[…]}`), exactly as signed.
     public var userData: String
 
+    /// A user authentication with the given signature and the exact `user_data` text it signs.
     public init(auth: String, userData: String) {
         self.auth = auth
         self.userData = userData

@@ -27,6 +27,7 @@ public actor PusherClient {
     /// This library's version (sent to the server in the connection URL).
     public static let version = "0.1.0"
 
+    /// The options the client was created with.
     public nonisolated let options: PusherClientOptions
     private let transport: any PusherTransport
     private let logger: Logger
@@ -119,6 +120,7 @@ public actor PusherClient {
         bindings.bind(event: event, channel: channel, callback)
     }
 
+    /// Removes the binding `handle` came from; does nothing if it is already gone.
     public func unbind(_ handle: BindingHandle) {
         bindings.unbind(handle)
     }
@@ -130,7 +132,9 @@ public actor PusherClient {
 
     // MARK: - State
 
+    /// Where the connection stands now.
     public var state: ConnectionState { machine.state }
+    /// The socket id the server gave the current connection; `nil` while not connected.
     public var socketID: String? { machine.socketID }
     /// Why the connection failed, when its state is `failed`.
     public var failureReason: String? { machine.failureReason }
@@ -138,6 +142,7 @@ public actor PusherClient {
     /// Channels the client subscribes to, in the order they were asked for.
     public var channelNames: [String] { channelOrder }
 
+    /// Where the subscription to `channel` stands; `nil` when the client does not subscribe to it.
     public func subscriptionState(_ channel: String) -> SubscriptionState? {
         channels[channel]?.state
     }

@@ -28,8 +28,24 @@ public struct PusherClientOptions: Sendable {
     public var clientName: String
     /// The `version` query parameter sent to the server.
     public var clientVersion: String
+    /// Where the client and its transport log (label `pushtop.client` by default).
     public var logger: Logger
 
+    /// Options for the app `key`; every other setting has a default (cluster `mt1`, TLS, 1 MiB frames).
+    /// - Parameters:
+    ///   - key: the app key.
+    ///   - cluster: the cluster, used for the host when `host` is `nil`.
+    ///   - host: a custom WebSocket host.
+    ///   - port: a custom port; 443 with TLS, 80 without when `nil`.
+    ///   - connection: timeouts, TLS and reconnection.
+    ///   - authorizer: authorizes private, presence and encrypted channels; none by default.
+    ///   - maxFrameSize: the largest frame accepted, in bytes.
+    ///   - caFile: a PEM file of extra certificate authorities to trust.
+    ///   - keepRawFrames: keep each event's frame text even without a frame tap.
+    ///   - clientName: the `client` query parameter.
+    ///   - clientVersion: the `version` query parameter.
+    ///   - logger: where the client logs.
+    ///   - userAuthenticator: authenticates the user for ``PusherClient/signIn()``; none by default.
     public init(key: String, cluster: String = "mt1", host: String? = nil, port: Int? = nil,
                 connection: ConnectionConfiguration = .init(), authorizer: (any Authorizer)? = nil,
                 maxFrameSize: Int = 1 << 20, caFile: String? = nil, keepRawFrames: Bool = false,

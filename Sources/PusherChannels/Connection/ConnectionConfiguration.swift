@@ -17,6 +17,13 @@ public struct ConnectionConfiguration: Sendable, Hashable {
     /// The activity timeout when neither side gives one (pusher-js's default).
     public static let defaultActivityTimeout: Double = 120
 
+    /// - Parameters:
+    ///   - useTLS: connect over `wss://` (the default).
+    ///   - activityTimeout: idle seconds before a ping; `nil` takes the server's value.
+    ///   - pongTimeout: seconds to wait for a pong (30 by default).
+    ///   - unavailableTimeout: seconds of failed attempts before the state becomes `unavailable` (10 by default).
+    ///   - handshakeTimeout: seconds to wait for `pusher:connection_established` (10 by default).
+    ///   - reconnect: how to reconnect after a drop.
     public init(useTLS: Bool = true, activityTimeout: Double? = nil, pongTimeout: Double = 30,
                 unavailableTimeout: Double = 10, handshakeTimeout: Double = 10,
                 reconnect: ReconnectPolicy = .default) {

@@ -17,6 +17,7 @@ public final class FrameTap: Sendable {
     private let on = Atomic<Bool>(false)
     private let state = Mutex(State())
 
+    /// A tap with no consumers (off).
     public init() {}
 
     /// Whether any consumer taps frames (checked by the transport before it builds a ``WireFrame``).

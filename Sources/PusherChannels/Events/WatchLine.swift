@@ -93,6 +93,7 @@ public enum WatchLine {
         return object(fields)
     }
 
+    /// The `error` line of `watch`: an error with its Pusher code, or `null` when it has none, and its message.
     public static func error(code: Int?, message: String) -> String {
         object([("type", "error"), ("code", code.map { .number(Double($0)) } ?? .null), ("message", .string(message))])
     }

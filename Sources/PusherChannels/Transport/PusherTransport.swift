@@ -29,6 +29,13 @@ public struct TransportSettings: Sendable {
     /// Seconds to wait for the server's reply to our close frame before the TCP connection is dropped.
     public var closeTimeout: Double
 
+    /// - Parameters:
+    ///   - maxMessageSize: the largest WebSocket message, in bytes (16 MiB by default).
+    ///   - maxFrameSize: the largest text frame decoded, in bytes (1 MiB by default).
+    ///   - caFile: a PEM file of extra certificate authorities to trust.
+    ///   - keepRawFrames: keep each frame's text even without a frame tap.
+    ///   - connectTimeout: seconds the TCP connection may take to open (10 by default).
+    ///   - closeTimeout: seconds to wait for the server's close reply (3 by default).
     public init(maxMessageSize: Int = 16 << 20, maxFrameSize: Int = 1 << 20, caFile: String? = nil,
                 keepRawFrames: Bool = false, connectTimeout: Double = 10, closeTimeout: Double = 3) {
         self.maxMessageSize = maxMessageSize

@@ -11,8 +11,10 @@ import NIOWebSocket
 /// upgrader → NIOWebSocket's frame codec → ``PusherFrameHandler``, which reassembles, inflates
 /// (permessage-deflate, compress-nio), decodes Pusher messages and hands each read burst to the client at once.
 public struct WebSocketTransport: PusherTransport {
+    /// Where the transport logs.
     public var logger: Logger
 
+    /// A transport that logs to `logger` (label `pushtop.transport` by default).
     public init(logger: Logger = Logger(label: "pushtop.transport")) {
         self.logger = logger
     }

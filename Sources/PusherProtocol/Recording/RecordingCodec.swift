@@ -4,6 +4,7 @@
 public enum RecordingCodec {
     // MARK: Writing
 
+    /// One recording line for `item` (without the newline).
     public static func encode(_ item: RecordingItem) -> String {
         switch item {
         case .header(let h):
@@ -245,6 +246,8 @@ public enum RecordingCodec {
 
 /// Why one recording line cannot be read.
 public struct RecordingLineError: Error, Sendable, Hashable {
+    /// What is wrong with the line.
     public var reason: String
+    /// An error saying `reason`.
     public init(_ reason: String) { self.reason = reason }
 }

@@ -28,6 +28,7 @@ public struct RecordingHeader: Sendable, Hashable {
     /// The format version this code writes.
     public static let currentVersion = 1
 
+    /// The format version the recording was written in.
     public var version: Int
     /// Seconds since 1970 when recording started.
     public var started: Double
@@ -38,6 +39,7 @@ public struct RecordingHeader: Sendable, Hashable {
     /// What wrote it: `pushtop dashboard`, `pushtop watch`.
     public var source: String
 
+    /// A header with the given fields; `version` is ``currentVersion`` unless given.
     public init(version: Int = RecordingHeader.currentVersion, started: Double, endpoint: String, channels: [String],
                 source: String) {
         self.version = version
@@ -52,8 +54,10 @@ public struct RecordingHeader: Sendable, Hashable {
 public struct RecordingDamage: Error, Sendable, Hashable, CustomStringConvertible {
     /// 1-based line number.
     public var line: Int
+    /// What is wrong with that line.
     public var reason: String
 
+    /// Damage at `line` (1-based) for `reason`.
     public init(line: Int, reason: String) {
         self.line = line
         self.reason = reason

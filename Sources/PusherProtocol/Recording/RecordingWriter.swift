@@ -12,11 +12,14 @@ import Synchronization
 public final class RecordingWriter: Sendable {
     /// Why a recording could not be opened or written.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The recording's file.
         public var path: String
+        /// What went wrong, e.g. the system's error message.
         public var reason: String
         public var description: String { "cannot record to \(path): \(reason)" }
     }
 
+    /// The file recorded to.
     public let path: String
     private let file: Mutex<OpaquePointer?>
     private let scrub: [String]

@@ -48,6 +48,8 @@ public actor PusherHub {
     /// How long a cache channel remembers its last event (Pusher: 30 minutes).
     static let cacheTTL: Duration = .seconds(30 * 60)
 
+    /// A hub for the app, limits and timeouts of `configuration`, with a ``WebhookDispatcher`` when it names
+    /// webhook URLs. Logs to `logger`.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "pushtop.server")) {
         app = configuration.app
         limits = configuration.limits

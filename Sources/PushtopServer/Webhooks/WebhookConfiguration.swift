@@ -8,6 +8,7 @@ public struct WebhookConfiguration: Sendable, Hashable {
     public var retryFor: Double
     /// Seconds before the first retry; each retry waits twice as long, up to ``maxBackoff``.
     public var initialBackoff: Double
+    /// The longest wait between two retries, in seconds.
     public var maxBackoff: Double
     /// Seconds events are gathered into one batch after the first arrives.
     public var batchWindow: Double
@@ -18,6 +19,8 @@ public struct WebhookConfiguration: Sendable, Hashable {
     /// Seconds to wait for a receiver's answer (Pusher expects a 2xx within 4 seconds).
     public var timeout: Double
 
+    /// Defaults: no URLs (no webhooks), 20 tries within 300 seconds, back-off from 1 to 60 seconds, 50 ms batches
+    /// of at most 100 events, 10,000 queued events per URL, a 4-second timeout. Durations are in seconds.
     public init(urls: [String] = [], maxAttempts: Int = 20, retryFor: Double = 300, initialBackoff: Double = 1,
                 maxBackoff: Double = 60, batchWindow: Double = 0.05, maxBatchSize: Int = 100,
                 maxQueuedEvents: Int = 10_000, timeout: Double = 4) {

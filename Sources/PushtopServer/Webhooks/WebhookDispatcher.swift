@@ -23,6 +23,12 @@ public final class WebhookDispatcher: Sendable {
         let value = Atomic<Int>(0)
     }
 
+    /// Starts one sender per URL of `configuration`.
+    /// - Parameters:
+    ///   - configuration: the URLs and the retry, batching and queueing limits.
+    ///   - app: the app whose key and secret sign the webhooks.
+    ///   - client: the HTTP client that posts them; the shared one by default.
+    ///   - logger: where failed and dropped batches are logged.
     public init(configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
                 logger: Logger) {
         let failures = self.failures
