@@ -36,7 +36,7 @@ public enum ClientEvent: Sendable, Hashable {
     /// Signing in failed: the user-authentication endpoint refused (its HTTP `status`), gave bad user data, or
     /// the server refused the signature. The connection's channels are not affected.
     case signInFailed(status: Int?, message: String)
-    /// The client stopped being signed in as `userID` (``signOut()`` was called, or the connection was lost and
+    /// The client stopped being signed in as `userID` (`signOut()` was called, or the connection was lost and
     /// the client signs in again when it is back).
     case signedOut(userID: String)
     /// An event the server sent to the signed-in user (`#server-to-user-{id}`), not to a channel.

@@ -17,7 +17,7 @@ public struct AuthorizationDetails: Sendable, Hashable {
     }
 }
 
-/// An authorizer that reports what it did, for ``AuthorizationTrace``s (the client asks for the details
+/// An authorizer that reports what it did, for `AuthorizationTrace`s (the client asks for the details
 /// when the authorizer offers them; others are traced with their result and timing only).
 public protocol TracingAuthorizer: Authorizer {
     /// Authorizes like ``Authorizer/authorize(channel:socketID:)`` and says what happened on the way.

@@ -39,6 +39,6 @@ public struct UserAuthentication: Sendable, Hashable {
 /// ``CallbackUserAuthenticator`` (supplied by the caller).
 public protocol UserAuthenticator: Sendable {
     /// Returns the signed user for the connection `socketID`.
-    /// - Throws: ``AuthError``, or any error, reported as ``ClientEvent/signInFailed(status:message:)``.
+    /// - Throws: ``AuthError``, or any error, reported as `ClientEvent/signInFailed(status:message:)`.
     func authenticate(socketID: String) async throws -> UserAuthentication
 }

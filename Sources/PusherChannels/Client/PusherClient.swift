@@ -58,8 +58,10 @@ public actor PusherClient {
     }
 
     /// - Parameters:
+    ///   - options: the app key, host, connection settings and authorizers.
     ///   - transport: the WebSocket transport (tests pass a scripted one); ``WebSocketTransport`` by default.
     ///   - eventLoop: the loop the client and its connection run on; one of NIO's shared loops by default.
+    ///   - random: a source of numbers in 0...1 for the reconnection jitter (tests pass a fixed one).
     public init(options: PusherClientOptions, transport: (any PusherTransport)? = nil, eventLoop: (any EventLoop)? = nil,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.options = options
@@ -88,7 +90,7 @@ public actor PusherClient {
 
     /// A new consumer of every WebSocket frame in both directions (text as on the wire, after inflation; pings,
     /// pongs and close frames), in batches. While at least one such consumer exists, each delivered
-    /// ``ChannelEvent`` also carries its frame's text in ``ChannelEvent/rawFrame``. Costs nothing while nobody taps.
+    /// `ChannelEvent` also carries its frame's text in `ChannelEvent/rawFrame`. Costs nothing while nobody taps.
     /// - Parameter bufferSize: frames kept before the oldest are dropped (counted in the batches' `droppedCount`).
     public nonisolated func frames(bufferSize: Int = 10_000) -> WireFrameBatches {
         tap.makeBatches(capacity: bufferSize)
@@ -611,9 +613,9 @@ public actor PusherClient {
     public var onlineWatchedUsers: Set<String> { user.online }
 
     /// Signs the user in now, or as soon as connected, and again after every reconnect (before the channels
-    /// subscribe again), as pusher-js's `signin()`. The result is published as ``ClientEvent/signedIn(_:)`` or
-    /// ``ClientEvent/signInFailed(status:message:)``; events sent to the user then arrive as
-    /// ``ClientEvent/userEvent(_:)`` and watchlist changes as ``ClientEvent/watchlist(_:)``.
+    /// subscribe again), as pusher-js's `signin()`. The result is published as `ClientEvent/signedIn(_:)` or
+    /// `ClientEvent/signInFailed(status:message:)`; events sent to the user then arrive as
+    /// `ClientEvent/userEvent(_:)` and watchlist changes as `ClientEvent/watchlist(_:)`.
     /// - Throws: ``ClientError/noUserAuthenticator`` without ``PusherClientOptions/userAuthenticator``.
     public func signIn() throws(ClientError) {
         guard options.userAuthenticator != nil else { throw .noUserAuthenticator }

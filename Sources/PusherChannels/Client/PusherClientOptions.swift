@@ -21,7 +21,7 @@ public struct PusherClientOptions: Sendable {
     /// A PEM file of certificate authorities to trust for `wss://` besides the system's (a private CA, or the
     /// self-signed certificate of a local `pushtop serve --tls-cert`).
     public var caFile: String?
-    /// Keep the exact text of the frame each ``ChannelEvent`` came in (``ChannelEvent/rawFrame``) even when no
+    /// Keep the exact text of the frame each `ChannelEvent` came in (`ChannelEvent/rawFrame`) even when no
     /// frame tap is on (it is kept while one is).
     public var keepRawFrames: Bool
     /// The `client` query parameter sent to the server.

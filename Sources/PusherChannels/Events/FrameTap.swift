@@ -20,7 +20,7 @@ public final class FrameTap: Sendable {
     /// A tap with no consumers (off).
     public init() {}
 
-    /// Whether any consumer taps frames (checked by the transport before it builds a ``WireFrame``).
+    /// Whether any consumer taps frames (checked by the transport before it builds a `WireFrame`).
     public var isOn: Bool { on.load(ordering: .relaxed) }
 
     /// Hands frames to every consumer (one call per read burst).

@@ -18,7 +18,7 @@ public enum TransportEvent: Sendable {
 public struct TransportSettings: Sendable {
     /// The largest WebSocket message accepted; a bigger one closes the connection with 1009.
     public var maxMessageSize: Int
-    /// Text frames larger than this (bytes) are reported as ``PusherMessageError/tooLarge(size:limit:)`` and skipped.
+    /// Text frames larger than this (bytes) are reported as `PusherMessageError/tooLarge(size:limit:)` and skipped.
     public var maxFrameSize: Int
     /// A PEM file of certificate authorities trusted for `wss://` besides the system's.
     public var caFile: String?

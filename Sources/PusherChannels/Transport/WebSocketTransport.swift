@@ -8,7 +8,7 @@ import NIOWebSocket
 /// The real transport: a SwiftNIO pipeline on the client's event loop.
 ///
 /// `ClientBootstrap` → NIOSSL (SNI for host names, none for IP literals) → NIOHTTP1 with NIOWebSocket's client
-/// upgrader → NIOWebSocket's frame codec → ``PusherFrameHandler``, which reassembles, inflates
+/// upgrader → NIOWebSocket's frame codec → `PusherFrameHandler`, which reassembles, inflates
 /// (permessage-deflate, compress-nio), decodes Pusher messages and hands each read burst to the client at once.
 public struct WebSocketTransport: PusherTransport {
     /// Where the transport logs.

@@ -3,7 +3,7 @@ import PusherProtocol
 
 /// The heart of the embedded server: one actor owning the app's connections, channels and presence rosters.
 ///
-/// WebSockets reach it through one ordered queue drained by ``run()``; in-process clients (the simulator,
+/// WebSockets reach it through one ordered queue drained by its `run()` task; in-process clients (the simulator,
 /// library users, tests) attach with ``open(appKey:protocolVersion:)`` and feed what they send to
 /// ``receive(_:from:)``; publishers (the HTTP API, the simulator, library users) call ``publish(_:)``. Every rule
 /// of the protocol lives here, so it can be exercised with or without a network.
