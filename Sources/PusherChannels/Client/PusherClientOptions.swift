@@ -30,6 +30,10 @@ public struct PusherClientOptions: Sendable {
     public var clientVersion: String
     /// Where the client and its transport log (label `pushtop.client` by default).
     public var logger: Logger
+    /// Seconds between two socket reads on a busy connection (0, the default: read as soon as anything arrives).
+    /// A consumer that draws on a clock, like a dashboard at 30 frames a second, sets a few milliseconds: under a
+    /// firehose one wake-up then reads dozens of frames, and a quiet connection still reads each frame at once.
+    public var readCoalescing: Double = 0
 
     /// Options for the app `key`; every other setting has a default (cluster `mt1`, TLS, 1 MiB frames).
     /// - Parameters:
@@ -70,8 +74,10 @@ public struct PusherClientOptions: Sendable {
 
     /// What the transport is told for each connection.
     public var transportSettings: TransportSettings {
-        TransportSettings(maxMessageSize: max(16 << 20, maxFrameSize), maxFrameSize: maxFrameSize, caFile: caFile,
-                          keepRawFrames: keepRawFrames)
+        var settings = TransportSettings(maxMessageSize: max(16 << 20, maxFrameSize), maxFrameSize: maxFrameSize,
+                                         caFile: caFile, keepRawFrames: keepRawFrames)
+        settings.readCoalescing = readCoalescing
+        return settings
     }
 
     /// The host connected to.

@@ -28,6 +28,9 @@ public struct TransportSettings: Sendable {
     public var connectTimeout: Double
     /// Seconds to wait for the server's reply to our close frame before the TCP connection is dropped.
     public var closeTimeout: Double
+    /// Seconds between two socket reads on a busy connection, so that one wake-up reads many frames (0: read as soon
+    /// as anything arrives). A quiet connection still reads at once; on a busy one an event waits at most this long.
+    public var readCoalescing: Double = 0
 
     /// - Parameters:
     ///   - maxMessageSize: the largest WebSocket message, in bytes (16 MiB by default).

@@ -59,6 +59,11 @@ public struct WebSocketTransport: PusherTransport {
                             let inflater = try MessageInflater.negotiated(by: response)
                             let handler = PusherFrameHandler(settings: settings, tap: tap, outcome: outcome, inflater: inflater)
                             try pipeline.addHandler(handler)
+                            if settings.readCoalescing > 0 {
+                                // After the upgrade, so that the handshakes are not paced.
+                                try pipeline.addHandler(ReadCoalescingHandler(
+                                    interval: .nanoseconds(Int64(settings.readCoalescing * 1e9))), position: .first)
+                            }
                             connection.upgraded(handler)
                         }
                     }

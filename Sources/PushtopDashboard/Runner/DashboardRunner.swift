@@ -100,7 +100,7 @@ final class DashboardRunner {
         let inbox = self.inbox
         let isReplay = player != nil
         let feed = Task.detached {
-            for await batch in events { inbox.post(batch) }
+            for await batch in events { inbox.post(batch, time: DashboardRunner.clock(), wake: false) }
             if !isReplay { inbox.update { $0.feedEnded = true } }
         }
         let frameFeed = frames.map { frames in
@@ -108,13 +108,13 @@ final class DashboardRunner {
                 for await batch in frames { inbox.post(frames: batch.frames, droppedUpstream: batch.droppedSoFar) }
             }
         }
-        let interval = UInt64(1_000_000_000 / max(1, options.framesPerSecond))
-        let ticker = Task.detached {
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: interval)
-                inbox.update { $0.tick = true }
-            }
-        }
+        // The frame clock, on the main queue with the loop: one wake-up per frame, no task hop.
+        let ticker = DispatchSource.makeTimerSource(queue: .main)
+        let interval = 1_000_000_000 / max(1, options.framesPerSecond)
+        ticker.schedule(deadline: .now() + .nanoseconds(interval), repeating: .nanoseconds(interval),
+                        leeway: .milliseconds(1))
+        ticker.setEventHandler { inbox.update { $0.tick = true } }
+        ticker.resume()
         defer {
             feed.cancel()
             frameFeed?.cancel()
@@ -132,10 +132,18 @@ final class DashboardRunner {
             }
             if p.dropped > 0 { effects += state.reduce(.dropped(p.dropped)) }
             if !p.events.isEmpty {
-                let now = player?.clock ?? DashboardRunner.clock()
-                effects += state.reduce(.tick(now: now))
-                effects += state.reduce(.client(p.events))
-                record(p.events.map { .client(time: now, event: $0) })
+                // Each read burst at the time it arrived (it waited for this frame), as the log and recordings show.
+                var start = 0
+                while start < p.events.count {
+                    let time = player?.clock ?? p.eventTimes[start]
+                    var end = start + 1
+                    while end < p.events.count, p.eventTimes[end] == p.eventTimes[start] { end += 1 }
+                    let burst = Array(p.events[start..<end])
+                    effects += state.reduce(.tick(now: time))
+                    effects += state.reduce(.client(burst))
+                    if recorder != nil { record(burst.map { .client(time: time, event: $0) }) }
+                    start = end
+                }
             }
             if !p.frames.isEmpty || p.framesDroppedUpstream != nil {
                 let dropped = p.framesDroppedUpstream ?? 0
@@ -186,7 +194,8 @@ final class DashboardRunner {
                 do {
                     try await backend.subscribe(channel)
                 } catch {
-                    inbox.post([.subscriptionError(channel: channel, status: nil, message: "\(error)")])
+                    inbox.post([.subscriptionError(channel: channel, status: nil, message: "\(error)")],
+                               time: DashboardRunner.clock())
                 }
             }
         case .unsubscribe(let channel):
@@ -196,7 +205,8 @@ final class DashboardRunner {
                 do {
                     try await backend.trigger(channel: channel, event: event, data: data)
                 } catch {
-                    inbox.post([.error(code: nil, message: "\(event) on \(channel) not sent: \(error)")])
+                    inbox.post([.error(code: nil, message: "\(event) on \(channel) not sent: \(error)")],
+                               time: DashboardRunner.clock())
                 }
             }
         case .connect:
@@ -208,7 +218,7 @@ final class DashboardRunner {
                 do {
                     try await backend.signIn()
                 } catch {
-                    inbox.post([.signInFailed(status: nil, message: "\(error)")])
+                    inbox.post([.signInFailed(status: nil, message: "\(error)")], time: DashboardRunner.clock())
                 }
             }
         case .signOut:
@@ -373,7 +383,7 @@ final class DashboardRunner {
         stdinAcknowledged.signal()
     }
 
-    static func clock() -> Double {
+    nonisolated static func clock() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

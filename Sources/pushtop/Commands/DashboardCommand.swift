@@ -46,7 +46,8 @@ struct DashboardCommand: AsyncParsableCommand {
             try await DemoCommand.parse(arguments).run()
             return
         }
-        let options = try connection.clientOptions(environment: environment, profile: profile)
+        var options = try connection.clientOptions(environment: environment, profile: profile)
+        options.readCoalescing = DashboardLauncher.readCoalescing
         try DashboardLauncher.requireTerminal()
         DashboardLauncher.bootstrapLogging(logFile)
         let client = PusherClient(options: options)

@@ -38,7 +38,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let me = userID ?? environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "you"
         let info = JSONValue.object(["name": .string(me), "via": "pushtop demo"])
-        let client = PusherClient(options: PusherClientOptions(
+        var clientOptions = PusherClientOptions(
             key: server.configuration.app.key, host: "127.0.0.1", port: server.port,
             connection: ConnectionConfiguration(useTLS: false),
             authorizer: EndpointAuthorizer(
@@ -47,7 +47,9 @@ struct DemoCommand: AsyncParsableCommand {
             clientVersion: PushtopVersion.string,
             userAuthenticator: EndpointUserAuthenticator(
                 url: server.userAuthEndpointURL ?? "\(server.httpURL)/pusher/user-auth",
-                parameters: [("user_id", me), ("user_info", info.jsonString)])))
+                parameters: [("user_id", me), ("user_info", info.jsonString)]))
+        clientOptions.readCoalescing = DashboardLauncher.readCoalescing
+        let client = PusherClient(options: clientOptions)
         let status: Int32
         do {
             status = try await DashboardLauncher.run(

@@ -6,6 +6,10 @@ import PushtopDashboard
 /// Runs the dashboard on a client: subscribes, connects, hands the client's event batches to the curses
 /// loop, and disconnects when it ends.
 enum DashboardLauncher {
+    /// The dashboard's client reads a busy socket at most every 5 ms: the screen draws 30 times a second, and under
+    /// a firehose one wake-up then carries dozens of frames instead of one.
+    static let readCoalescing = 0.005
+
     static func run(client: PusherClient, channels: [String], theme: String?, signIn: Bool = false, record: String? = nil,
         credentials: KnownCredentials? = nil) async throws -> Int32
     {
@@ -20,27 +24,14 @@ enum DashboardLauncher {
             api = PusherAppAPI(client: PusherAPIClient(configuration: configuration))
         }
         let environment = ProcessInfo.processInfo.environment
-        let batches = client.eventBatches()
+        // Straight from the client's event loop, one hand-off per read burst (paced by `readCoalescing`); the
+        // screen picks them up at its next frame.
         let (events, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .unbounded)
-        let forward = Task {
-            for await batch in batches {
-                continuation.yield(batch)
-                // The screen redraws at most 30 times a second: gathering events for 5 ms costs nothing visible
-                // and saves the UI a wake-up per batch under a firehose.
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-            continuation.finish()
-        }
-        // The wire inspector's frames (and each event's exact frame for the detail view), gathered like events.
-        let tap = client.frames(bufferSize: 20_000)
-        let (frames, frameContinuation) = AsyncStream.makeStream(of: FrameBatch.self, bufferingPolicy: .bufferingNewest(64))
-        let forwardFrames = Task {
-            for await batch in tap {
-                frameContinuation.yield(FrameBatch(frames: batch, droppedSoFar: tap.droppedCount))
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-            frameContinuation.finish()
-        }
+        client.onEventBatch { continuation.yield($0) }
+        // The wire inspector's frames (and each event's exact frame for the detail view), handed over the same way;
+        // the dashboard keeps the newest and counts what it drops.
+        let (frames, frameContinuation) = AsyncStream.makeStream(of: FrameBatch.self, bufferingPolicy: .unbounded)
+        client.onFrames { frameContinuation.yield(FrameBatch(frames: $0, droppedSoFar: 0)) }
         for channel in channels { try await client.subscribe(channel) }
         if signIn { try await client.signIn() }
         await client.connect()
@@ -61,9 +52,9 @@ enum DashboardLauncher {
         options.credentials = credentials
         options.api = api
         let exit = try await runDashboard(events: events, frames: frames, backend: backend, options: options)
-        forward.cancel()
-        forwardFrames.cancel()
         await client.shutdown()
+        continuation.finish()
+        frameContinuation.finish()
         return exit.exitStatus
     }
 

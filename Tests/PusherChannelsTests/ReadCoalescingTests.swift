@@ -1,0 +1,86 @@
+import Foundation
+import PushtopTestSupport
+import Testing
+@testable import PusherChannels
+import PusherProtocol
+
+/// `readCoalescing`: a busy socket is read at most every interval, so one hand-off carries many frames; nothing is
+/// lost or reordered, and a quiet socket is still read at once.
+@Suite(.timeLimit(.minutes(1))) struct ReadCoalescingTests {
+    /// Counts the batches `onEventBatch` hands over and the channel events in them.
+    final class BatchCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var batches = 0
+        private var names: [String] = []
+        func add(_ batch: [ClientEvent]) {
+            let events = batch.compactMap { if case .event(let e) = $0, e.name == "tick" { e.data?.stringValue } else { nil } }
+            guard !events.isEmpty else { return }
+            lock.withLock {
+                batches += 1
+                names += events
+            }
+        }
+        var snapshot: (batches: Int, data: [String]) { lock.withLock { (batches, names) } }
+    }
+
+    /// Sends `count` events about 2 ms apart and returns how many batches they arrived in.
+    func stream(count: Int, readCoalescing: Double) async throws -> (batches: Int, data: [String]) {
+        let server = try await ScriptedPusherServer.start()
+        defer { server.stop() }
+        var options = PusherClientOptions(key: "test-key", host: "127.0.0.1", port: server.port,
+                                          connection: ConnectionConfiguration(useTLS: false))
+        options.readCoalescing = readCoalescing
+        let client = PusherClient(options: options)
+        let counter = BatchCounter()
+        client.onEventBatch { counter.add($0) }
+        let recorder = EventRecorder(client)
+        try await client.subscribe("ticker")
+        await client.connect()
+        try await recorder.wait { $0.isSubscribed("ticker") }
+        let conn = try await server.connection(1)
+        for i in 0..<count {
+            conn.send(PusherMessage(event: "tick", channel: "ticker", data: .string("n\(i)")))
+            try await Task.sleep(for: .milliseconds(2))  // the stream's pace, not a wait for a result
+        }
+        try await waitUntil(timeout: 10) { counter.snapshot.data.count == count }
+        await client.shutdown()
+        return counter.snapshot
+    }
+
+    @Test func aBusySocketIsReadAtMostEveryInterval() async throws {
+        let count = 150
+        let paced = try await stream(count: count, readCoalescing: 0.05)
+        #expect(paced.data == (0..<count).map { "n\($0)" }, "every event, in order")
+        // 150 events over at least 300 ms, read at most every 50 ms: a handful of reads, not one per event.
+        #expect(paced.batches <= 15, "\(paced.batches) batches for \(count) events")
+    }
+
+    @Test func withoutCoalescingEachFrameIsHandedOverAsItArrives() async throws {
+        let count = 150
+        let unpaced = try await stream(count: count, readCoalescing: 0)
+        #expect(unpaced.data == (0..<count).map { "n\($0)" })
+        #expect(unpaced.batches > 30, "\(unpaced.batches) batches for \(count) events 2 ms apart")
+    }
+
+    @Test func aQuietSocketIsReadAtOnce() async throws {
+        let server = try await ScriptedPusherServer.start()
+        defer { server.stop() }
+        var options = PusherClientOptions(key: "test-key", host: "127.0.0.1", port: server.port,
+                                          connection: ConnectionConfiguration(useTLS: false))
+        options.readCoalescing = 1
+        let client = PusherClient(options: options)
+        let recorder = EventRecorder(client)
+        try await client.subscribe("ticker")
+        await client.connect()
+        try await recorder.wait { $0.isSubscribed("ticker") }
+        let conn = try await server.connection(1)
+        // The premise: the socket has been quiet for longer than the interval.
+        try await Task.sleep(for: .milliseconds(1200))
+        let started = ContinuousClock.now
+        conn.send(PusherMessage(event: "tick", channel: "ticker", data: .string("lone")))
+        try await waitUntil(timeout: 10) { recorder.channelEvents.contains { $0.name == "tick" } }
+        let waited = ContinuousClock.now - started
+        #expect(waited < .milliseconds(500), "a lone event on a quiet socket is read at once, not after 1 s: \(waited)")
+        await client.shutdown()
+    }
+}
