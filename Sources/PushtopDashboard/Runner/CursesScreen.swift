@@ -26,6 +26,11 @@ final class CursesScreen {
             setlocale(LC_ALL, "C.UTF-8")
         }
         initscr()
+        // ncurses 6.4 flushes its output after every cursor move until the screen has been suspended and resumed
+        // once (its `_endwin` stays `ewInitial`), so a frame went out in one small write per changed line. One
+        // endwin/refresh pair, before anything is drawn, makes a frame one write.
+        endwin()
+        refresh()
         raw()
         noecho()
         nonl()
@@ -35,6 +40,9 @@ final class CursesScreen {
         leaveok(pt_stdscr(), true)
         curs_set(0)
         set_escdelay(25)
+        // No typeahead check during an update: curses would poll stdin and flush its output every few lines, so a
+        // frame went out in dozens of 10-byte writes. Keys are read right after each frame anyway.
+        typeahead(-1)
         if has_colors() {
             start_color()
             use_default_colors()

@@ -174,9 +174,11 @@ final class DashboardRunner {
                 if case .quit = effect { return .quit }
                 perform(effect)
             }
-            // Draw at most once per frame interval; a tick comes soon to draw what is left.
+            // Draw at most once per frame interval (a tick comes soon to draw what is left), except that a key
+            // is answered at once.
             let now = DashboardRunner.clock()
-            if state.needsDraw, now - lastDraw >= 1.0 / Double(max(1, options.framesPerSecond)) * 0.9 {
+            if state.needsDraw,
+               p.inputReady || now - lastDraw >= 1.0 / Double(max(1, options.framesPerSecond)) * 0.9 {
                 screen.draw(state)
                 state.needsDraw = false
                 lastDraw = now
