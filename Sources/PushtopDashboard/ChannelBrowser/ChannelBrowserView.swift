@@ -4,14 +4,14 @@ public enum ChannelBrowserView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         let browser = state.browser
         canvas.fill(rect, role: .text)
-        var title = "Channel browser · sorted by \(browser.sort.rawValue)"
+        var title = "Channel browser\(state.appTitleSuffix) · sorted by \(browser.sort.rawValue)"
         if !browser.filter.isEmpty { title += " · /\(browser.filter)" }
         var badge = Format.counted(browser.rows.count, "channel")
         if let at = browser.fetchedAt { badge += " · updated \(Format.seconds(max(0, state.now - at))) ago" }
         canvas.box(rect, title: title, focused: true, badge: badge)
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
-        guard state.configuration.hasAPI else {
+        guard state.hasAPI else {
             let lines = [
                 "The channel browser reads the app's HTTP API, which needs the app id and secret.",
                 "Give --app-id ID and --secret SECRET (or PUSHER_APP_ID and PUSHER_APP_SECRET);",

@@ -24,10 +24,13 @@ public struct LogEntry: Sendable, Hashable {
     public var userID: String?
     /// The exact frame the event came in, when the connection has a frame tap.
     public var rawFrame: String?
+    /// The app the entry belongs to (its index in ``DashboardState/apps``).
+    public var app: Int
 
     public init(seq: Int, time: Double, kind: Kind, channel: String, event: String, dataText: String?,
-        userID: String? = nil, rawFrame: String? = nil)
+        userID: String? = nil, rawFrame: String? = nil, app: Int = 0)
     {
+        self.app = app
         self.rawFrame = rawFrame
         self.seq = seq
         self.time = time
@@ -125,12 +128,12 @@ public struct EventLog: Sendable {
 
     /// Appends an entry (its seq is assigned here) and returns the seq.
     @discardableResult
-    public mutating func append(time: Double, kind: LogEntry.Kind, channel: String, event: String,
+    public mutating func append(app: Int = 0, time: Double, kind: LogEntry.Kind, channel: String, event: String,
         dataText: String?, userID: String? = nil, rawFrame: String? = nil) -> Int
     {
         let seq = nextSeq
         let entry = LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
-            userID: userID, rawFrame: rawFrame)
+            userID: userID, rawFrame: rawFrame, app: app)
         if count == capacity {
             firstSeq += 1
             if matchStart < matches.count, matches[matchStart] < firstSeq { matchStart += 1 }

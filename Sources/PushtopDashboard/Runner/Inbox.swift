@@ -32,11 +32,15 @@ final class Locked<Value>: @unchecked Sendable {
 /// wake-up: however fast events arrive, the loop wakes once, drains everything, and reduces it in one go.
 final class Inbox: Sendable {
     struct Pending {
-        var events: [ClientEvent] = []
+        /// Client events per app (index = the app's).
+        var events: [[ClientEvent]] = []
+        var eventCount = 0
         var dropped = 0
-        var frames: [WireFrame] = []
-        /// The frame tap's own drop count (in all), when frames arrived.
-        var framesDroppedUpstream: Int?
+        /// Frames per app.
+        var frames: [[WireFrame]] = []
+        var frameCount = 0
+        /// The frame tap's own drop count (in all) per app, when frames arrived.
+        var framesDroppedUpstream: [Int: Int] = [:]
         var inputReady = false
         var resized = false
         var tick = false
@@ -57,25 +61,28 @@ final class Inbox: Sendable {
         (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    func post(_ events: [ClientEvent]) {
+    /// Client events of an app; beyond the capacity (all apps together) they are dropped and counted.
+    func post(_ events: [ClientEvent], app: Int = 0) {
         pending.withLock { p in
-            let room = max(0, capacity - p.events.count)
-            if events.count <= room {
-                p.events.append(contentsOf: events)
-            } else {
-                p.events.append(contentsOf: events.prefix(room))
-                p.dropped += events.count - room
-            }
+            while p.events.count <= app { p.events.append([]) }
+            let room = max(0, capacity - p.eventCount)
+            let taken = min(room, events.count)
+            p.events[app].append(contentsOf: events.prefix(taken))
+            p.eventCount += taken
+            p.dropped += events.count - taken
         }
         continuation.yield()
     }
 
-    /// Frames from the tap; beyond the capacity they are dropped and counted like the tap's own drops.
-    func post(frames: [WireFrame], droppedUpstream: Int) {
+    /// Frames from an app's tap; beyond the capacity they are dropped and counted like the tap's own drops.
+    func post(frames: [WireFrame], droppedUpstream: Int, app: Int = 0) {
         pending.withLock { p in
-            let room = max(0, capacity - p.frames.count)
-            p.frames.append(contentsOf: frames.prefix(room))
-            p.framesDroppedUpstream = droppedUpstream + max(0, frames.count - room)
+            while p.frames.count <= app { p.frames.append([]) }
+            let room = max(0, capacity - p.frameCount)
+            let taken = min(room, frames.count)
+            p.frames[app].append(contentsOf: frames.prefix(taken))
+            p.frameCount += taken
+            p.framesDroppedUpstream[app] = droppedUpstream + frames.count - taken
         }
         continuation.yield()
     }

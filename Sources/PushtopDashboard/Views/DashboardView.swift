@@ -54,6 +54,11 @@ public enum HeaderView {
         canvas.fill(rect, role: .header)
         var col = rect.column
         col += canvas.draw(" pushtop ", row: rect.row, column: col, maxWidth: rect.right - col, role: .titleFocus)
+        if state.isMultiApp {
+            // The app keys act on.
+            col += canvas.draw(" \(state.appLabel) \(state.selectedApp + 1)/\(state.apps.count) ", row: rect.row,
+                column: col, maxWidth: max(0, rect.right - col), role: .header)
+        }
         col += canvas.draw(" ● \(state.connection.state) ", row: rect.row, column: col, maxWidth: rect.right - col,
             role: Role.state(state.connection.state))
         if let path = state.recordingPath {
