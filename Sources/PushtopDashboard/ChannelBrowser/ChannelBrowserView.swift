@@ -11,11 +11,12 @@ public enum ChannelBrowserView {
         canvas.box(rect, title: title, focused: true, badge: badge)
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
-        guard state.hasAPI else {
+        // A replay shows the answers it recorded.
+        guard state.hasAPI || (state.replay != nil && browser.fetchedAt != nil) else {
             let lines = [
                 "The channel browser reads the app's HTTP API, which needs the app id and secret.",
-                "Give --app-id ID and --secret SECRET (or PUSHER_APP_ID and PUSHER_APP_SECRET);",
-                "the demo (pushtop demo) knows them.",
+                "Give --app-id ID and --secret SECRET (or PUSHER_APP_ID and PUSHER_APP_SECRET, or app_id and secret",
+                "in the profile); the demo (pushtop demo) knows them.",
             ]
             for (i, line) in lines.enumerated() where i < inner.height {
                 canvas.draw(line, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2,

@@ -105,7 +105,7 @@ public struct KeyTable: Sendable {
         KeyBinding([.char("c")], hint: "conn", help: "connect / disconnect", action: .toggleConnection),
         KeyBinding([.char("i")], hint: "sign in", help: "sign the user in / out (user events, watchlist)",
             action: .toggleSignIn),
-        KeyBinding([.char("A")], hint: "", help: "select the next app (several --profile): keys act on the selected app",
+        KeyBinding([.char("A")], hint: "", help: "select the next app: keys act on it (several --profile)",
             action: .nextApp),
         KeyBinding([.char("T")], hint: "theme", help: "next theme", action: .nextTheme),
         KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
