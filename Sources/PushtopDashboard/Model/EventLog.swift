@@ -102,96 +102,60 @@ public struct LogFilter: Sendable, Hashable {
     public var isEmpty: Bool { text == nil && channel == nil && event == nil }
 }
 
-/// The event log: a ring buffer of the newest entries, with a count of those dropped to make room, and an
-/// index of the entries matching the current filter.
+/// The event log: a ring buffer of the newest entries (``BoundedRing``), with a count of those dropped to make
+/// room, and an index of the entries matching the current filter.
 public struct EventLog: Sendable {
-    public let capacity: Int
-    private var ring: [LogEntry?]
-    /// The seq of the oldest entry kept.
-    public private(set) var firstSeq = 0
-    /// The seq the next entry gets.
-    public private(set) var nextSeq = 0
-    /// Entries dropped from the front because the buffer was full.
-    public var dropped: Int { firstSeq }
+    private var ring: BoundedRing<LogEntry>
     public private(set) var filter: LogFilter?
-    /// The seqs of kept entries matching ``filter`` (ascending), from `matchStart` on.
-    private var matches: [Int] = []
-    private var matchStart = 0
 
     public init(capacity: Int) {
-        self.capacity = max(1, capacity)
-        ring = Array(repeating: nil, count: max(1, capacity))
+        ring = BoundedRing(capacity: capacity)
     }
 
+    public var capacity: Int { ring.capacity }
+    /// The seq of the oldest entry kept.
+    public var firstSeq: Int { ring.firstSeq }
+    /// The seq the next entry gets.
+    public var nextSeq: Int { ring.nextSeq }
+    /// Entries dropped from the front because the buffer was full.
+    public var dropped: Int { ring.dropped }
     /// The number of entries kept.
-    public var count: Int { nextSeq - firstSeq }
+    public var count: Int { ring.count }
 
     /// Appends an entry (its seq is assigned here) and returns the seq.
     @discardableResult
     public mutating func append(app: Int = 0, time: Double, kind: LogEntry.Kind, channel: String, event: String,
         dataText: String?, userID: String? = nil, rawFrame: String? = nil) -> Int
     {
-        let seq = nextSeq
-        let entry = LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
-            userID: userID, rawFrame: rawFrame, app: app)
-        if count == capacity {
-            firstSeq += 1
-            if matchStart < matches.count, matches[matchStart] < firstSeq { matchStart += 1 }
-        }
-        ring[seq % capacity] = entry
-        nextSeq += 1
-        if let filter, entry.matches(filter) { matches.append(seq) }
-        if matchStart > 4096, matchStart * 2 > matches.count {
-            matches.removeFirst(matchStart)
-            matchStart = 0
-        }
-        return seq
+        let filter = self.filter
+        return ring.append({ seq in
+            LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
+                userID: userID, rawFrame: rawFrame, app: app)
+        }, isShown: { entry in filter.map(entry.matches) ?? true })
     }
 
     /// The entry with a seq, if still kept.
-    public func entry(seq: Int) -> LogEntry? {
-        guard seq >= firstSeq, seq < nextSeq else { return nil }
-        return ring[seq % capacity]
-    }
+    public func entry(seq: Int) -> LogEntry? { ring.element(seq: seq) }
 
     /// Sets (or clears, with `nil` or an empty filter) the filter and indexes the kept entries.
     public mutating func setFilter(_ newFilter: LogFilter?) {
         let f = (newFilter?.isEmpty ?? true) ? nil : newFilter
         guard f != filter else { return }
         filter = f
-        matches = []
-        matchStart = 0
-        guard let f else { return }
-        for seq in firstSeq..<nextSeq where ring[seq % capacity]!.matches(f) { matches.append(seq) }
+        ring.setShown(f.map { f in { $0.matches(f) } })
     }
 
     /// The number of visible entries (all, or the filter's matches).
-    public var visibleCount: Int { filter == nil ? count : matches.count - matchStart }
+    public var visibleCount: Int { ring.shownCount }
 
     /// The seq of the `i`th visible entry (0 = oldest).
-    public func visibleSeq(at i: Int) -> Int {
-        filter == nil ? firstSeq + i : matches[matchStart + i]
-    }
+    public func visibleSeq(at i: Int) -> Int { ring.shownSeq(at: i) }
 
     /// The position among visible entries of the last entry with a seq ≤ `seq`, or `nil` if none.
-    public func visibleIndex(atOrBefore seq: Int) -> Int? {
-        if filter == nil {
-            guard seq >= firstSeq, count > 0 else { return nil }
-            return min(seq, nextSeq - 1) - firstSeq
-        }
-        // Binary search among the matches.
-        var lo = matchStart, hi = matches.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if matches[mid] <= seq { lo = mid + 1 } else { hi = mid }
-        }
-        return lo - 1 >= matchStart ? lo - 1 - matchStart : nil
-    }
+    public func visibleIndex(atOrBefore seq: Int) -> Int? { ring.shownIndex(atOrBefore: seq) }
 
     /// All kept entries, oldest first.
-    public var entries: [LogEntry] {
-        (firstSeq..<nextSeq).compactMap { ring[$0 % capacity] }
-    }
+    public var entries: [LogEntry] { ring.elements }
 }
 
 extension String {
