@@ -96,6 +96,15 @@ struct SeveralAppsTests {
         // A wraps around.
         state.press(.char("A"))
         #expect(state.selectedApp == 0)
+        // A click on an app's row in the connection pane (or its heading in the channel pane) selects it.
+        _ = state.reduce(.mouse(.click(row: 3, column: 5)))
+        #expect(state.selectedApp == 1)
+        _ = state.reduce(.mouse(.click(row: 3, column: 60)))
+        #expect(state.selectedApp == 0)
+        // The saved log names each entry's app.
+        let lines = state.logJSONLines()
+        #expect(lines.contains { $0.contains(#""app":"production""#) && $0.contains("presence-ops") })
+        #expect(demoState().logJSONLines().allSatisfy { !$0.contains(#""app""#) })
     }
 
     @Test func debuggerViewsShowTheSelectedAppsData() {

@@ -26,7 +26,7 @@ public enum AuthInspectorView {
         lines.append(("received     " + (trace.auth ?? "(none)"), .value))
         if let credentials = state.credentials {
             if let check = SignatureCheck(trace: trace, credentials: credentials, otherSocketIDs: state.auth.socketIDs,
-                otherChannels: state.channels.map(\.name))
+                otherChannels: state.appChannelNames)
             {
                 lines.append(("expected     " + check.expected, .value))
                 lines.append((check.verdict.text, check.verdict == .matches ? .stateConnected : .eventError))

@@ -52,7 +52,7 @@ public enum ChannelBrowserView {
         for (i, channel) in rows.enumerated().dropFirst(max(0, top)).prefix(max(0, visible)) {
             let selected = i == browser.selected
             if selected { canvas.fill(Rect(row: row, column: inner.column, height: 1, width: inner.width), role: .selection) }
-            let here = state.channels.contains { $0.name == channel.name } ? "✓" : ""
+            let here = state.channels.contains { $0.name == channel.name && $0.app == state.selectedApp } ? "✓" : ""
             line([(channel.name, nameW), (ChannelKind(channelName: channel.name).rawValue, 10),
                 (channel.subscriptionCount.map(String.init) ?? "-", 12), (channel.userCount.map(String.init) ?? "-", 8),
                 (here, 8)], role: selected ? .selection : .text, at: row)

@@ -318,6 +318,12 @@ extension DashboardState {
             guard let pane = layout.pane(atRow: row, column: column) else { return [] }
             focus = pane
             let inner = row - layout.rect(of: pane).row - 1
+            if pane == .connection, isMultiApp, apps.indices.contains(inner), inner != selectedApp {
+                // The connection pane's app rows: a click selects the app.
+                selectedApp = inner
+                if let i = channels.firstIndex(where: { $0.app == inner }) { selectedChannel = i }
+                memberTop = 0
+            }
             if pane == .channels, inner >= 1 {
                 let rows = ChannelsPaneView.rows(self)
                 let top = ChannelsPaneView.top(self, rows: rows, listRows: layout.channels.height - 3)

@@ -112,8 +112,12 @@ extension DashboardState {
         return (first...endIndex).map { log.visibleSeq(at: $0) }
     }
 
-    /// All kept log entries as JSON lines (for Ctrl-S).
+    /// All kept log entries as JSON lines (for Ctrl-S); with several apps open each names its app.
     public func logJSONLines() -> [String] {
-        log.entries.map(\.jsonLine)
+        guard isMultiApp else { return log.entries.map(\.jsonLine) }
+        return log.entries.map { entry in
+            let label = apps.indices.contains(entry.app) ? apps[entry.app].label : String(entry.app)
+            return entry.jsonLine(app: label)
+        }
     }
 }

@@ -63,7 +63,10 @@ public struct LogEntry: Sendable, Hashable {
     }
 
     /// The entry as one JSON line (for Ctrl-S).
-    public var jsonLine: String {
+    public var jsonLine: String { jsonLine(app: nil) }
+
+    /// The entry as one JSON line with its app's label (several apps open).
+    public func jsonLine(app: String?) -> String {
         var object: [String: JSONValue] = [
             "seq": .number(Double(seq)), "time": .number(time), "kind": .string("\(kind)"),
             "event": .string(event),
@@ -71,6 +74,7 @@ public struct LogEntry: Sendable, Hashable {
         if !channel.isEmpty { object["channel"] = .string(channel) }
         if let dataText { object["data"] = JSONValue.parseIfJSON(dataText) ?? .string(dataText) }
         if let userID { object["user_id"] = .string(userID) }
+        if let app { object["app"] = .string(app) }
         return JSONValue.object(object).jsonString
     }
 }
