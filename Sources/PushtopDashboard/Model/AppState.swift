@@ -6,7 +6,9 @@ import PusherProtocol
 public struct AppState: Sendable {
     /// The app's short name (its profile's name); empty when only one app is open.
     public var label: String
+    /// What the connection pane shows of the app's connection.
     public internal(set) var connection = ConnectionInfo()
+    /// The app's presence rosters, per channel.
     public internal(set) var rosters: [String: MemberRoster] = [:]
     /// The signed-in user's watchlist: who is watched and who of them is online.
     public internal(set) var watchlist = Watchlist()

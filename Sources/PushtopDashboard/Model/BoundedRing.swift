@@ -5,6 +5,7 @@
 /// While every element is shown (no filter) the index is implicit; otherwise it holds the shown seqs in
 /// ascending order and forgets those of dropped elements as it goes.
 public struct BoundedRing<Element: Sendable>: Sendable {
+    /// The most elements kept.
     public let capacity: Int
     private var ring: [Element?]
     /// The seq of the oldest element kept.

@@ -112,10 +112,12 @@ public struct EventLog: Sendable {
     private var ring: BoundedRing<LogEntry>
     public private(set) var filter: LogFilter?
 
+    /// An empty log keeping at most `capacity` entries.
     public init(capacity: Int) {
         ring = BoundedRing(capacity: capacity)
     }
 
+    /// The most entries kept.
     public var capacity: Int { ring.capacity }
     /// The seq of the oldest entry kept.
     public var firstSeq: Int { ring.firstSeq }

@@ -64,10 +64,12 @@ public struct WireLog: Sendable {
     /// Whether pings and pongs are shown.
     public private(set) var showsKeepAlives = true
 
+    /// An empty inspector log keeping at most `capacity` frames.
     public init(capacity: Int) {
         ring = BoundedRing(capacity: capacity)
     }
 
+    /// The most frames kept.
     public var capacity: Int { ring.capacity }
     /// The seq of the oldest frame kept.
     public var firstSeq: Int { ring.firstSeq }
