@@ -59,6 +59,17 @@ struct SeveralAppsTests {
         #expect(lines.contains { $0.contains("staging") && $0.contains("from-staging") })
         #expect(lines.contains { $0.contains("production") && $0.contains("from-production") })
         #expect(state.log.entries.last?.app == 1)
+        // a:LABEL keeps one app's entries.
+        state.press(.char("/"))
+        state.type("a:prod")
+        state.press(.enter)
+        let filtered = frame(state).split(separator: "\n")
+        #expect(filtered.contains { $0.contains("from-production") })
+        #expect(!filtered.contains { $0.contains("from-staging") })
+        #expect(state.log.visibleCount == state.log.entries.filter { $0.app == 1 }.count)
+        _ = state.reduce(.client([event("orders", "later-staging", "{}")], app: 0))
+        _ = state.reduce(.client([event("orders", "later-production", "{}")], app: 1))
+        #expect(state.log.entry(seq: state.log.visibleSeq(at: state.log.visibleCount - 1))?.event == "later-production")
         // One app: no app column.
         var single = demoState()
         _ = single.reduce(.client([event("market-data", "tick", "{}")]))

@@ -99,7 +99,7 @@ public struct KeyTable: Sendable {
         KeyBinding([.char("u")], hint: "unsub", help: "unsubscribe the selected channel", action: .unsubscribe),
         KeyBinding([.char("t")], hint: "trigger", help: "send a client event on the selected private/presence channel",
             action: .trigger),
-        KeyBinding([.char("/")], hint: "filter", help: "filter the log (text, c:CHANNEL, e:EVENT)", action: .filter),
+        KeyBinding([.char("/")], hint: "filter", help: "filter the log (text, c:CHANNEL, e:EVENT, a:APP)", action: .filter),
         KeyBinding([.char("p")], hint: "pause", help: "pause the log view (events are still collected)",
             action: .pause),
         KeyBinding([.char("c")], hint: "conn", help: "connect / disconnect", action: .toggleConnection),

@@ -90,6 +90,7 @@ public struct DashboardState: Sendable {
     public mutating func setApps(_ setups: [AppSetup]) {
         guard !setups.isEmpty else { return }
         apps = setups.map { AppState(setup: $0, frameCapacity: configuration.frameCapacity) }
+        log.appLabels = apps.map(\.label)
         selectedApp = 0
         needsDraw = true
     }

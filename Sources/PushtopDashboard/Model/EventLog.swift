@@ -51,8 +51,11 @@ public struct LogEntry: Sendable, Hashable {
         return DisplayWidth.sanitized(dataText)
     }
 
-    /// Whether the entry matches a filter.
-    public func matches(_ filter: LogFilter) -> Bool {
+    /// Whether the entry matches a filter; `appLabels` names the apps (by index) for `a:LABEL`.
+    public func matches(_ filter: LogFilter, appLabels: [String] = []) -> Bool {
+        if let app = filter.app {
+            guard appLabels.indices.contains(self.app), appLabels[self.app].containsIgnoringASCIICase(app) else { return false }
+        }
         if let channel = filter.channel, !self.channel.containsIgnoringASCIICase(channel) { return false }
         if let event = filter.event, !self.event.containsIgnoringASCIICase(event) { return false }
         if let text = filter.text {
@@ -79,13 +82,14 @@ public struct LogEntry: Sendable, Hashable {
     }
 }
 
-/// A log filter typed after `/`: words are matched anywhere; `channel:NAME` (or `c:`) and `event:NAME`
-/// (or `e:`) restrict a field. Matching ignores ASCII case.
+/// A log filter typed after `/`: words are matched anywhere; `channel:NAME` (or `c:`), `event:NAME` (or `e:`)
+/// and, with several apps open, `app:LABEL` (or `a:`) restrict a field. Matching ignores ASCII case.
 public struct LogFilter: Sendable, Hashable {
     public var query: String
     var text: String?
     var channel: String?
     var event: String?
+    var app: String?
 
     public init(_ query: String) {
         self.query = query
@@ -96,14 +100,17 @@ public struct LogFilter: Sendable, Hashable {
             else if w.hasPrefix("c:") { channel = String(w.dropFirst(2)) }
             else if w.hasPrefix("event:") { event = String(w.dropFirst(6)) }
             else if w.hasPrefix("e:") { event = String(w.dropFirst(2)) }
+            else if w.hasPrefix("app:") { app = String(w.dropFirst(4)) }
+            else if w.hasPrefix("a:") { app = String(w.dropFirst(2)) }
             else { words.append(w) }
         }
         text = words.isEmpty ? nil : words.joined(separator: " ")
         if channel?.isEmpty == true { channel = nil }
         if event?.isEmpty == true { event = nil }
+        if app?.isEmpty == true { app = nil }
     }
 
-    public var isEmpty: Bool { text == nil && channel == nil && event == nil }
+    public var isEmpty: Bool { text == nil && channel == nil && event == nil && app == nil }
 }
 
 /// The event log: a ring buffer of the newest entries (``BoundedRing``), with a count of those dropped to make
@@ -111,6 +118,8 @@ public struct LogFilter: Sendable, Hashable {
 public struct EventLog: Sendable {
     private var ring: BoundedRing<LogEntry>
     public private(set) var filter: LogFilter?
+    /// The open apps' labels (by index), for the filter's `a:LABEL`.
+    public var appLabels: [String] = []
 
     /// An empty log keeping at most `capacity` entries.
     public init(capacity: Int) {
@@ -133,11 +142,11 @@ public struct EventLog: Sendable {
     public mutating func append(app: Int = 0, time: Double, kind: LogEntry.Kind, channel: String, event: String,
         dataText: String?, userID: String? = nil, rawFrame: String? = nil) -> Int
     {
-        let filter = self.filter
+        let (filter, labels) = (self.filter, appLabels)
         return ring.append({ seq in
             LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
                 userID: userID, rawFrame: rawFrame, app: app)
-        }, isShown: { entry in filter.map(entry.matches) ?? true })
+        }, isShown: { entry in filter.map { entry.matches($0, appLabels: labels) } ?? true })
     }
 
     /// The entry with a seq, if still kept.
@@ -148,7 +157,8 @@ public struct EventLog: Sendable {
         let f = (newFilter?.isEmpty ?? true) ? nil : newFilter
         guard f != filter else { return }
         filter = f
-        ring.setShown(f.map { f in { $0.matches(f) } })
+        let labels = appLabels
+        ring.setShown(f.map { f in { $0.matches(f, appLabels: labels) } })
     }
 
     /// The number of visible entries (all, or the filter's matches).

@@ -70,7 +70,9 @@ public enum HeaderView {
                 role: replay.damage == nil ? .titleFocus : .statusError)
         }
         var rest = "  \(state.connection.endpoint)"
-        rest += "  \(Format.counted(state.channels.count, "channel"))  \(state.connection.rate.lastSecond) ev/s"
+        let channelCount = state.isMultiApp ? state.channels.lazy.filter { $0.app == state.selectedApp }.count
+            : state.channels.count
+        rest += "  \(Format.counted(channelCount, "channel"))  \(state.connection.rate.lastSecond) ev/s"
         let clock = Format.clock(state.now, utcOffset: state.configuration.utcOffset, millis: false) + " "
         let clockWidth = DisplayWidth.of(clock)
         col += canvas.draw(rest, row: rect.row, column: col, maxWidth: rect.right - col - clockWidth - 1, role: .header)
