@@ -97,8 +97,10 @@ import Testing
 
             """
         try config.write(toFile: home + "/pushtop/config.toml", atomically: true, encoding: .utf8)
-        let tmux = try TmuxSession(command: "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=\(home) XDG_CONFIG_HOME=\(home) "
-            + "\(DemoEndToEndTests.binary) --profile alpha --profile beta")
+        let recording = home + "/apps.jsonl"
+        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=\(home) XDG_CONFIG_HOME=\(home) "
+        let tmux = try TmuxSession(command: environment
+            + "\(DemoEndToEndTests.binary) --profile alpha --profile beta --record \(recording)")
         defer { tmux.stop() }
         // Both connections, each app's channel under its heading.
         var screen = tmux.waitFor("both apps connected", timeout: 15) {
@@ -142,5 +144,19 @@ import Testing
         #expect(logRows(screen, containing: "news-on-alpha").isEmpty)
         tmux.send("q")
         #expect(tmux.waitForExit().contains("EXIT=0"))
+
+        // The recording names both apps and marks beta's lines; the replay groups them the same way.
+        let text = try String(contentsOfFile: recording, encoding: .utf8)
+        #expect(text.contains(#""apps":[{"#) && text.contains(#""label":"beta""#))
+        #expect(text.split(separator: "\n").contains { $0.contains("news-on-beta") && $0.contains(#""app":1"#) })
+        #expect(!text.contains("secret-alpha") && !text.contains("secret-beta"))
+        let replay = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) replay --speed 16 \(recording)")
+        defer { replay.stop() }
+        screen = replay.waitFor("the replay's end, grouped by app", timeout: 30) {
+            $0.contains("■ REPLAY") && $0.contains("alpha  ● connected  1 channel") && $0.contains("beta  ● connected  2 channels")
+        }
+        #expect(logRows(screen, containing: "news-on-beta").allSatisfy { $0.contains("beta") })
+        replay.send("q")
+        #expect(replay.waitForExit().contains("EXIT=0"))
     }
 }
