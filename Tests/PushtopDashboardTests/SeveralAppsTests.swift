@@ -142,6 +142,22 @@ struct SeveralAppsTests {
         #expect(screen.contains("only-on-production") && !screen.contains("only-on-staging"))
     }
 
+    @Test(arguments: [(60, 16), (80, 24), (61, 17), (200, 60)])
+    func severalAppsDrawAtAnySize(columns: Int, rows: Int) {
+        var state = twoApps()
+        for i in 0..<30 { _ = state.reduce(.client([.subscribed(channel: "extra-\(i)", presence: nil)], app: i % 2)) }
+        _ = state.reduce(.resize(Size(rows: rows, columns: columns)))
+        state.press(.char("A"))
+        state.press(.char("2"))
+        state.press(.char("G"))
+        let screen = frame(state)
+        #expect(screen.split(separator: "\n").count == rows)
+        // The selected channel (production's last) is on screen, below production's heading when it fits.
+        #expect(state.currentChannel?.name == "extra-29" && screen.contains("extra-29"))
+        state.press(.char("g"))
+        #expect(state.selectedApp == 0 && frame(state).contains("staging"))
+    }
+
     @Test func aRecordingOfSeveralAppsReplaysWithTheSameGrouping() {
         var header = RecordingHeader(started: t0, endpoint: "a:1 TLS", channels: ["orders"], source: "test")
         header.apps = [.init(label: "staging", endpoint: "a:1 TLS"), .init(label: "production", endpoint: "b:2 TLS")]

@@ -8,7 +8,7 @@ struct DashboardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
         abstract: "The terminal dashboard (the default command). With no app configured it runs the demo.",
-        discussion: "Keys: Tab/1-4 focus, s subscribe, u unsubscribe, t client event, / filter, p pause, ? help, q quit."
+        discussion: "Keys: Tab/1-4 focus, s subscribe, u unsubscribe, t client event, / filter, p pause, A next app (several --profile), ? help, q quit."
     )
 
     @OptionGroup var connection: ConnectionOptions

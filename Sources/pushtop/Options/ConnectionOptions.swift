@@ -171,8 +171,8 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    /// The profiles to open at once, when there are several: `--profile` given more than once, else (with no
-    /// `--profile` and no `PUSHTOP_PROFILE`) the config file's `open = [...]` list. `nil` means one app, as
+    /// The profiles to open at once: `--profile` given more than once, else (with no `--profile` and no
+    /// `PUSHTOP_PROFILE`) the config file's `open = [...]` list (one or more). `nil` means one app, as
     /// ``loadProfile(environment:)`` reads it.
     func severalProfiles(environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> [(name: String, profile: Profile)]?
@@ -182,7 +182,7 @@ struct ConnectionOptions: ParsableArguments {
             let names: [String]
             if profiles.count > 1 {
                 names = profiles
-            } else if profiles.isEmpty, (environment["PUSHTOP_PROFILE"] ?? "").isEmpty, let file, file.open.count > 1 {
+            } else if profiles.isEmpty, (environment["PUSHTOP_PROFILE"] ?? "").isEmpty, let file, !file.open.isEmpty {
                 names = file.open
             } else {
                 return nil
