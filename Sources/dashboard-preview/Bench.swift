@@ -57,5 +57,20 @@ enum Bench {
         let wireFrame = (now() - t3) / Double(frames)
         print("wire inspector: \(state.wire.log.count) kept, \(state.wire.log.dropped) dropped; reduce \(Int(Double(frameBatch.count) / frameReduce)) frames/s")
         print("frame 140x42 wire inspector: \(Int(wireFrame * 1_000_000)) µs")
+        // Two apps (two profiles): the same events split between them; channels grouped, the log marked by app.
+        var two = DashboardState(size: Size(rows: 42, columns: 140), now: 1_700_000_000,
+            configuration: .init(logCapacity: 10_000))
+        two.setApps([AppSetup(label: "staging"), AppSetup(label: "production")])
+        _ = two.reduce(.client(ScriptedFeed.demoOpening, app: 0))
+        _ = two.reduce(.client(ScriptedFeed.demoOpening + members, app: 1))
+        let t4 = now()
+        for chunk in stride(from: 0, to: events.count, by: 500) {
+            _ = two.reduce(.client(Array(events[chunk..<min(events.count, chunk + 500)]), app: (chunk / 500) % 2))
+        }
+        let twoReduce = now() - t4
+        let t5 = now()
+        for _ in 0..<frames { DashboardView.draw(two, into: &canvas) }
+        let twoFrame = (now() - t5) / Double(frames)
+        print("two apps: reduce \(Int(Double(events.count) / twoReduce)) events/s; frame 140x42: \(Int(twoFrame * 1_000_000)) µs")
     }
 }

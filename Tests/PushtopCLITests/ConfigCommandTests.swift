@@ -62,6 +62,24 @@ import Testing
         #expect(run.stderr.contains("broken.toml"), "\(run.stderr)")
     }
 
+    @Test func checkValidatesTheListOfAppsTheDashboardOpens() async throws {
+        let home = try freshHome()
+        let path = home + "/pushtop/config.toml"
+        let profiles = "[profiles.staging]\nkey = \"a\"\n[profiles.production]\nkey = \"b\"\n"
+        try write("open = [\"staging\", \"production\"]\n" + profiles, to: path)
+        let ok = try await CommandRun.run("pushtop", ["config", "check"], environment: ["XDG_CONFIG_HOME": home])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains("the dashboard opens staging, production"), "\(ok.stdout)")
+        try write("open = [\"staging\", \"prod\"]\n" + profiles, to: path)
+        let unknown = try await CommandRun.run("pushtop", ["config", "check"], environment: ["XDG_CONFIG_HOME": home])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("error: \(path): open[1]: no [profiles.prod] table"), "\(unknown.stderr)")
+        try write("open = \"staging\"\n" + profiles, to: path)
+        let notAList = try await CommandRun.run("pushtop", ["config", "check"], environment: ["XDG_CONFIG_HOME": home])
+        #expect(notAList.status == 1)
+        #expect(notAList.stderr.contains("open: expected an array of profile names, found a string"), "\(notAList.stderr)")
+    }
+
     @Test func checkWithoutAFileSaysHowToMakeOne() async throws {
         let home = try freshHome()
         let run = try await CommandRun.run("pushtop", ["config", "check"], environment: ["XDG_CONFIG_HOME": home])

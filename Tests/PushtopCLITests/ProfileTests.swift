@@ -66,4 +66,22 @@ import Testing
         #expect(try await watch.exitCode() == 64)
         #expect(watch.stderr.contains("nope"))
     }
+
+    @Test func severalProfilesAreRefusedWhereOnlyOneAppMakesSense() async throws {
+        let home = try home(config: "[profiles.a]\nkey = \"ka\"\n[profiles.b]\nkey = \"kb\"\n")
+        let environment = ["HOME": home, "XDG_CONFIG_HOME": ""]
+        let watch = try PushtopProcess(["watch", "--profile", "a", "--profile", "b", "c"], environment: environment)
+        #expect(try await watch.exitCode() == 64)
+        #expect(watch.stderr.contains("--profile is given 2 times: only the dashboard opens several apps"), "\(watch.stderr)")
+        // The dashboard takes several, but not twice the same, nor with one app's --key for all.
+        let twice = try PushtopProcess(["--profile", "a", "--profile", "a"], environment: environment)
+        #expect(try await twice.exitCode() == 64)
+        #expect(twice.stderr.contains("--profile a is given twice"), "\(twice.stderr)")
+        let withKey = try PushtopProcess(["--profile", "a", "--profile", "b", "--key", "k"], environment: environment)
+        #expect(try await withKey.exitCode() == 64)
+        #expect(withKey.stderr.contains("--key cannot be combined with several profiles"), "\(withKey.stderr)")
+        let unknown = try PushtopProcess(["--profile", "a", "--profile", "nope"], environment: environment)
+        #expect(try await unknown.exitCode() == 64)
+        #expect(unknown.stderr.contains("no profile 'nope'"), "\(unknown.stderr)")
+    }
 }

@@ -165,7 +165,9 @@ import Testing
     }
 
     @Test func channelBrowserAndPresenceCheckAgainstTheDemoServer() throws {
-        let tmux = try pushtop("demo")
+        let file = temporaryFile("browser.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let tmux = try pushtop("demo --record \(file)")
         defer { tmux.stop() }
         tmux.waitFor("the demo", timeout: 20) { $0.contains("tester (me)") && $0.contains("private-encrypted-vault") }
         // The server's roster agrees with the client's.
@@ -182,6 +184,21 @@ import Testing
         tmux.waitFor("the panes") { $0.contains("4 Event log") }
         tmux.send("q")
         #expect(tmux.waitForExit().contains("EXIT=0"))
+
+        // The HTTP answers were recorded: the replay shows the presence check and the channel browser too.
+        #expect(try String(contentsOfFile: file, encoding: .utf8).contains(#""type":"api""#))
+        let replay = try pushtop("replay --speed 16 \(file)")
+        defer { replay.stop() }
+        replay.waitFor("the replay's end with the presence check", timeout: 30) {
+            $0.contains("■ REPLAY") && $0.contains("· ✓ server")
+        }
+        replay.send("b")
+        let replayed = replay.waitFor("the recorded channel list") {
+            $0.contains("Channel browser") && $0.contains("presence-lobby") && $0.contains("ticker")
+        }
+        #expect(!replayed.contains("needs the app id and secret"))
+        replay.send("q")
+        #expect(replay.waitForExit().contains("EXIT=0"))
     }
 
     @Test func channelBrowserSubscribesAndPresenceCheckMarksGhostsInThePreview() throws {

@@ -6,15 +6,26 @@ public enum RecordingCodec {
 
     /// One recording line for `item` (without the newline).
     public static func encode(_ item: RecordingItem) -> String {
+        object(fields(item))
+    }
+
+    /// A line's fields, `"type"` first.
+    static func fields(_ item: RecordingItem) -> [(String, JSONValue)] {
         switch item {
         case .header(let h):
-            return object([
+            var fields: [(String, JSONValue)] = [
                 ("type", "recording"), ("version", .number(Double(h.version))), ("started", .number(h.started)),
                 ("endpoint", .string(h.endpoint)), ("channels", .array(h.channels.map(JSONValue.string))),
                 ("source", .string(h.source)),
-            ])
+            ]
+            if !h.apps.isEmpty {
+                fields.append(("apps", .array(h.apps.map {
+                    .object(["label": .string($0.label), "endpoint": .string($0.endpoint)])
+                })))
+            }
+            return fields
         case .client(let time, let event):
-            return object([("type", "client"), ("t", .number(time)), ("event", encode(event))])
+            return [("type", "client"), ("t", .number(time)), ("event", encode(event))]
         case .frame(let f):
             var fields: [(String, JSONValue)] = [
                 ("type", "frame"), ("t", .number(f.time)), ("dir", .string(f.direction.rawValue)),
@@ -22,9 +33,17 @@ public enum RecordingCodec {
                 ("text", .string(redactFrame(f.text, outbound: f.direction == .outbound))),
             ]
             if let code = f.closeCode { fields.append(("close_code", .number(Double(code)))) }
-            return object(fields)
+            return fields
         case .framesDropped(let time, let total):
-            return object([("type", "frames_dropped"), ("t", .number(time)), ("total", .number(Double(total)))])
+            return [("type", "frames_dropped"), ("t", .number(time)), ("total", .number(Double(total)))]
+        case .apiAnswer(let time, let query, let result, let error):
+            var fields: [(String, JSONValue)] = [("type", "api"), ("t", .number(time)), ("query", .string(query))]
+            if let result { fields.append(("result", result)) }
+            if let error { fields.append(("error", .string(error))) }
+            return fields
+        case .inApp(let app, let item):
+            // The first app's lines (and one-app recordings) have no "app" field.
+            return fields(item) + (app == 0 ? [] : [("app", .number(Double(app)))])
         }
     }
 
@@ -128,23 +147,39 @@ public enum RecordingCodec {
             guard version <= RecordingHeader.currentVersion else {
                 throw RecordingLineError("recording format \(version) is newer than this pushtop reads (\(RecordingHeader.currentVersion))")
             }
-            return .header(RecordingHeader(version: version, started: try num("started", in: o),
+            var header = RecordingHeader(version: version, started: try num("started", in: o),
                 endpoint: o["endpoint"]?.stringValue ?? "", channels: o["channels"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                source: o["source"]?.stringValue ?? ""))
+                source: o["source"]?.stringValue ?? "")
+            header.apps = (o["apps"]?.arrayValue ?? []).compactMap { a in
+                a["label"]?.stringValue.map { RecordingHeader.App(label: $0, endpoint: a["endpoint"]?.stringValue ?? "") }
+            }
+            return .header(header)
         case "client":
             guard case .object(let e)? = o["event"] else { throw RecordingLineError("client: no \"event\" object") }
-            return .client(time: try num("t", in: o), event: try decodeEvent(e))
+            return .tagged(.client(time: try num("t", in: o), event: try decodeEvent(e)), app: try app(o))
         case "frame":
             guard let dir = WireFrame.Direction(rawValue: try str("dir", in: o)),
                 let kind = WireFrame.Kind(rawValue: try str("kind", in: o))
             else { throw RecordingLineError("frame: unknown \"dir\" or \"kind\"") }
-            return .frame(WireFrame(time: try num("t", in: o), direction: dir, kind: kind, size: Int(try num("size", in: o)),
-                text: o["text"]?.stringValue ?? "", closeCode: o["close_code"]?.intValue))
+            return .tagged(.frame(WireFrame(time: try num("t", in: o), direction: dir, kind: kind,
+                size: Int(try num("size", in: o)), text: o["text"]?.stringValue ?? "", closeCode: o["close_code"]?.intValue)),
+                app: try app(o))
         case "frames_dropped":
-            return .framesDropped(time: try num("t", in: o), total: Int(try num("total", in: o)))
+            return .tagged(.framesDropped(time: try num("t", in: o), total: Int(try num("total", in: o))), app: try app(o))
+        case "api":
+            let result = o["result"]
+            return .tagged(.apiAnswer(time: try num("t", in: o), query: try str("query", in: o),
+                result: result == .null ? nil : result, error: o["error"]?.stringValue), app: try app(o))
         default:
             throw RecordingLineError("unknown type \"\(type)\"")
         }
+    }
+
+    /// A line's app index (0 when absent: one-app and older recordings).
+    static func app(_ o: [String: JSONValue]) throws(RecordingLineError) -> Int {
+        guard let value = o["app"] else { return 0 }
+        guard let n = value.intValue, n >= 0, n < 1_000 else { throw RecordingLineError("\"app\" is not an app index") }
+        return n
     }
 
     static func decodeEvent(_ o: [String: JSONValue]) throws(RecordingLineError) -> ClientEvent {

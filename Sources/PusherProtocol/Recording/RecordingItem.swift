@@ -11,6 +11,18 @@ public enum RecordingItem: Sendable, Hashable {
     case frame(WireFrame)
     /// The frame tap had dropped this many frames in all by `time`.
     case framesDropped(time: Double, total: Int)
+    /// An answer of the app's HTTP API that the consumer showed: `query` is `channels` (the occupied
+    /// channels) or `users/CHANNEL` (a presence channel's users); `result` is the answer as the consumer
+    /// keeps it, `error` why it failed.
+    case apiAnswer(time: Double, query: String, result: JSONValue?, error: String?)
+    /// An item of another app than the first, when several were recorded: the app's index in the header's
+    /// ``RecordingHeader/apps`` (its line carries `"app": N`).
+    indirect case inApp(Int, RecordingItem)
+
+    /// `item` as app `app`'s (unchanged for the first app).
+    public static func tagged(_ item: RecordingItem, app: Int) -> RecordingItem {
+        app == 0 ? item : .inApp(app, item)
+    }
 
     /// The item's time (seconds since 1970).
     public var time: Double {
@@ -19,7 +31,15 @@ public enum RecordingItem: Sendable, Hashable {
         case .client(let t, _): return t
         case .frame(let f): return f.time
         case .framesDropped(let t, _): return t
+        case .apiAnswer(let t, _, _, _): return t
+        case .inApp(_, let item): return item.time
         }
+    }
+
+    /// The index of the app the item belongs to (0 for the first app and with one app).
+    public var app: Int {
+        if case .inApp(let app, _) = self { return app }
+        return 0
     }
 }
 
@@ -38,6 +58,23 @@ public struct RecordingHeader: Sendable, Hashable {
     public var channels: [String]
     /// What wrote it: `pushtop dashboard`, `pushtop watch`.
     public var source: String
+    /// The apps recorded when there were several (their lines carry an `app` index into this list); empty
+    /// with one app.
+    public var apps: [App] = []
+
+    /// One of several recorded apps: its label (profile name) and endpoint.
+    public struct App: Sendable, Hashable {
+        /// The app's label (its profile's name).
+        public var label: String
+        /// Host, port and TLS of its connection.
+        public var endpoint: String
+
+        /// A recorded app.
+        public init(label: String, endpoint: String) {
+            self.label = label
+            self.endpoint = endpoint
+        }
+    }
 
     /// A header with the given fields; `version` is ``currentVersion`` unless given.
     public init(version: Int = RecordingHeader.currentVersion, started: Double, endpoint: String, channels: [String],

@@ -24,9 +24,9 @@ public enum AuthInspectorView {
         lines.append(("", .text))
         lines.append(("signature", .header))
         lines.append(("received     " + (trace.auth ?? "(none)"), .value))
-        if let credentials = state.configuration.credentials {
+        if let credentials = state.credentials {
             if let check = SignatureCheck(trace: trace, credentials: credentials, otherSocketIDs: state.auth.socketIDs,
-                otherChannels: state.channels.map(\.name))
+                otherChannels: state.appChannelNames)
             {
                 lines.append(("expected     " + check.expected, .value))
                 lines.append((check.verdict.text, check.verdict == .matches ? .stateConnected : .eventError))
@@ -51,7 +51,7 @@ public enum AuthInspectorView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         canvas.fill(rect, role: .text)
         let name = state.auth.selected ?? ""
-        canvas.box(rect, title: "Auth inspector · \(name)", focused: true,
+        canvas.box(rect, title: "Auth inspector\(state.appTitleSuffix) · \(name)", focused: true,
             badge: "←→ channel · ↑↓ scroll · Esc back · \(Format.counted(state.auth.traces.count, "authorization"))")
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }

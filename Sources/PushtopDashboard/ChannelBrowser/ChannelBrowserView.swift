@@ -4,18 +4,19 @@ public enum ChannelBrowserView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         let browser = state.browser
         canvas.fill(rect, role: .text)
-        var title = "Channel browser · sorted by \(browser.sort.rawValue)"
+        var title = "Channel browser\(state.appTitleSuffix) · sorted by \(browser.sort.rawValue)"
         if !browser.filter.isEmpty { title += " · /\(browser.filter)" }
         var badge = Format.counted(browser.rows.count, "channel")
         if let at = browser.fetchedAt { badge += " · updated \(Format.seconds(max(0, state.now - at))) ago" }
         canvas.box(rect, title: title, focused: true, badge: badge)
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
-        guard state.configuration.hasAPI else {
+        // A replay shows the answers it recorded.
+        guard state.hasAPI || (state.replay != nil && browser.fetchedAt != nil) else {
             let lines = [
                 "The channel browser reads the app's HTTP API, which needs the app id and secret.",
-                "Give --app-id ID and --secret SECRET (or PUSHER_APP_ID and PUSHER_APP_SECRET);",
-                "the demo (pushtop demo) knows them.",
+                "Give --app-id ID and --secret SECRET (or PUSHER_APP_ID and PUSHER_APP_SECRET, or app_id and secret",
+                "in the profile); the demo (pushtop demo) knows them.",
             ]
             for (i, line) in lines.enumerated() where i < inner.height {
                 canvas.draw(line, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2,
@@ -51,7 +52,7 @@ public enum ChannelBrowserView {
         for (i, channel) in rows.enumerated().dropFirst(max(0, top)).prefix(max(0, visible)) {
             let selected = i == browser.selected
             if selected { canvas.fill(Rect(row: row, column: inner.column, height: 1, width: inner.width), role: .selection) }
-            let here = state.channels.contains { $0.name == channel.name } ? "✓" : ""
+            let here = state.channels.contains { $0.name == channel.name && $0.app == state.selectedApp } ? "✓" : ""
             line([(channel.name, nameW), (ChannelKind(channelName: channel.name).rawValue, 10),
                 (channel.subscriptionCount.map(String.init) ?? "-", 12), (channel.userCount.map(String.init) ?? "-", 8),
                 (here, 8)], role: selected ? .selection : .text, at: row)

@@ -6,6 +6,7 @@ import PusherProtocol
 /// # defaults for every profile
 /// theme = "solarized"
 /// profile = "staging"          # the profile used without --profile (optional)
+/// open = ["staging", "local"]  # the dashboard opens these apps at once without --profile (optional)
 ///
 /// [profiles.staging]
 /// key = "abc123"
@@ -30,6 +31,9 @@ public struct ConfigFile: Sendable, Hashable {
     public var profiles: [String: Profile]
     /// The profile to use when none is asked for (`profile = "NAME"` at the top level).
     public var defaultProfile: String?
+    /// The profiles the dashboard opens at once when none is asked for (`open = ["a", "b"]` at the top
+    /// level): one connection each.
+    public var open: [String] = []
 
     /// The config file's path for an environment (whether or not it exists).
     public static func path(environment: [String: String]) -> String? {
@@ -68,6 +72,19 @@ public struct ConfigFile: Sendable, Hashable {
                     file.profiles[name] = try ProfileReader(source: path, prefix: "profiles.\(name).")
                         .read(table.tableEntries!)
                 }
+            case "open":
+                guard case .array(let items) = value else {
+                    throw ConfigError(source: path, key: key, message: "expected an array of profile names, found \(value.typeName)")
+                }
+                for (i, item) in items.enumerated() {
+                    guard case .string(let name) = item else {
+                        throw ConfigError(source: path, key: "open[\(i)]", message: "expected a profile name (string), found \(item.typeName)")
+                    }
+                    guard !file.open.contains(name) else {
+                        throw ConfigError(source: path, key: "open[\(i)]", message: "'\(name)' is listed twice")
+                    }
+                    file.open.append(name)
+                }
             case "profile":
                 guard case .string(let name) = value else {
                     throw ConfigError(source: path, key: key, message: "expected a profile name (string), found \(value.typeName)")
@@ -80,6 +97,9 @@ public struct ConfigFile: Sendable, Hashable {
         file.defaults = try ProfileReader(source: path, prefix: "").read(topLevel)
         if let name = file.defaultProfile, file.profiles[name] == nil {
             throw ConfigError(source: path, key: "profile", message: "no [profiles.\(name)] table")
+        }
+        for (i, name) in file.open.enumerated() where file.profiles[name] == nil {
+            throw ConfigError(source: path, key: "open[\(i)]", message: "no [profiles.\(name)] table")
         }
         return file
     }
@@ -103,7 +123,7 @@ struct ProfileReader {
     var prefix: String
 
     static let knownKeys = ["key", "cluster", "host", "port", "tls", "auth_endpoint", "auth_headers", "auth_params",
-        "secret", "user_id", "user_info", "activity_timeout", "pong_timeout", "reconnect", "max_retries",
+        "secret", "app_id", "user_id", "user_info", "activity_timeout", "pong_timeout", "reconnect", "max_retries",
         "min_delay", "max_delay", "theme", "channels"]
 
     func read(_ entries: [(String, TOMLNode)]) throws(ConfigError) -> Profile {
@@ -122,6 +142,7 @@ struct ProfileReader {
             case "auth_headers": p.authHeaders = try stringTable(key, value)
             case "auth_params": p.authParams = try stringTable(key, value)
             case "secret": p.secret = try string(key, value)
+            case "app_id": p.appID = try string(key, value)
             case "user_id": p.userID = try string(key, value)
             case "user_info":
                 switch value {

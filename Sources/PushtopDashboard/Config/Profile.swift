@@ -15,6 +15,9 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
     public var authParams: [String: String]?
     /// The app secret, for signing auth locally. Never printed: ``description`` redacts it.
     public var secret: String?
+    /// The app id (numeric, as Pusher's): with the secret, the dashboard's channel browser and presence check
+    /// use the HTTP API.
+    public var appID: String?
     public var userID: String?
     public var userInfo: JSONValue?
     public var activityTimeout: Double?
@@ -41,6 +44,7 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
         out.authHeaders = authHeaders ?? base.authHeaders
         out.authParams = authParams ?? base.authParams
         out.secret = secret ?? base.secret
+        out.appID = appID ?? base.appID
         out.userID = userID ?? base.userID
         out.userInfo = userInfo ?? base.userInfo
         out.activityTimeout = activityTimeout ?? base.activityTimeout
@@ -68,6 +72,7 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
         if let authEndpoint { parts.append("auth_endpoint=\(authEndpoint)") }
         if let authHeaders { parts.append("auth_headers=\(authHeaders.keys.sorted())") }
         if secret != nil { parts.append("secret=<redacted>") }
+        if let appID { parts.append("app_id=\(appID)") }
         if let userID { parts.append("user_id=\(userID)") }
         if let channels { parts.append("channels=\(channels)") }
         if let theme { parts.append("theme=\(theme)") }

@@ -33,6 +33,8 @@ public enum Action: Sendable, Hashable {
     case replay(ReplayCommand)
     /// `J` in a replay: ask for a time to jump to.
     case replayJumpPrompt
+    /// `A`: select the next open app (with several profiles open); keys then act on it.
+    case nextApp
 }
 
 /// One row of the key table: keys, a short label for the hint bar, a longer text for `?`, and where it
@@ -97,12 +99,14 @@ public struct KeyTable: Sendable {
         KeyBinding([.char("u")], hint: "unsub", help: "unsubscribe the selected channel", action: .unsubscribe),
         KeyBinding([.char("t")], hint: "trigger", help: "send a client event on the selected private/presence channel",
             action: .trigger),
-        KeyBinding([.char("/")], hint: "filter", help: "filter the log (text, c:CHANNEL, e:EVENT)", action: .filter),
+        KeyBinding([.char("/")], hint: "filter", help: "filter the log (text, c:CHANNEL, e:EVENT, a:APP)", action: .filter),
         KeyBinding([.char("p")], hint: "pause", help: "pause the log view (events are still collected)",
             action: .pause),
         KeyBinding([.char("c")], hint: "conn", help: "connect / disconnect", action: .toggleConnection),
         KeyBinding([.char("i")], hint: "sign in", help: "sign the user in / out (user events, watchlist)",
             action: .toggleSignIn),
+        KeyBinding([.char("A")], hint: "", help: "select the next app: keys act on it (several --profile)",
+            action: .nextApp),
         KeyBinding([.char("T")], hint: "theme", help: "next theme", action: .nextTheme),
         KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
         KeyBinding([.ctrl("l")], hint: "", help: "redraw the screen", action: .redraw),
@@ -137,7 +141,8 @@ public struct KeyTable: Sendable {
 
     static func everywhere(_ action: Action) -> Bool {
         switch action {
-        case .help, .quit, .toggleRecording, .nextTheme, .redraw, .wireInspector, .channelBrowser, .toggleConnection:
+        case .help, .quit, .toggleRecording, .nextTheme, .redraw, .wireInspector, .channelBrowser, .toggleConnection,
+            .nextApp:
             return true
         default: return false
         }

@@ -15,6 +15,8 @@ public struct ChannelInfo: Sendable, Hashable {
     public var rate = RateCounter()
     /// The server's subscription count (`pusher:subscription_count`), when it sent one.
     public var subscriptionCount: Int?
+    /// The app the channel belongs to (its index in ``DashboardState/apps``).
+    public var app = 0
 
     public init(name: String, status: Status) {
         self.name = name

@@ -3,19 +3,20 @@ import PusherProtocol
 extension DashboardState {
     /// Applies one client event.
     mutating func apply(_ event: ClientEvent) {
+        let now = self.now  // read once: the accessors below modify `self` (the selected app's slice)
         switch event {
         case .state(let change):
             applyState(change)
         case .connectingIn(let delay):
             connection.nextAttemptAt = now + delay
-            log.append(time: now, kind: .info, channel: "", event: "retry",
+            log.append(app: selectedApp, time: now, kind: .info, channel: "", event: "retry",
                 dataText: "next attempt in \(Format.seconds(delay))")
         case .closed(let closure):
             connection.lastClosure = closure
             let code = closure.code.map(String.init) ?? "no code"
             var text = "\(code) \(closure.meaning) → \(closure.action.rawValue)"
             if !closure.reason.isEmpty { text += " (\(closure.reason))" }
-            log.append(time: now, kind: .error, channel: "", event: "closed", dataText: text)
+            log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "closed", dataText: text)
         case .subscribing(let channel):
             upsertChannel(channel, status: .subscribing)
         case .subscribed(let channel, let presence):
@@ -25,12 +26,12 @@ extension DashboardState {
             }
             var text = "subscribed"
             if let presence { text += " (\(Format.counted(presence.members.count, "member")))" }
-            log.append(time: now, kind: .state, channel: channel, event: "subscribed", dataText: text)
+            log.append(app: selectedApp, time: now, kind: .state, channel: channel, event: "subscribed", dataText: text)
         case .subscriptionError(let channel, let status, let message):
             let reason = status.map { "HTTP \($0): \(message)" } ?? message
             upsertChannel(channel, status: .error(reason))
             let pointer = auth.traces[channel] != nil ? " (auth inspector: select the channel, press a)" : ""
-            log.append(time: now, kind: .error, channel: channel, event: "subscription error", dataText: reason + pointer)
+            log.append(app: selectedApp, time: now, kind: .error, channel: channel, event: "subscription error", dataText: reason + pointer)
         case .unsubscribed(let channel):
             removeChannel(channel)
         case .event(let e):
@@ -41,23 +42,23 @@ extension DashboardState {
             connection.rate.record(at: now)
             connection.totalEvents += 1
             let kind: LogEntry.Kind = e.name == "pusher:error" ? .error : .event
-            log.append(time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel, event: e.name,
+            log.append(app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel, event: e.name,
                 dataText: e.dataText, userID: e.userID, rawFrame: e.rawFrame)
             if e.rawFrame != nil { wire.note(e) }
         case .memberAdded(let channel, let member):
             rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
-            log.append(time: now, kind: .info, channel: channel, event: "member added",
+            log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "member added",
                 dataText: member.userInfo.map { "\(member.userID) \($0.jsonString)" } ?? member.userID)
         case .memberRemoved(let channel, let member):
             rosters[channel]?.remove(userID: member.userID, at: now)
-            log.append(time: now, kind: .info, channel: channel, event: "member removed", dataText: member.userID)
+            log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "member removed", dataText: member.userID)
         case .subscriptionCount(let channel, let count):
             if let i = channelIndex(channel) { channels[i].subscriptionCount = count }
         case .error(let code, let message):
             let text = code.map { "\($0): \(message)" } ?? message
-            log.append(time: now, kind: .error, channel: "", event: "error", dataText: text)
+            log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "error", dataText: text)
         case .decryptionError(let channel, let event, let message):
-            log.append(time: now, kind: .error, channel: channel, event: "decryption error",
+            log.append(app: selectedApp, time: now, kind: .error, channel: channel, event: "decryption error",
                 dataText: "\(event): \(message)")
         case .pong(let roundTrip):
             connection.roundTrip = roundTrip
@@ -66,23 +67,23 @@ extension DashboardState {
             connection.signInRequested = true
             connection.signInError = nil
             watchlist = Watchlist(watched: user.watchlist)
-            log.append(time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
+            log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
         case .signInFailed(let status, let message):
             let reason = status.map { "HTTP \($0): \(message)" } ?? message
             connection.signInError = reason
-            log.append(time: now, kind: .error, channel: "", event: "sign-in error", dataText: reason)
+            log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "sign-in error", dataText: reason)
         case .signedOut(let userID):
             connection.signedInUser = nil
             watchlist = Watchlist()
-            log.append(time: now, kind: .state, channel: "", event: "signed out", dataText: userID)
+            log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signed out", dataText: userID)
         case .userEvent(let e):
             connection.rate.record(at: now)
             connection.totalEvents += 1
-            log.append(time: e.receivedAt > 0 ? e.receivedAt : now, kind: .user, channel: e.userID, event: e.name,
+            log.append(app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: .user, channel: e.userID, event: e.name,
                 dataText: e.dataText)
         case .watchlist(let change):
             watchlist.apply(change)
-            log.append(time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
+            log.append(app: selectedApp, time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
                 dataText: change.userIDs.joined(separator: " "))
         case .authorization(let trace):
             auth.record(trace)
@@ -91,6 +92,7 @@ extension DashboardState {
     }
 
     private mutating func applyState(_ change: StateChange) {
+        let now = self.now
         let previous = connection.state
         connection.state = change.current
         switch change.current {
@@ -117,19 +119,27 @@ extension DashboardState {
         }
         var text = "\(change.previous) → \(change.current)"
         if let id = change.socketID { text += " (socket \(id))" }
-        log.append(time: now, kind: .state, channel: "", event: "state", dataText: text)
+        log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "state", dataText: text)
     }
 
+    /// The index of the selected app's channel of this name.
     func channelIndex(_ name: String) -> Int? {
-        channels.firstIndex { $0.name == name }
+        channels.firstIndex { $0.name == name && $0.app == selectedApp }
     }
 
-    mutating func upsertChannel(_ name: String, status: ChannelInfo.Status) {
+    /// Sets a channel's status, or adds it at the end of its app's group. Returns its index.
+    @discardableResult
+    mutating func upsertChannel(_ name: String, status: ChannelInfo.Status) -> Int {
         if let i = channelIndex(name) {
             channels[i].status = status
-        } else {
-            channels.append(ChannelInfo(name: name, status: status))
+            return i
         }
+        var channel = ChannelInfo(name: name, status: status)
+        channel.app = selectedApp
+        let at = (channels.lastIndex { $0.app <= selectedApp }).map { $0 + 1 } ?? 0
+        channels.insert(channel, at: at)
+        if channels.count > 1, at <= selectedChannel { selectedChannel += 1 }
+        return at
     }
 
     mutating func removeChannel(_ name: String) {
@@ -137,5 +147,22 @@ extension DashboardState {
         channels.remove(at: i)
         rosters[name] = nil
         if selectedChannel > i || selectedChannel >= channels.count { selectedChannel = max(0, selectedChannel - 1) }
+    }
+
+    /// Selects the app of the selected channel (after the channel selection moved).
+    mutating func followChannelSelection() {
+        if channels.indices.contains(selectedChannel) { selectedApp = channels[selectedChannel].app }
+    }
+
+    /// Selects the next app (`A`); the channel selection moves to its first channel.
+    mutating func selectNextApp() {
+        guard isMultiApp else {
+            setStatus("one app is open (open several with --profile A --profile B, or open = [...] in the config file)")
+            return
+        }
+        selectedApp = (selectedApp + 1) % apps.count
+        if let i = channels.firstIndex(where: { $0.app == selectedApp }) { selectedChannel = i }
+        memberTop = 0
+        setStatus("app: \(appLabel) (keys act on it)")
     }
 }

@@ -47,8 +47,14 @@ extension DashboardState {
                 setStatus("no channel selected", isError: true)
                 return []
             }
+            let removedAt = selectedChannel
             removeChannel(channel.name)
-            log.append(time: now, kind: .state, channel: channel.name, event: "unsubscribed", dataText: "unsubscribed")
+            if currentChannel == nil {
+                // Stay within the app: its channel before the removed one, else its first.
+                let before = channels[..<min(removedAt, channels.count)].lastIndex { $0.app == selectedApp }
+                if let j = before ?? channels.firstIndex(where: { $0.app == selectedApp }) { selectedChannel = j }
+            }
+            log.append(app: selectedApp, time: now, kind: .state, channel: channel.name, event: "unsubscribed", dataText: "unsubscribed")
             return [.unsubscribe(channel.name)]
         case .trigger:
             guard let channel = currentChannel else {
@@ -77,7 +83,7 @@ extension DashboardState {
             }
             connection.signInRequested = true
             connection.signInError = nil
-            log.append(time: now, kind: .state, channel: "", event: "signing in", dataText: nil)
+            log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signing in", dataText: nil)
             return [.signIn]
         case .filter:
             prompt = Prompt(purpose: .filter, text: log.filter?.query ?? "")
@@ -127,7 +133,7 @@ extension DashboardState {
             auth.scroll = 0
             view = .authInspector
         case .auth(let action):
-            if auth.perform(action, channels: channels.map(\.name)) == .leave { view = .panes }
+            if auth.perform(action, channels: appChannelNames) == .leave { view = .panes }
         case .channelBrowser:
             if view == .channelBrowser {
                 view = .panes
@@ -141,16 +147,15 @@ extension DashboardState {
             case .leave: view = .panes
             case .promptFilter: prompt = Prompt(purpose: .browserFilter, text: browser.filter)
             case .fetch:
-                guard configuration.hasAPI else { return [] }
+                guard hasAPI else { return [] }
                 browser.started(at: now)
                 return [.fetchOccupiedChannels]
             case .subscribe(let name):
-                if let error = DashboardState.subscribeError(name, existing: channels.map(\.name)) {
+                if let error = DashboardState.subscribeError(name, existing: appChannelNames) {
                     setStatus(error, isError: true)
                     return []
                 }
-                upsertChannel(name, status: .subscribing)
-                selectedChannel = channels.count - 1
+                selectedChannel = upsertChannel(name, status: .subscribing)
                 setStatus("subscribing to \(name)")
                 return [.subscribe(name)]
             }
@@ -160,6 +165,8 @@ extension DashboardState {
             return [.replay(command)]
         case .replayJumpPrompt:
             prompt = Prompt(purpose: .replayJump)
+        case .nextApp:
+            selectNextApp()
         }
         return []
     }
@@ -214,7 +221,7 @@ extension DashboardState {
         guard var p = prompt else { return }
         switch p.purpose {
         case .subscribe:
-            p.error = p.text.isEmpty ? nil : DashboardState.subscribeError(p.text, existing: channels.map(\.name))
+            p.error = p.text.isEmpty ? nil : DashboardState.subscribeError(p.text, existing: appChannelNames)
         case .triggerEvent:
             p.error = p.text.isEmpty ? nil : DashboardState.clientEventNameError(p.text)
         case .triggerData, .replayJump:
@@ -234,13 +241,12 @@ extension DashboardState {
         switch p.purpose {
         case .subscribe:
             let name = p.text
-            if let error = DashboardState.subscribeError(name, existing: channels.map(\.name)) {
+            if let error = DashboardState.subscribeError(name, existing: appChannelNames) {
                 prompt?.error = error
                 return []
             }
             prompt = nil
-            upsertChannel(name, status: .subscribing)
-            selectedChannel = channels.count - 1
+            selectedChannel = upsertChannel(name, status: .subscribing)
             return [.subscribe(name)]
         case .triggerEvent(let channel):
             if let error = DashboardState.clientEventNameError(p.text) {
@@ -258,7 +264,7 @@ extension DashboardState {
                 return []
             }
             prompt = nil
-            log.append(time: now, kind: .info, channel: channel, event: "sent \(event)", dataText: data.jsonString)
+            log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "sent \(event)", dataText: data.jsonString)
             return [.trigger(channel: channel, event: event, data: data)]
         case .filter:
             prompt = nil
@@ -312,10 +318,26 @@ extension DashboardState {
             guard let pane = layout.pane(atRow: row, column: column) else { return [] }
             focus = pane
             let inner = row - layout.rect(of: pane).row - 1
+            if pane == .connection, isMultiApp, apps.indices.contains(inner), inner != selectedApp {
+                // The connection pane's app rows: a click selects the app.
+                selectedApp = inner
+                if let i = channels.firstIndex(where: { $0.app == inner }) { selectedChannel = i }
+                memberTop = 0
+            }
             if pane == .channels, inner >= 1 {
-                let top = max(0, selectedChannel - (layout.channels.height - 4))
+                let rows = ChannelsPaneView.rows(self)
+                let top = ChannelsPaneView.top(self, rows: rows, listRows: layout.channels.height - 3)
                 let index = top + inner - 1
-                if channels.indices.contains(index) { selectedChannel = index }
+                if rows.indices.contains(index) {
+                    switch rows[index] {
+                    case .channel(let i):
+                        selectedChannel = i
+                        followChannelSelection()
+                    case .heading(let app):
+                        selectedApp = app
+                        if let i = channels.firstIndex(where: { $0.app == app }) { selectedChannel = i }
+                    }
+                }
             }
         case .wheelUp(let row, let column):
             if let pane = layout.pane(atRow: row, column: column) {

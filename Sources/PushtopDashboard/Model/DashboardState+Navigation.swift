@@ -22,6 +22,7 @@ extension DashboardState {
         case .channels:
             guard !channels.isEmpty else { return }
             selectedChannel = max(0, min(channels.count - 1, selectedChannel + delta))
+            followChannelSelection()
             memberTop = 0
         case .members:
             memberTop = max(0, memberTop + delta)
@@ -64,7 +65,9 @@ extension DashboardState {
 
     mutating func moveToTop() {
         switch focus {
-        case .channels: selectedChannel = 0
+        case .channels:
+            selectedChannel = 0
+            followChannelSelection()
         case .members: memberTop = 0
         case .log:
             guard log.visibleCount > 0 else { return }
@@ -76,7 +79,9 @@ extension DashboardState {
 
     mutating func moveToBottom() {
         switch focus {
-        case .channels: selectedChannel = max(0, channels.count - 1)
+        case .channels:
+            selectedChannel = max(0, channels.count - 1)
+            followChannelSelection()
         case .members: memberTop = Int.max / 2
         case .log:
             logSelected = nil
@@ -107,8 +112,12 @@ extension DashboardState {
         return (first...endIndex).map { log.visibleSeq(at: $0) }
     }
 
-    /// All kept log entries as JSON lines (for Ctrl-S).
+    /// All kept log entries as JSON lines (for Ctrl-S); with several apps open each names its app.
     public func logJSONLines() -> [String] {
-        log.entries.map(\.jsonLine)
+        guard isMultiApp else { return log.entries.map(\.jsonLine) }
+        return log.entries.map { entry in
+            let label = apps.indices.contains(entry.app) ? apps[entry.app].label : String(entry.app)
+            return entry.jsonLine(app: label)
+        }
     }
 }

@@ -38,12 +38,13 @@ public struct DashboardState: Sendable {
     public let configuration: Configuration
     public internal(set) var size: Size
     public internal(set) var now: Double
-    public internal(set) var connection = ConnectionInfo()
+    /// The open apps (one per profile; one when a single app is open). Channels and log entries name theirs.
+    public internal(set) var apps: [AppState]
+    /// The app that keys act on (subscribe, sign in, the debugger views): the selected channel's app.
+    public internal(set) var selectedApp = 0
+    /// Every app's channels, grouped by app (in app order).
     public internal(set) var channels: [ChannelInfo] = []
     public internal(set) var selectedChannel = 0
-    public internal(set) var rosters: [String: MemberRoster] = [:]
-    /// The signed-in user's watchlist: who is watched and who of them is online.
-    public internal(set) var watchlist = Watchlist()
     /// The first member row shown.
     public internal(set) var memberTop = 0
     public internal(set) var log: EventLog
@@ -65,27 +66,18 @@ public struct DashboardState: Sendable {
     public var needsDraw = true
     /// What fills the body: the panes or a debugger view.
     public internal(set) var view: ScreenView = .panes
-    /// The wire inspector's frames and selection.
-    public internal(set) var wire: WireInspectorState
-    /// Whether the connection has a frame tap (frames have arrived, or the runner said so).
-    public var framesAvailable = false
-    /// What each subscription's authorization did, per channel (the newest attempt).
-    public internal(set) var auth = AuthInspectorState()
     /// The file being recorded to, when recording.
     public internal(set) var recordingPath: String?
     /// Where a replay stands; `nil` when live.
     public internal(set) var replay: ReplayStatus?
-    /// The channel browser's list and selection.
-    public internal(set) var browser = ChannelBrowserState()
-    /// The server's rosters of presence channels, to compare with the client's.
-    public internal(set) var presenceCheck = PresenceCheckState()
 
     public init(size: Size, now: Double = 0, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.size = size
         self.now = now
         log = EventLog(capacity: configuration.logCapacity)
-        wire = WireInspectorState(capacity: configuration.frameCapacity)
+        apps = [AppState(setup: AppSetup(label: "", credentials: configuration.credentials, hasAPI: configuration.hasAPI),
+            frameCapacity: configuration.frameCapacity)]
     }
 
     /// The endpoint text for the connection pane (set by the runner from the backend).
@@ -93,6 +85,81 @@ public struct DashboardState: Sendable {
         connection.endpoint = text
         needsDraw = true
     }
+
+    /// Opens these apps (one per profile) in place of the single unnamed one; call before anything arrives.
+    public mutating func setApps(_ setups: [AppSetup]) {
+        guard !setups.isEmpty else { return }
+        apps = setups.map { AppState(setup: $0, frameCapacity: configuration.frameCapacity) }
+        log.appLabels = apps.map(\.label)
+        selectedApp = 0
+        needsDraw = true
+    }
+
+    /// Whether several apps are open (the panes then group and mark by app).
+    public var isMultiApp: Bool { apps.count > 1 }
+
+    /// ` · LABEL` for the debugger views' titles when several apps are open, else empty.
+    public var appTitleSuffix: String { isMultiApp ? " · \(appLabel)" : "" }
+
+    /// The selected app's label (empty with a single app).
+    public var appLabel: String { apps[selectedApp].label }
+
+    /// The selected app's connection.
+    public internal(set) var connection: ConnectionInfo {
+        _read { yield apps[selectedApp].connection }
+        _modify { yield &apps[selectedApp].connection }
+    }
+
+    /// The selected app's presence rosters, per channel.
+    public internal(set) var rosters: [String: MemberRoster] {
+        _read { yield apps[selectedApp].rosters }
+        _modify { yield &apps[selectedApp].rosters }
+    }
+
+    /// The selected app's watchlist: who is watched and who of them is online.
+    public internal(set) var watchlist: Watchlist {
+        _read { yield apps[selectedApp].watchlist }
+        _modify { yield &apps[selectedApp].watchlist }
+    }
+
+    /// The selected app's frames and the wire inspector's selection.
+    public internal(set) var wire: WireInspectorState {
+        _read { yield apps[selectedApp].wire }
+        _modify { yield &apps[selectedApp].wire }
+    }
+
+    /// Whether the selected app's connection has a frame tap (frames have arrived, or the runner said so).
+    public var framesAvailable: Bool {
+        get { apps[selectedApp].framesAvailable }
+        set { apps[selectedApp].framesAvailable = newValue }
+    }
+
+    /// What each of the selected app's subscriptions' authorization did (the newest attempt).
+    public internal(set) var auth: AuthInspectorState {
+        _read { yield apps[selectedApp].auth }
+        _modify { yield &apps[selectedApp].auth }
+    }
+
+    /// The channel browser (the selected app's occupied channels).
+    public internal(set) var browser: ChannelBrowserState {
+        _read { yield apps[selectedApp].browser }
+        _modify { yield &apps[selectedApp].browser }
+    }
+
+    /// The selected app's server rosters of presence channels, to compare with the client's.
+    public internal(set) var presenceCheck: PresenceCheckState {
+        _read { yield apps[selectedApp].presenceCheck }
+        _modify { yield &apps[selectedApp].presenceCheck }
+    }
+
+    /// The selected app's key and secret, when known.
+    public var credentials: KnownCredentials? { apps[selectedApp].credentials }
+
+    /// Whether the selected app's HTTP API is reachable.
+    public var hasAPI: Bool { apps[selectedApp].hasAPI }
+
+    /// The names of the selected app's channels.
+    var appChannelNames: [String] { channels.filter { $0.app == selectedApp }.map(\.name) }
 
     /// Shows a message in the footer.
     public mutating func setStatus(_ text: String, isError: Bool = false) {
@@ -108,26 +175,33 @@ public struct DashboardState: Sendable {
     /// The layout at the current size, `nil` when the terminal is too small.
     public var layout: Layout? { Layout(size: size) }
 
-    /// The channel the channels pane has selected.
+    /// The channel the channels pane has selected (always one of the selected app's).
     public var currentChannel: ChannelInfo? {
-        channels.indices.contains(selectedChannel) ? channels[selectedChannel] : nil
+        channels.indices.contains(selectedChannel) && channels[selectedChannel].app == selectedApp
+            ? channels[selectedChannel] : nil
     }
 
     /// The presence channel whose roster the members pane shows: the selected channel if it is a presence
-    /// channel, else the first presence channel.
+    /// channel, else the selected app's first presence channel.
     public var memberChannel: String? {
         if let c = currentChannel, c.kind == .presence, rosters[c.name] != nil { return c.name }
-        return channels.first { $0.kind == .presence && rosters[$0.name] != nil }?.name
+        return channels.first { $0.app == selectedApp && $0.kind == .presence && rosters[$0.name] != nil }?.name
     }
 
     /// Changes the state. Returns what the outside world must do.
     public mutating func reduce(_ event: UIEvent) -> [Effect] {
         switch event {
-        case .client(let batch):
-            for e in batch { apply(e) }
-            if !batch.isEmpty {
-                connection.lastFrameAt = now
-                needsDraw = true
+        case .client(let batch, let app):
+            guard apps.indices.contains(app) else { return [] }
+            inApp(app) { state in
+                for e in batch { state.apply(e) }
+                if !batch.isEmpty {
+                    state.connection.lastFrameAt = state.now
+                    state.needsDraw = true
+                }
+            }
+            if isMultiApp, currentChannel == nil, let i = channels.firstIndex(where: { $0.app == selectedApp }) {
+                selectedChannel = i  // another app's channel arrived above the selection
             }
             return []
         case .key(let key):
@@ -156,11 +230,12 @@ public struct DashboardState: Sendable {
         case .notice(let text, let isError):
             setStatus(text, isError: isError)
             return []
-        case .frames(let frames, let droppedUpstream):
-            framesAvailable = true
-            wire.append(frames)
-            wire.log.droppedUpstream = max(wire.log.droppedUpstream, droppedUpstream)
-            if view == .wireInspector, !frames.isEmpty || droppedUpstream > 0 { needsDraw = true }
+        case .frames(let frames, let droppedUpstream, let app):
+            guard apps.indices.contains(app) else { return [] }
+            apps[app].framesAvailable = true
+            apps[app].wire.append(frames)
+            apps[app].wire.log.droppedUpstream = max(apps[app].wire.log.droppedUpstream, droppedUpstream)
+            if view == .wireInspector, app == selectedApp, !frames.isEmpty || droppedUpstream > 0 { needsDraw = true }
             return []
         case .recording(let path):
             recordingPath = path
@@ -170,12 +245,14 @@ public struct DashboardState: Sendable {
             if status != replay { needsDraw = true }
             replay = status
             return []
-        case .occupiedChannels(let list, let error):
-            browser.received(list, error: error, at: now)
-            if view == .channelBrowser { needsDraw = true }
+        case .occupiedChannels(let list, let error, let app):
+            guard apps.indices.contains(app) else { return [] }
+            apps[app].browser.received(list, error: error, at: now)
+            if view == .channelBrowser, app == selectedApp { needsDraw = true }
             return []
-        case .presenceUsers(let channel, let userIDs, let error):
-            presenceCheck.received(channel, userIDs: userIDs, error: error, at: now)
+        case .presenceUsers(let channel, let userIDs, let error, let app):
+            guard apps.indices.contains(app) else { return [] }
+            apps[app].presenceCheck.received(channel, userIDs: userIDs, error: error, at: now)
             needsDraw = true
             return []
         }
@@ -186,11 +263,13 @@ public struct DashboardState: Sendable {
         now = t
         if Int(t) != Int(previous) {
             needsDraw = true  // clocks, countdowns and sparklines move once a second
-            connection.rate.advance(to: t)
+            for a in apps.indices { apps[a].connection.rate.advance(to: t) }
             for i in channels.indices { channels[i].rate.advance(to: t) }
         }
-        for name in Array(rosters.keys) {
-            if rosters[name]!.expire(at: t) { needsDraw = true }
+        for a in apps.indices {
+            for name in Array(apps[a].rosters.keys) {
+                if apps[a].rosters[name]!.expire(at: t) { needsDraw = true }
+            }
         }
         if let s = status, t - s.at > 6 {
             status = nil
@@ -200,7 +279,7 @@ public struct DashboardState: Sendable {
 
     /// HTTP API requests due now: the open channel browser's list, the shown presence channel's roster.
     mutating func apiRequestsDue() -> [Effect] {
-        guard configuration.hasAPI, replay == nil else { return [] }
+        guard hasAPI, replay == nil else { return [] }
         var effects: [Effect] = []
         if view == .channelBrowser, browser.due(at: now) {
             browser.started(at: now)
@@ -215,5 +294,14 @@ public struct DashboardState: Sendable {
 
     mutating func clampSelections() {
         selectedChannel = max(0, min(selectedChannel, channels.count - 1))
+    }
+
+    /// Runs `body` with `app` as the selected app (client events, frames and answers change their own app's
+    /// slice), then selects the user's app again.
+    mutating func inApp(_ app: Int, _ body: (inout DashboardState) -> Void) {
+        let saved = selectedApp
+        selectedApp = app
+        body(&self)
+        selectedApp = saved
     }
 }

@@ -24,10 +24,13 @@ public struct LogEntry: Sendable, Hashable {
     public var userID: String?
     /// The exact frame the event came in, when the connection has a frame tap.
     public var rawFrame: String?
+    /// The app the entry belongs to (its index in ``DashboardState/apps``).
+    public var app: Int
 
     public init(seq: Int, time: Double, kind: Kind, channel: String, event: String, dataText: String?,
-        userID: String? = nil, rawFrame: String? = nil)
+        userID: String? = nil, rawFrame: String? = nil, app: Int = 0)
     {
+        self.app = app
         self.rawFrame = rawFrame
         self.seq = seq
         self.time = time
@@ -48,8 +51,11 @@ public struct LogEntry: Sendable, Hashable {
         return DisplayWidth.sanitized(dataText)
     }
 
-    /// Whether the entry matches a filter.
-    public func matches(_ filter: LogFilter) -> Bool {
+    /// Whether the entry matches a filter; `appLabels` names the apps (by index) for `a:LABEL`.
+    public func matches(_ filter: LogFilter, appLabels: [String] = []) -> Bool {
+        if let app = filter.app {
+            guard appLabels.indices.contains(self.app), appLabels[self.app].containsIgnoringASCIICase(app) else { return false }
+        }
         if let channel = filter.channel, !self.channel.containsIgnoringASCIICase(channel) { return false }
         if let event = filter.event, !self.event.containsIgnoringASCIICase(event) { return false }
         if let text = filter.text {
@@ -60,7 +66,10 @@ public struct LogEntry: Sendable, Hashable {
     }
 
     /// The entry as one JSON line (for Ctrl-S).
-    public var jsonLine: String {
+    public var jsonLine: String { jsonLine(app: nil) }
+
+    /// The entry as one JSON line with its app's label (several apps open).
+    public func jsonLine(app: String?) -> String {
         var object: [String: JSONValue] = [
             "seq": .number(Double(seq)), "time": .number(time), "kind": .string("\(kind)"),
             "event": .string(event),
@@ -68,17 +77,19 @@ public struct LogEntry: Sendable, Hashable {
         if !channel.isEmpty { object["channel"] = .string(channel) }
         if let dataText { object["data"] = JSONValue.parseIfJSON(dataText) ?? .string(dataText) }
         if let userID { object["user_id"] = .string(userID) }
+        if let app { object["app"] = .string(app) }
         return JSONValue.object(object).jsonString
     }
 }
 
-/// A log filter typed after `/`: words are matched anywhere; `channel:NAME` (or `c:`) and `event:NAME`
-/// (or `e:`) restrict a field. Matching ignores ASCII case.
+/// A log filter typed after `/`: words are matched anywhere; `channel:NAME` (or `c:`), `event:NAME` (or `e:`)
+/// and, with several apps open, `app:LABEL` (or `a:`) restrict a field. Matching ignores ASCII case.
 public struct LogFilter: Sendable, Hashable {
     public var query: String
     var text: String?
     var channel: String?
     var event: String?
+    var app: String?
 
     public init(_ query: String) {
         self.query = query
@@ -89,106 +100,78 @@ public struct LogFilter: Sendable, Hashable {
             else if w.hasPrefix("c:") { channel = String(w.dropFirst(2)) }
             else if w.hasPrefix("event:") { event = String(w.dropFirst(6)) }
             else if w.hasPrefix("e:") { event = String(w.dropFirst(2)) }
+            else if w.hasPrefix("app:") { app = String(w.dropFirst(4)) }
+            else if w.hasPrefix("a:") { app = String(w.dropFirst(2)) }
             else { words.append(w) }
         }
         text = words.isEmpty ? nil : words.joined(separator: " ")
         if channel?.isEmpty == true { channel = nil }
         if event?.isEmpty == true { event = nil }
+        if app?.isEmpty == true { app = nil }
     }
 
-    public var isEmpty: Bool { text == nil && channel == nil && event == nil }
+    public var isEmpty: Bool { text == nil && channel == nil && event == nil && app == nil }
 }
 
-/// The event log: a ring buffer of the newest entries, with a count of those dropped to make room, and an
-/// index of the entries matching the current filter.
+/// The event log: a ring buffer of the newest entries (``BoundedRing``), with a count of those dropped to make
+/// room, and an index of the entries matching the current filter.
 public struct EventLog: Sendable {
-    public let capacity: Int
-    private var ring: [LogEntry?]
-    /// The seq of the oldest entry kept.
-    public private(set) var firstSeq = 0
-    /// The seq the next entry gets.
-    public private(set) var nextSeq = 0
-    /// Entries dropped from the front because the buffer was full.
-    public var dropped: Int { firstSeq }
+    private var ring: BoundedRing<LogEntry>
     public private(set) var filter: LogFilter?
-    /// The seqs of kept entries matching ``filter`` (ascending), from `matchStart` on.
-    private var matches: [Int] = []
-    private var matchStart = 0
+    /// The open apps' labels (by index), for the filter's `a:LABEL`.
+    public var appLabels: [String] = []
 
+    /// An empty log keeping at most `capacity` entries.
     public init(capacity: Int) {
-        self.capacity = max(1, capacity)
-        ring = Array(repeating: nil, count: max(1, capacity))
+        ring = BoundedRing(capacity: capacity)
     }
 
+    /// The most entries kept.
+    public var capacity: Int { ring.capacity }
+    /// The seq of the oldest entry kept.
+    public var firstSeq: Int { ring.firstSeq }
+    /// The seq the next entry gets.
+    public var nextSeq: Int { ring.nextSeq }
+    /// Entries dropped from the front because the buffer was full.
+    public var dropped: Int { ring.dropped }
     /// The number of entries kept.
-    public var count: Int { nextSeq - firstSeq }
+    public var count: Int { ring.count }
 
     /// Appends an entry (its seq is assigned here) and returns the seq.
     @discardableResult
-    public mutating func append(time: Double, kind: LogEntry.Kind, channel: String, event: String,
+    public mutating func append(app: Int = 0, time: Double, kind: LogEntry.Kind, channel: String, event: String,
         dataText: String?, userID: String? = nil, rawFrame: String? = nil) -> Int
     {
-        let seq = nextSeq
-        let entry = LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
-            userID: userID, rawFrame: rawFrame)
-        if count == capacity {
-            firstSeq += 1
-            if matchStart < matches.count, matches[matchStart] < firstSeq { matchStart += 1 }
-        }
-        ring[seq % capacity] = entry
-        nextSeq += 1
-        if let filter, entry.matches(filter) { matches.append(seq) }
-        if matchStart > 4096, matchStart * 2 > matches.count {
-            matches.removeFirst(matchStart)
-            matchStart = 0
-        }
-        return seq
+        let (filter, labels) = (self.filter, appLabels)
+        return ring.append({ seq in
+            LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
+                userID: userID, rawFrame: rawFrame, app: app)
+        }, isShown: { entry in filter.map { entry.matches($0, appLabels: labels) } ?? true })
     }
 
     /// The entry with a seq, if still kept.
-    public func entry(seq: Int) -> LogEntry? {
-        guard seq >= firstSeq, seq < nextSeq else { return nil }
-        return ring[seq % capacity]
-    }
+    public func entry(seq: Int) -> LogEntry? { ring.element(seq: seq) }
 
     /// Sets (or clears, with `nil` or an empty filter) the filter and indexes the kept entries.
     public mutating func setFilter(_ newFilter: LogFilter?) {
         let f = (newFilter?.isEmpty ?? true) ? nil : newFilter
         guard f != filter else { return }
         filter = f
-        matches = []
-        matchStart = 0
-        guard let f else { return }
-        for seq in firstSeq..<nextSeq where ring[seq % capacity]!.matches(f) { matches.append(seq) }
+        let labels = appLabels
+        ring.setShown(f.map { f in { $0.matches(f, appLabels: labels) } })
     }
 
     /// The number of visible entries (all, or the filter's matches).
-    public var visibleCount: Int { filter == nil ? count : matches.count - matchStart }
+    public var visibleCount: Int { ring.shownCount }
 
     /// The seq of the `i`th visible entry (0 = oldest).
-    public func visibleSeq(at i: Int) -> Int {
-        filter == nil ? firstSeq + i : matches[matchStart + i]
-    }
+    public func visibleSeq(at i: Int) -> Int { ring.shownSeq(at: i) }
 
     /// The position among visible entries of the last entry with a seq ≤ `seq`, or `nil` if none.
-    public func visibleIndex(atOrBefore seq: Int) -> Int? {
-        if filter == nil {
-            guard seq >= firstSeq, count > 0 else { return nil }
-            return min(seq, nextSeq - 1) - firstSeq
-        }
-        // Binary search among the matches.
-        var lo = matchStart, hi = matches.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if matches[mid] <= seq { lo = mid + 1 } else { hi = mid }
-        }
-        return lo - 1 >= matchStart ? lo - 1 - matchStart : nil
-    }
+    public func visibleIndex(atOrBefore seq: Int) -> Int? { ring.shownIndex(atOrBefore: seq) }
 
     /// All kept entries, oldest first.
-    public var entries: [LogEntry] {
-        (firstSeq..<nextSeq).compactMap { ring[$0 % capacity] }
-    }
+    public var entries: [LogEntry] { ring.elements }
 }
 
 extension String {

@@ -2,8 +2,9 @@ import PusherProtocol
 
 /// Everything that can happen to the dashboard: the only input of ``DashboardState/reduce(_:)``.
 public enum UIEvent: Sendable {
-    /// A batch of client events (everything the client delivered since the last pull).
-    case client([ClientEvent])
+    /// A batch of client events (everything the client delivered since the last pull), from one app (its
+    /// index in ``DashboardState/apps``).
+    case client([ClientEvent], app: Int = 0)
     /// A key press.
     case key(Key)
     /// Text pasted or typed quickly (only used by prompts).
@@ -19,18 +20,19 @@ public enum UIEvent: Sendable {
     /// A message from the runner (e.g. where the log was saved).
     case notice(String, isError: Bool)
     /// WebSocket frames from the client's frame tap, and how many the tap has dropped so far in all.
-    case frames([WireFrame], droppedUpstream: Int)
+    case frames([WireFrame], droppedUpstream: Int, app: Int = 0)
     /// Recording started (to this file) or stopped (`nil`).
     case recording(path: String?)
     /// Where a replay stands (position, speed, playing): set by the replay runner.
     case replay(ReplayStatus)
     /// The HTTP API's list of occupied channels, or why it failed.
-    case occupiedChannels([OccupiedChannel]?, error: String?)
+    case occupiedChannels([OccupiedChannel]?, error: String?, app: Int = 0)
     /// The HTTP API's user ids of a presence channel, or why it failed.
-    case presenceUsers(channel: String, userIDs: [String]?, error: String?)
+    case presenceUsers(channel: String, userIDs: [String]?, error: String?, app: Int = 0)
 }
 
-/// What `reduce` asks the outside world to do: talk to the client, save a file, quit.
+/// What `reduce` asks the outside world to do: talk to the client, save a file, quit. Effects that talk to
+/// an app (subscribe, sign in, the HTTP API) act on the selected app (``DashboardState/selectedApp``).
 public enum Effect: Sendable, Hashable {
     case subscribe(String)
     case unsubscribe(String)

@@ -15,7 +15,7 @@ public struct ReplayPlayer: Sendable {
     public private(set) var position = 0.0
     public private(set) var speed = 1.0
     public private(set) var playing = true
-    private var framesDropped = 0
+    private var framesDropped: [Int: Int] = [:]
 
     /// Reads a recording's text (see ``RecordingCodec/read(_:)``).
     public init(file: String, text: String) {
@@ -55,7 +55,12 @@ public struct ReplayPlayer: Sendable {
     /// A state to start (or restart) from: the live dashboard's initial state, at the recording's start.
     public func initialState(size: Size, configuration: DashboardState.Configuration) -> DashboardState {
         var state = DashboardState(size: size, now: start, configuration: configuration)
-        if let header { state.setEndpoint(header.endpoint + " (replay)") }
+        if let header, header.apps.count > 1 {
+            // Several apps were recorded: the same grouping, no credentials (a replay signs nothing).
+            state.setApps(header.apps.map { AppSetup(label: $0.label, endpoint: $0.endpoint + " (replay)") })
+        } else if let header {
+            state.setEndpoint(header.endpoint + " (replay)")
+        }
         _ = state.reduce(.replay(status))
         return state
     }
@@ -122,22 +127,30 @@ public struct ReplayPlayer: Sendable {
         state.view = keep.0
         state.themeIndex = keep.1
         applied = 0
-        framesDropped = 0
+        framesDropped = [:]
         applyDue(into: &state)
     }
 
-    private mutating func apply(_ item: RecordingItem, into state: inout DashboardState) {
+    private mutating func apply(_ item: RecordingItem, into state: inout DashboardState, app: Int = 0) {
         switch item {
         case .header:
             break
         case .client(let time, let event):
             _ = state.reduce(.tick(now: time))
-            _ = state.reduce(.client([event]))
+            _ = state.reduce(.client([event], app: app))
         case .frame(let frame):
-            _ = state.reduce(.frames([frame], droppedUpstream: framesDropped))
+            _ = state.reduce(.frames([frame], droppedUpstream: framesDropped[app] ?? 0, app: app))
         case .framesDropped(_, let total):
-            framesDropped = total
-            _ = state.reduce(.frames([], droppedUpstream: total))
+            framesDropped[app] = total
+            _ = state.reduce(.frames([], droppedUpstream: total, app: app))
+        case .apiAnswer(let time, let query, let result, let error):
+            // The channel browser's and the presence check's answers, as they came live.
+            if let event = RecordedAnswer.event(query: query, result: result, error: error, app: app) {
+                _ = state.reduce(.tick(now: time))
+                _ = state.reduce(event)
+            }
+        case .inApp(let app, let item):
+            apply(item, into: &state, app: app)
         }
     }
 }

@@ -68,6 +68,35 @@ public struct DashboardOptions: Sendable {
     }
 }
 
+/// One app for ``runDashboard(apps:options:)``: its connection's events, frames and commands, its HTTP API,
+/// and what the dashboard shows of it.
+public struct DashboardApp: Sendable {
+    /// The app's label (its profile's name), endpoint and credentials.
+    public var setup: AppSetup
+    /// The client's events, in batches.
+    public var events: AsyncStream<[ClientEvent]>
+    /// The client's frame tap (the wire inspector), when it has one.
+    public var frames: AsyncStream<FrameBatch>?
+    /// Where this app's subscribe/unsubscribe/trigger/connect/disconnect go.
+    public var backend: any DashboardBackend
+    /// The app's HTTP API (channel browser, presence check), when its app id and secret are known.
+    public var api: (any AppAPI)?
+    /// The channels asked for (a recording's header names them).
+    public var channels: [String]
+
+    /// An app to run the dashboard on.
+    public init(setup: AppSetup, events: AsyncStream<[ClientEvent]>, frames: AsyncStream<FrameBatch>? = nil,
+        backend: any DashboardBackend, api: (any AppAPI)? = nil, channels: [String] = [])
+    {
+        self.setup = setup
+        self.events = events
+        self.frames = frames
+        self.backend = backend
+        self.api = api
+        self.channels = channels
+    }
+}
+
 /// A batch from the client's frame tap: the frames, and how many the tap has dropped so far in all.
 public struct FrameBatch: Sendable {
     public var frames: [WireFrame]

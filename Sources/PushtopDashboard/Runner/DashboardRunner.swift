@@ -22,8 +22,20 @@ import Darwin
 public func runDashboard(events: AsyncStream<[ClientEvent]>, frames: AsyncStream<FrameBatch>? = nil,
     backend: any DashboardBackend, options: DashboardOptions) async throws -> DashboardExit
 {
-    let runner = DashboardRunner(backend: backend, options: options)
-    return await runner.run(events: events, frames: frames)
+    let app = DashboardApp(setup: AppSetup(label: "", endpoint: backend.connectionDescription,
+        credentials: options.credentials, hasAPI: options.api != nil), events: events, frames: frames,
+        backend: backend, api: options.api, channels: options.recordChannels)
+    return try await runDashboard(apps: [app], options: options)
+}
+
+/// Runs the dashboard on several apps at once (`pushtop --profile a --profile b`): one connection each; the
+/// panes group by app, the log marks each entry's app, and keys act on the selected app (`A` selects the
+/// next). With one app it is the same as ``runDashboard(events:frames:backend:options:)``.
+@MainActor
+public func runDashboard(apps: [DashboardApp], options: DashboardOptions) async throws -> DashboardExit {
+    precondition(!apps.isEmpty, "runDashboard needs an app")
+    let runner = DashboardRunner(apps: apps, options: options)
+    return await runner.run(events: apps.map(\.events), frames: apps.map(\.frames))
 }
 
 /// Runs the dashboard on a recording (`pushtop replay`): no network; the recorded events drive the same
@@ -32,12 +44,15 @@ public func runDashboard(events: AsyncStream<[ClientEvent]>, frames: AsyncStream
 public func runReplay(_ player: ReplayPlayer, options: DashboardOptions) async throws -> DashboardExit {
     let runner = DashboardRunner(backend: ReplayBackend(), options: options)
     runner.player = player
-    return await runner.run(events: AsyncStream { $0.finish() }, frames: nil)
+    return await runner.run(events: [AsyncStream { $0.finish() }], frames: [nil])
 }
 
 @MainActor
 final class DashboardRunner {
-    let backend: any DashboardBackend
+    /// Each app's backend and HTTP API, by app index.
+    let backends: [any DashboardBackend]
+    let apis: [(any AppAPI)?]
+    let apps: [DashboardApp]
     let options: DashboardOptions
     let inbox: Inbox
     var catalog: ThemeCatalog
@@ -46,8 +61,16 @@ final class DashboardRunner {
     private var sources: [any DispatchSourceProtocol] = []
     private var lastDraw = 0.0
 
-    init(backend: any DashboardBackend, options: DashboardOptions) {
-        self.backend = backend
+    convenience init(backend: any DashboardBackend, options: DashboardOptions) {
+        self.init(apps: [DashboardApp(setup: AppSetup(label: "", endpoint: backend.connectionDescription,
+            credentials: options.credentials, hasAPI: options.api != nil), events: AsyncStream { $0.finish() },
+            frames: nil, backend: backend, api: options.api, channels: options.recordChannels)], options: options)
+    }
+
+    init(apps: [DashboardApp], options: DashboardOptions) {
+        self.apps = apps
+        backends = apps.map(\.backend)
+        apis = apps.map(\.api)
         self.options = options
         inbox = Inbox(capacity: options.inboxCapacity)
         catalog = ThemeCatalog(environment: options.environment)
@@ -62,7 +85,11 @@ final class DashboardRunner {
                 themeNames: names, frameCapacity: options.frameCapacity, credentials: options.credentials,
                 hasAPI: options.api != nil))
         state.themeIndex = names.firstIndex(of: theme.name) ?? 0
-        state.setEndpoint(backend.connectionDescription)
+        if apps.count > 1 {
+            state.setApps(apps.map(\.setup))
+        } else {
+            state.setEndpoint(apps[0].backend.connectionDescription)
+        }
         let problems = catalog.warnings + (warning.map { [$0] } ?? [])
         if !problems.isEmpty { state.setStatus(problems.joined(separator: "; "), isError: true) }
         self.currentTheme = theme
@@ -76,7 +103,7 @@ final class DashboardRunner {
     private var recorder: RecordingWriter?
     private var recordedOnce = false
 
-    func run(events: AsyncStream<[ClientEvent]>, frames: AsyncStream<FrameBatch>?) async -> DashboardExit {
+    func run(events: [AsyncStream<[ClientEvent]>], frames: [AsyncStream<FrameBatch>?]) async -> DashboardExit {
         TerminalGuard.install()
         installSignalSources()  // before initscr, so curses does not take SIGWINCH
         screen.start(mouse: options.mouse)
@@ -99,13 +126,19 @@ final class DashboardRunner {
 
         let inbox = self.inbox
         let isReplay = player != nil
-        let feed = Task.detached {
-            for await batch in events { inbox.post(batch, time: DashboardRunner.clock(), wake: false) }
-            if !isReplay { inbox.update { $0.feedEnded = true } }
-        }
-        let frameFeed = frames.map { frames in
+        let feeds = events.enumerated().map { (app, events) in
             Task.detached {
-                for await batch in frames { inbox.post(frames: batch.frames, droppedUpstream: batch.droppedSoFar) }
+                for await batch in events { inbox.post(batch, app: app, time: DashboardRunner.clock(), wake: false) }
+                if !isReplay { inbox.update { $0.feedEnded = true } }
+            }
+        }
+        let frameFeeds = frames.enumerated().compactMap { (app, frames) in
+            frames.map { frames in
+                Task.detached {
+                    for await batch in frames {
+                        inbox.post(frames: batch.frames, droppedUpstream: batch.droppedSoFar, app: app)
+                    }
+                }
             }
         }
         // The frame clock, on the main queue with the loop: one wake-up per frame, no task hop.
@@ -116,8 +149,8 @@ final class DashboardRunner {
         ticker.setEventHandler { inbox.update { $0.tick = true } }
         ticker.resume()
         defer {
-            feed.cancel()
-            frameFeed?.cancel()
+            for feed in feeds { feed.cancel() }
+            for feed in frameFeeds { feed.cancel() }
             ticker.cancel()
         }
 
@@ -131,29 +164,45 @@ final class DashboardRunner {
                 effects += state.reduce(.resize(screen.handleResize()))
             }
             if p.dropped > 0 { effects += state.reduce(.dropped(p.dropped)) }
-            if !p.events.isEmpty {
-                // Each read burst at the time it arrived (it waited for this frame), as the log and recordings show.
-                var start = 0
-                while start < p.events.count {
-                    let time = player?.clock ?? p.eventTimes[start]
-                    var end = start + 1
-                    while end < p.events.count, p.eventTimes[end] == p.eventTimes[start] { end += 1 }
-                    let burst = Array(p.events[start..<end])
+            if p.eventCount > 0 {
+                // Each read burst at the time it arrived (it waited for this frame), in arrival order across the
+                // apps, as the log and recordings show.
+                var bursts: [(time: Double, app: Int, range: Range<Int>)] = []
+                for (app, times) in p.eventTimes.enumerated() {
+                    var start = 0
+                    while start < times.count {
+                        var end = start + 1
+                        while end < times.count, times[end] == times[start] { end += 1 }
+                        bursts.append((times[start], app, start..<end))
+                        start = end
+                    }
+                }
+                if p.eventTimes.count > 1 { bursts.sort { $0.time < $1.time } }
+                for burst in bursts {
+                    let time = player?.clock ?? burst.time
+                    let events = Array(p.events[burst.app][burst.range])
                     effects += state.reduce(.tick(now: time))
-                    effects += state.reduce(.client(burst))
-                    if recorder != nil { record(burst.map { .client(time: time, event: $0) }) }
-                    start = end
+                    effects += state.reduce(.client(events, app: burst.app))
+                    if recorder != nil {
+                        record(events.map { .tagged(.client(time: time, event: $0), app: burst.app) })
+                    }
                 }
             }
-            if !p.frames.isEmpty || p.framesDroppedUpstream != nil {
-                let dropped = p.framesDroppedUpstream ?? 0
-                effects += state.reduce(.frames(p.frames, droppedUpstream: dropped))
-                record(p.frames.map(RecordingItem.frame)
+            for app in 0..<max(p.frames.count, (p.framesDroppedUpstream.keys.max() ?? -1) + 1) {
+                let frames = app < p.frames.count ? p.frames[app] : []
+                guard !frames.isEmpty || p.framesDroppedUpstream[app] != nil else { continue }
+                let dropped = p.framesDroppedUpstream[app] ?? 0
+                effects += state.reduce(.frames(frames, droppedUpstream: dropped, app: app))
+                record((frames.map(RecordingItem.frame)
                     + (dropped > 0 ? [.framesDropped(time: DashboardRunner.clock(), total: dropped)] : []))
+                    .map { .tagged($0, app: app) })
             }
             if p.feedEnded { state.setStatus("the client's event stream ended", isError: true) }
             for (text, isError) in p.notices { effects += state.reduce(.notice(text, isError: isError)) }
-            for event in p.uiEvents { effects += state.reduce(event) }
+            for event in p.uiEvents {
+                effects += state.reduce(event)
+                if let item = RecordedAnswer.item(event, time: DashboardRunner.clock()) { record([item]) }
+            }
             if p.inputReady {
                 for event in screen.readInput() {
                     effects += state.reduce(event)
@@ -187,8 +236,11 @@ final class DashboardRunner {
         return .quit
     }
 
+    /// Performs an effect; those that talk to an app go to the selected app's connection and API.
     private func perform(_ effect: Effect) {
-        let backend = self.backend
+        let app = backends.indices.contains(state.selectedApp) ? state.selectedApp : 0
+        let backend = backends[app]
+        let api = apis[app]
         let inbox = self.inbox
         switch effect {
         case .subscribe(let channel):
@@ -196,7 +248,7 @@ final class DashboardRunner {
                 do {
                     try await backend.subscribe(channel)
                 } catch {
-                    inbox.post([.subscriptionError(channel: channel, status: nil, message: "\(error)")],
+                    inbox.post([.subscriptionError(channel: channel, status: nil, message: "\(error)")], app: app,
                                time: DashboardRunner.clock())
                 }
             }
@@ -207,7 +259,7 @@ final class DashboardRunner {
                 do {
                     try await backend.trigger(channel: channel, event: event, data: data)
                 } catch {
-                    inbox.post([.error(code: nil, message: "\(event) on \(channel) not sent: \(error)")],
+                    inbox.post([.error(code: nil, message: "\(event) on \(channel) not sent: \(error)")], app: app,
                                time: DashboardRunner.clock())
                 }
             }
@@ -220,7 +272,8 @@ final class DashboardRunner {
                 do {
                     try await backend.signIn()
                 } catch {
-                    inbox.post([.signInFailed(status: nil, message: "\(error)")], time: DashboardRunner.clock())
+                    inbox.post([.signInFailed(status: nil, message: "\(error)")], app: app,
+                               time: DashboardRunner.clock())
                 }
             }
         case .signOut:
@@ -239,24 +292,25 @@ final class DashboardRunner {
         case .toggleRecording:
             toggleRecording()
         case .fetchOccupiedChannels:
-            guard let api = options.api else { return }
+            guard let api else { return }
             Task.detached {
                 let event: UIEvent
                 do {
-                    event = .occupiedChannels(try await api.occupiedChannels(), error: nil)
+                    event = .occupiedChannels(try await api.occupiedChannels(), error: nil, app: app)
                 } catch {
-                    event = .occupiedChannels(nil, error: "\(error)")
+                    event = .occupiedChannels(nil, error: "\(error)", app: app)
                 }
                 inbox.update { $0.uiEvents.append(event) }
             }
         case .fetchPresenceUsers(let channel):
-            guard let api = options.api else { return }
+            guard let api else { return }
             Task.detached {
                 let event: UIEvent
                 do {
-                    event = .presenceUsers(channel: channel, userIDs: try await api.presenceUserIDs(channel: channel), error: nil)
+                    event = .presenceUsers(channel: channel, userIDs: try await api.presenceUserIDs(channel: channel),
+                        error: nil, app: app)
                 } catch {
-                    event = .presenceUsers(channel: channel, userIDs: nil, error: "\(error)")
+                    event = .presenceUsers(channel: channel, userIDs: nil, error: "\(error)", app: app)
                 }
                 inbox.update { $0.uiEvents.append(event) }
             }
@@ -297,12 +351,18 @@ final class DashboardRunner {
         let path = (recordedOnce ? nil : options.recordPath)
             ?? options.saveDirectory + "/pushtop-recording-" + DashboardRunner.fileStamp() + ".jsonl"
         recordedOnce = true
-        let channels = options.recordChannels.isEmpty ? state.channels.map(\.name) : options.recordChannels
+        let asked = apps.count > 1 ? apps.flatMap(\.channels) : options.recordChannels
+        let channels = asked.isEmpty ? state.channels.map(\.name) : asked
+        var header = RecordingHeader(started: DashboardRunner.clock(), endpoint: options.recordEndpoint.isEmpty
+            ? state.apps[0].connection.endpoint : options.recordEndpoint, channels: channels, source: "pushtop dashboard")
+        if state.isMultiApp {
+            // Which app each line's "app" index names, so that a replay groups the same way.
+            header.endpoint = state.apps[0].connection.endpoint
+            header.apps = state.apps.map { RecordingHeader.App(label: $0.label, endpoint: $0.connection.endpoint) }
+        }
+        let secrets = ([options.credentials] + state.apps.map(\.credentials)).compactMap { $0?.secret }
         do {
-            recorder = try RecordingWriter(path: path,
-                header: RecordingHeader(started: DashboardRunner.clock(), endpoint: options.recordEndpoint.isEmpty
-                    ? state.connection.endpoint : options.recordEndpoint, channels: channels, source: "pushtop dashboard"),
-                scrub: options.credentials.map { [$0.secret] } ?? [])
+            recorder = try RecordingWriter(path: path, header: header, scrub: Array(Set(secrets)))
             _ = state.reduce(.recording(path: path))
             state.setStatus("recording to \(path)")
         } catch {

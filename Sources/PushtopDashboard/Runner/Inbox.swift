@@ -31,20 +31,24 @@ final class Locked<Value>: @unchecked Sendable {
 /// What producers (the client feed, stdin, signals, the clock) leave for the loop, and one coalescing
 /// wake-up: however fast events arrive, the loop wakes once, drains everything, and reduces it in one go.
 ///
-/// The client's events and frames do not wake the loop: the frame clock does, at most `framesPerSecond` times a
+/// The clients' events and frames do not wake the loop: the frame clock does, at most `framesPerSecond` times a
 /// second, so a firehose costs the screen one wake-up per frame drawn, not one per read. Keys, signals and the
 /// answers of the dashboard's own requests wake it at once.
 final class Inbox: Sendable {
     struct Pending {
-        var events: [ClientEvent] = []
-        /// When each of `events` arrived (for recordings).
-        var eventTimes: [Double] = []
+        /// Client events per app (index = the app's).
+        var events: [[ClientEvent]] = []
+        /// When each of `events` arrived, per app.
+        var eventTimes: [[Double]] = []
+        var eventCount = 0
         var dropped = 0
-        var frames: [WireFrame] = []
-        /// The frame tap's own drop count (in all), when frames arrived.
-        var framesDroppedUpstream: Int?
-        /// Frames this inbox dropped since it started (kept across ``Inbox/take()``).
-        var framesOverflowSoFar = 0
+        /// Frames per app.
+        var frames: [[WireFrame]] = []
+        var frameCount = 0
+        /// The frame tap's own drop count (in all) per app, when frames arrived.
+        var framesDroppedUpstream: [Int: Int] = [:]
+        /// Frames this inbox dropped since it started, per app (kept across ``Inbox/take()``).
+        var framesOverflowSoFar: [Int: Int] = [:]
         var inputReady = false
         var resized = false
         var tick = false
@@ -65,31 +69,36 @@ final class Inbox: Sendable {
         (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Leaves `events`, arrived at `time`; beyond the capacity they are dropped and counted.
-    /// - Parameter wake: wake the loop now (the client's own stream waits for the next frame tick).
-    func post(_ events: [ClientEvent], time: Double, wake: Bool = true) {
+    /// Client events of an app, arrived at `time`; beyond the capacity (all apps together) they are dropped and
+    /// counted.
+    /// - Parameter wake: wake the loop now (the clients' own streams wait for the next frame tick).
+    func post(_ events: [ClientEvent], app: Int = 0, time: Double, wake: Bool = true) {
         pending.withLock { p in
-            let room = max(0, capacity - p.events.count)
-            let kept = min(room, events.count)
-            if kept == events.count {
-                p.events.append(contentsOf: events)
-            } else {
-                p.events.append(contentsOf: events.prefix(kept))
-                p.dropped += events.count - kept
+            while p.events.count <= app {
+                p.events.append([])
+                p.eventTimes.append([])
             }
-            p.eventTimes.append(contentsOf: repeatElement(time, count: kept))
+            let room = max(0, capacity - p.eventCount)
+            let taken = min(room, events.count)
+            p.events[app].append(contentsOf: events.prefix(taken))
+            p.eventTimes[app].append(contentsOf: repeatElement(time, count: taken))
+            p.eventCount += taken
+            p.dropped += events.count - taken
         }
         if wake { continuation.yield() }
     }
 
-    /// Frames from the tap; beyond the capacity they are dropped and counted like the tap's own drops. They wait
-    /// for the next frame tick.
-    func post(frames: [WireFrame], droppedUpstream: Int) {
+    /// Frames from an app's tap; beyond the capacity they are dropped and counted like the tap's own drops. They
+    /// wait for the next frame tick.
+    func post(frames: [WireFrame], droppedUpstream: Int, app: Int = 0) {
         pending.withLock { p in
-            let room = max(0, capacity - p.frames.count)
-            p.frames.append(contentsOf: frames.prefix(room))
-            p.framesOverflowSoFar += max(0, frames.count - room)
-            p.framesDroppedUpstream = droppedUpstream + p.framesOverflowSoFar
+            while p.frames.count <= app { p.frames.append([]) }
+            let room = max(0, capacity - p.frameCount)
+            let taken = min(room, frames.count)
+            p.frames[app].append(contentsOf: frames.prefix(taken))
+            p.frameCount += taken
+            p.framesOverflowSoFar[app, default: 0] += frames.count - taken
+            p.framesDroppedUpstream[app] = droppedUpstream + p.framesOverflowSoFar[app, default: 0]
         }
     }
 

@@ -56,13 +56,29 @@ public enum ChannelsPaneView {
         }
         let listRows = inner.height - 1
         guard listRows > 0 else { return }
-        if state.channels.isEmpty {
+        if state.channels.isEmpty, !state.isMultiApp {
             canvas.draw("no channels: press s to subscribe", row: inner.row + 1, column: inner.column + 1,
                 maxWidth: inner.width - 2, role: .dim)
             return
         }
-        let top = max(0, state.selectedChannel - listRows + 1)
-        for (offset, index) in (top..<min(state.channels.count, top + listRows)).enumerated() {
+        let rows = self.rows(state)
+        let top = self.top(state, rows: rows, listRows: listRows)
+        for (offset, row) in rows[top..<min(rows.count, top + listRows)].enumerated() {
+            let index: Int
+            switch row {
+            case .heading(let app):
+                // An app's heading: its label, state, channel count; the selected app marked.
+                let a = state.apps[app]
+                let count = state.channels.lazy.filter { $0.app == app }.count
+                let selectedApp = app == state.selectedApp
+                let text = (selectedApp ? "▸ " : "  ") + a.label + "  ● \(a.connection.state)  "
+                    + (count == 0 ? "no channels" : Format.counted(count, "channel"))
+                canvas.draw(text, row: inner.row + 1 + offset, column: inner.column + 1, maxWidth: inner.width - 2,
+                    role: selectedApp ? .titleFocus : .label)
+                continue
+            case .channel(let i):
+                index = i
+            }
             let ch = state.channels[index]
             let r = inner.row + 1 + offset
             let selected = index == state.selectedChannel
@@ -99,6 +115,39 @@ public enum ChannelsPaneView {
                     into: &canvas)
             }
         }
+    }
+
+    /// A row of the channel list: an app's heading (several apps open) or a channel (its index).
+    enum Row: Hashable {
+        case heading(Int)
+        case channel(Int)
+    }
+
+    /// The list's rows: the channels, under a heading per app when several apps are open.
+    static func rows(_ state: DashboardState) -> [Row] {
+        guard state.isMultiApp else { return state.channels.indices.map(Row.channel) }
+        var rows: [Row] = []
+        var i = 0
+        for app in state.apps.indices {
+            rows.append(.heading(app))
+            while i < state.channels.count, state.channels[i].app == app {
+                rows.append(.channel(i))
+                i += 1
+            }
+        }
+        // Channels of an app index that is not open (never expected) still show.
+        while i < state.channels.count {
+            rows.append(.channel(i))
+            i += 1
+        }
+        return rows
+    }
+
+    /// The first row shown so that the selection (or the selected app's heading) is visible.
+    static func top(_ state: DashboardState, rows: [Row], listRows: Int) -> Int {
+        let target = state.currentChannel != nil ? Row.channel(state.selectedChannel) : Row.heading(state.selectedApp)
+        let at = rows.firstIndex(of: target) ?? 0
+        return max(0, min(at - listRows + 1, rows.count - listRows))
     }
 
     static func drawCell(_ text: String, row: Int, column: Int, width: Int, right: Bool, limit: Int, role: Role,

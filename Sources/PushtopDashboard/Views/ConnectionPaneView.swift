@@ -1,11 +1,52 @@
 /// The connection pane: state, endpoint, socket, uptime, reconnects, last close, next attempt, ping,
-/// last frame and an events-per-second sparkline.
+/// last frame and an events-per-second sparkline. With several apps open, a row per app (label, state,
+/// socket, events per second; the selected app marked) comes first, then the selected app's details.
 public enum ConnectionPaneView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
-        let c = state.connection
-        canvas.box(rect, title: "1 Connection", focused: state.focus == .connection)
-        let inner = rect.inset(by: 1)
+        let title = state.isMultiApp ? "1 Connections" : "1 Connection"
+        canvas.box(rect, title: title, focused: state.focus == .connection,
+            badge: state.isMultiApp ? "\(state.apps.count) apps · A switches" : "")
+        var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
+        if state.isMultiApp {
+            let used = drawApps(state, in: inner, into: &canvas)
+            inner = Rect(row: inner.row + used, column: inner.column, height: inner.height - used, width: inner.width)
+            guard !inner.isEmpty else { return }
+        }
+        drawDetails(state, in: inner, into: &canvas)
+    }
+
+    /// One row per app; returns the rows used (with a blank row after them when there is room).
+    static func drawApps(_ state: DashboardState, in inner: Rect, into canvas: inout some Canvas) -> Int {
+        let labelWidth = min(14, max(4, state.apps.map { DisplayWidth.of($0.label) }.max() ?? 4) + 1)
+        var used = 0
+        for (i, app) in state.apps.enumerated() where used < inner.height {
+            let r = inner.row + used
+            let selected = i == state.selectedApp
+            if selected {
+                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
+            }
+            var col = inner.column
+            col += canvas.draw(selected ? "▸" : " ", row: r, column: col, maxWidth: 1, role: selected ? .selection : .label)
+            canvas.draw(DisplayWidth.truncate(app.label, to: labelWidth - 1), row: r, column: col, maxWidth: labelWidth,
+                role: selected ? .selection : .label)
+            col += labelWidth
+            let c = app.connection
+            let stateText = "● \(c.state)"
+            canvas.draw(stateText, row: r, column: col, maxWidth: max(0, inner.right - col),
+                role: selected ? .selection : Role.state(c.state))
+            col += 14
+            let rest = (c.socketID ?? "-") + "  \(c.rate.lastSecond)/s"
+            if col < inner.right - 1 {
+                canvas.draw(rest, row: r, column: col, maxWidth: inner.right - 1 - col, role: selected ? .selection : .value)
+            }
+            used += 1
+        }
+        return used < inner.height - 2 ? used + 1 : used
+    }
+
+    static func drawDetails(_ state: DashboardState, in inner: Rect, into canvas: inout some Canvas) {
+        let c = state.connection
         let labelWidth = 11
         var rows: [(String, String, Role)] = []
         rows.append(("State", "● \(c.state)", Role.state(c.state)))

@@ -54,6 +54,11 @@ public enum HeaderView {
         canvas.fill(rect, role: .header)
         var col = rect.column
         col += canvas.draw(" pushtop ", row: rect.row, column: col, maxWidth: rect.right - col, role: .titleFocus)
+        if state.isMultiApp {
+            // The app keys act on.
+            col += canvas.draw(" \(state.appLabel) \(state.selectedApp + 1)/\(state.apps.count) ", row: rect.row,
+                column: col, maxWidth: max(0, rect.right - col), role: .header)
+        }
         col += canvas.draw(" ● \(state.connection.state) ", row: rect.row, column: col, maxWidth: rect.right - col,
             role: Role.state(state.connection.state))
         if let path = state.recordingPath {
@@ -65,7 +70,9 @@ public enum HeaderView {
                 role: replay.damage == nil ? .titleFocus : .statusError)
         }
         var rest = "  \(state.connection.endpoint)"
-        rest += "  \(Format.counted(state.channels.count, "channel"))  \(state.connection.rate.lastSecond) ev/s"
+        let channelCount = state.isMultiApp ? state.channels.lazy.filter { $0.app == state.selectedApp }.count
+            : state.channels.count
+        rest += "  \(Format.counted(channelCount, "channel"))  \(state.connection.rate.lastSecond) ev/s"
         let clock = Format.clock(state.now, utcOffset: state.configuration.utcOffset, millis: false) + " "
         let clockWidth = DisplayWidth.of(clock)
         col += canvas.draw(rest, row: rect.row, column: col, maxWidth: rect.right - col - clockWidth - 1, role: .header)

@@ -24,6 +24,7 @@ public enum EventLogPaneView {
         }
         let width = inner.width - 2
         let timeW = 13
+        let appW = state.isMultiApp ? min(12, (state.apps.map { DisplayWidth.of($0.label) }.max() ?? 0) + 1) : 0
         let channelW = min(22, max(8, width / 5))
         let eventW = min(26, max(8, width / 5))
         for (offset, seq) in seqs.enumerated() {
@@ -43,6 +44,10 @@ public enum EventLogPaneView {
                 col += maxW
             }
             put(Format.clock(entry.time, utcOffset: state.configuration.utcOffset), timeW, .eventTime)
+            if appW > 0 {
+                // Several apps open: each entry's app (its profile's name).
+                put(state.apps.indices.contains(entry.app) ? state.apps[entry.app].label : "?", appW, .label)
+            }
             switch entry.kind {
             case .event:
                 put(entry.channel, channelW, .eventChannel)

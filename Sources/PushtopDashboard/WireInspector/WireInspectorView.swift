@@ -7,7 +7,7 @@ public enum WireInspectorView {
         let wire = state.wire
         let log = wire.log
         canvas.fill(rect, role: .text)
-        var title = "Wire inspector"
+        var title = "Wire inspector" + state.appTitleSuffix
         if let filter = log.filter { title += " · /\(filter.query) (\(Format.counted(log.visibleCount, "match")))" }
         var badges: [String] = []
         if !log.showsKeepAlives { badges.append("pings hidden") }

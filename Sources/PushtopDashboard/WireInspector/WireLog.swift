@@ -53,60 +53,48 @@ public struct WireEntry: Sendable, Hashable {
     }
 }
 
-/// The wire inspector's frames: a ring buffer of the newest, a count of those dropped (here, or before they
-/// reached the dashboard), and an index of the frames shown under the current filter and keep-alive setting.
+/// The wire inspector's frames: a ring buffer of the newest (``BoundedRing``), a count of those dropped (here,
+/// or before they reached the dashboard), and an index of the frames shown under the current filter and
+/// keep-alive setting.
 public struct WireLog: Sendable {
-    public let capacity: Int
-    private var ring: [WireEntry?]
-    /// The seq of the oldest frame kept.
-    public private(set) var firstSeq = 0
-    /// The seq the next frame gets.
-    public private(set) var nextSeq = 0
+    private var ring: BoundedRing<WireEntry>
     /// Frames dropped by the client's frame tap before they reached the dashboard.
     public var droppedUpstream = 0
-    /// Frames dropped: pushed out of the ring, plus those lost upstream.
-    public var dropped: Int { firstSeq + droppedUpstream }
     public private(set) var filter: LogFilter?
     /// Whether pings and pongs are shown.
     public private(set) var showsKeepAlives = true
-    private var visible: [Int] = []
-    private var visibleStart = 0
 
+    /// An empty inspector log keeping at most `capacity` frames.
     public init(capacity: Int) {
-        self.capacity = max(1, capacity)
-        ring = Array(repeating: nil, count: max(1, capacity))
+        ring = BoundedRing(capacity: capacity)
     }
 
+    /// The most frames kept.
+    public var capacity: Int { ring.capacity }
+    /// The seq of the oldest frame kept.
+    public var firstSeq: Int { ring.firstSeq }
+    /// The seq the next frame gets.
+    public var nextSeq: Int { ring.nextSeq }
+    /// Frames dropped: pushed out of the ring, plus those lost upstream.
+    public var dropped: Int { ring.dropped + droppedUpstream }
     /// Frames kept.
-    public var count: Int { nextSeq - firstSeq }
+    public var count: Int { ring.count }
 
-    private func shows(_ entry: WireEntry) -> Bool {
-        if !showsKeepAlives, entry.isKeepAlive { return false }
+    private static func shows(_ entry: WireEntry, filter: LogFilter?, keepAlives: Bool) -> Bool {
+        if !keepAlives, entry.isKeepAlive { return false }
         if let filter { return entry.matches(filter) }
         return true
     }
 
     /// Appends a frame.
     public mutating func append(_ frame: WireFrame) {
-        let entry = WireEntry(seq: nextSeq, frame: frame)
-        if count == capacity {
-            firstSeq += 1
-            if visibleStart < visible.count, visible[visibleStart] < firstSeq { visibleStart += 1 }
-        }
-        ring[entry.seq % capacity] = entry
-        nextSeq += 1
-        if shows(entry) { visible.append(entry.seq) }
-        if visibleStart > 4096, visibleStart * 2 > visible.count {
-            visible.removeFirst(visibleStart)
-            visibleStart = 0
-        }
+        let (filter, keepAlives) = (self.filter, showsKeepAlives)
+        ring.append({ WireEntry(seq: $0, frame: frame) },
+            isShown: { WireLog.shows($0, filter: filter, keepAlives: keepAlives) })
     }
 
     /// The frame with a seq, if still kept.
-    public func entry(seq: Int) -> WireEntry? {
-        guard seq >= firstSeq, seq < nextSeq else { return nil }
-        return ring[seq % capacity]
-    }
+    public func entry(seq: Int) -> WireEntry? { ring.element(seq: seq) }
 
     /// Sets or clears (`nil`, or an empty filter) the filter.
     public mutating func setFilter(_ newFilter: LogFilter?) {
@@ -124,24 +112,16 @@ public struct WireLog: Sendable {
     }
 
     private mutating func reindex() {
-        visible = []
-        visibleStart = 0
-        for seq in firstSeq..<nextSeq where shows(ring[seq % capacity]!) { visible.append(seq) }
+        let (filter, keepAlives) = (self.filter, showsKeepAlives)
+        ring.setShown(filter == nil && keepAlives ? nil : { WireLog.shows($0, filter: filter, keepAlives: keepAlives) })
     }
 
     /// Frames shown.
-    public var visibleCount: Int { visible.count - visibleStart }
+    public var visibleCount: Int { ring.shownCount }
 
     /// The seq of the `i`th shown frame (0 = oldest).
-    public func visibleSeq(at i: Int) -> Int { visible[visibleStart + i] }
+    public func visibleSeq(at i: Int) -> Int { ring.shownSeq(at: i) }
 
     /// The position among shown frames of the last one with a seq ≤ `seq`, or `nil`.
-    public func visibleIndex(atOrBefore seq: Int) -> Int? {
-        var lo = visibleStart, hi = visible.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if visible[mid] <= seq { lo = mid + 1 } else { hi = mid }
-        }
-        return lo - 1 >= visibleStart ? lo - 1 - visibleStart : nil
-    }
+    public func visibleIndex(atOrBefore seq: Int) -> Int? { ring.shownIndex(atOrBefore: seq) }
 }

@@ -8,7 +8,7 @@ struct DashboardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
         abstract: "The terminal dashboard (the default command). With no app configured it runs the demo.",
-        discussion: "Keys: Tab/1-4 focus, s subscribe, u unsubscribe, t client event, / filter, p pause, ? help, q quit."
+        discussion: "Keys: Tab/1-4 focus, s subscribe, u unsubscribe, t client event, / filter, p pause, A next app (several --profile), ? help, q quit."
     )
 
     @OptionGroup var connection: ConnectionOptions
@@ -36,6 +36,10 @@ struct DashboardCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        if let several = try connection.severalProfiles(environment: environment) {
+            try await runSeveral(several, environment: environment)
+            return
+        }
         let profile = try connection.loadProfile(environment: environment)
         guard connection.hasKey(environment: environment, profile: profile) else {
             // Nothing configured: show something live at once.
@@ -57,7 +61,34 @@ struct DashboardCommand: AsyncParsableCommand {
             client: client, channels: channels + (profile.channels ?? []),
             theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.signIn, record: record,
             credentials: secret.map { KnownCredentials(key: options.key, secret: $0,
-                appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 }) })
+                appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID) })
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Several profiles (`--profile a --profile b`, or the config file's `open`): one connection each.
+    private func runSeveral(_ profiles: [(name: String, profile: Profile)], environment: [String: String]) async throws {
+        if appID != nil { throw ValidationError("--app-id cannot be combined with several profiles: give app_id in each") }
+        let env = ConnectionOptions.withoutAppIdentity(environment)
+        var apps: [DashboardLauncher.App] = []
+        for (name, profile) in profiles {
+            guard profile.key.map({ !$0.isEmpty }) ?? false else {
+                throw ValidationError("profile \(name) has no key")
+            }
+            var options: PusherClientOptions
+            do {
+                options = try connection.clientOptions(environment: env, profile: profile)
+            } catch let error as ValidationError {
+                throw ValidationError("profile \(name): \(error.message)")
+            }
+            options.readCoalescing = DashboardLauncher.readCoalescing
+            apps.append(DashboardLauncher.App(label: name, client: PusherClient(options: options),
+                channels: channels + (profile.channels ?? []), signIn: connection.signIn,
+                credentials: profile.secret.map { KnownCredentials(key: options.key, secret: $0, appID: profile.appID) }))
+        }
+        try DashboardLauncher.requireTerminal()
+        DashboardLauncher.bootstrapLogging(logFile)
+        let theme = theme ?? environment["PUSHTOP_THEME"] ?? profiles.compactMap(\.profile.theme).first
+        let status = try await DashboardLauncher.run(apps: apps, theme: theme, record: record)
         if status != 0 { throw ExitCode(status) }
     }
 }

@@ -51,6 +51,7 @@ struct ConfigCheck {
             var summary = "ok: \(path): \(names.count) profile\(names.count == 1 ? "" : "s")"
             if !names.isEmpty { summary += " (\(names.joined(separator: ", ")))" }
             if let chosen = file.defaultProfile { summary += ", default \(chosen)" }
+            if !file.open.isEmpty { summary += ", the dashboard opens \(file.open.joined(separator: ", "))" }
             lines.append(summary)
         }
     }

@@ -10,6 +10,10 @@ enum ConfigTemplate {
         # The profile used when none is named.
         profile = "local"
 
+        # The dashboard opens several apps at once, one connection each (like --profile a --profile b),
+        # when no --profile is given. `A` selects the app that keys act on.
+        # open = ["local", "staging"]
+
         # Dashboard theme: default, light, mono, solarized, gruvbox, a file name from the themes folder
         # (~/.config/pushtop/themes/NAME.toml), or a path.
         # theme = "solarized"
@@ -29,6 +33,7 @@ enum ConfigTemplate {
         port = 6001
         tls = false
         secret = "pushtop-secret"        # signs private/presence subscriptions locally: development only
+        app_id = "1"                     # with the secret: the channel browser (b) uses the HTTP API
         user_id = "dev"
         user_info = { name = "Dev" }
         channels = ["ticker", "chat", "presence-lobby"]

@@ -10,12 +10,52 @@ enum DashboardLauncher {
     /// a firehose one wake-up then carries dozens of frames instead of one.
     static let readCoalescing = 0.005
 
+    /// One app to open: a client on a profile, its channels and what the dashboard knows of it.
+    struct App {
+        /// The profile's name (empty with one app).
+        var label: String
+        var client: PusherClient
+        var channels: [String]
+        var signIn = false
+        var credentials: KnownCredentials?
+    }
+
     static func run(client: PusherClient, channels: [String], theme: String?, signIn: Bool = false, record: String? = nil,
         credentials: KnownCredentials? = nil) async throws -> Int32
     {
+        try await run(apps: [App(label: "", client: client, channels: channels, signIn: signIn, credentials: credentials)],
+            theme: theme, record: record)
+    }
+
+    /// Runs the dashboard on one or several apps (one connection each).
+    static func run(apps launches: [App], theme: String?, record: String? = nil) async throws -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        var apps: [DashboardApp] = []
+        var tasks: [Task<Void, Never>] = []
+        defer { for task in tasks { task.cancel() } }
+        for launch in launches {
+            let (app, started) = try await start(launch)
+            apps.append(app)
+            tasks += started
+        }
+        var options = DashboardOptions(theme: theme, environment: environment)
+        options.recordPath = record
+        options.recordEndpoint = apps[0].setup.endpoint
+        options.recordChannels = launches.count == 1 ? launches[0].channels : []
+        options.credentials = launches.count == 1 ? launches[0].credentials : nil
+        options.api = launches.count == 1 ? apps[0].api : nil
+        let exit = try await runDashboard(apps: apps, options: options)
+        for task in tasks { task.cancel() }
+        for launch in launches { await launch.client.shutdown() }
+        return exit.exitStatus
+    }
+
+    /// Subscribes, connects and starts forwarding one app's events and frames.
+    private static func start(_ launch: App) async throws -> (DashboardApp, [Task<Void, Never>]) {
+        let client = launch.client
         // The HTTP API is on the WebSocket host for Pusher-compatible servers, api-CLUSTER.pusher.com for Pusher.
         var api: PusherAppAPI?
-        if let credentials, let appID = credentials.appID {
+        if let credentials = launch.credentials, let appID = credentials.appID {
             let o = client.options
             let configuration = o.host == nil
                 ? PusherAPIConfiguration.cluster(o.cluster, appID: appID, key: credentials.key, secret: credentials.secret)
@@ -23,7 +63,6 @@ enum DashboardLauncher {
                     host: o.resolvedHost, port: o.port ?? (o.connection.useTLS ? 443 : 80), useTLS: o.connection.useTLS)
             api = PusherAppAPI(client: PusherAPIClient(configuration: configuration))
         }
-        let environment = ProcessInfo.processInfo.environment
         // Straight from the client's event loop, one hand-off per read burst (paced by `readCoalescing`); the
         // screen picks them up at its next frame.
         let (events, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .unbounded)
@@ -32,8 +71,8 @@ enum DashboardLauncher {
         // the dashboard keeps the newest and counts what it drops.
         let (frames, frameContinuation) = AsyncStream.makeStream(of: FrameBatch.self, bufferingPolicy: .unbounded)
         client.onFrames { frameContinuation.yield(FrameBatch(frames: $0, droppedSoFar: 0)) }
-        for channel in channels { try await client.subscribe(channel) }
-        if signIn { try await client.signIn() }
+        for channel in launch.channels { try await client.subscribe(channel) }
+        if launch.signIn { try await client.signIn() }
         await client.connect()
         // The connection pane shows the ping round-trip time, also on a busy connection that never idles.
         let pinger = Task {
@@ -43,19 +82,11 @@ enum DashboardLauncher {
                 try? await Task.sleep(for: .seconds(9))
             }
         }
-        defer { pinger.cancel() }
         let backend = ClientDashboardBackend(client: client)
-        var options = DashboardOptions(theme: theme, environment: environment)
-        options.recordPath = record
-        options.recordEndpoint = backend.connectionDescription
-        options.recordChannels = channels
-        options.credentials = credentials
-        options.api = api
-        let exit = try await runDashboard(events: events, frames: frames, backend: backend, options: options)
-        await client.shutdown()
-        continuation.finish()
-        frameContinuation.finish()
-        return exit.exitStatus
+        let app = DashboardApp(setup: AppSetup(label: launch.label, endpoint: backend.connectionDescription,
+            credentials: launch.credentials, hasAPI: api != nil), events: events, frames: frames, backend: backend,
+            api: api, channels: launch.channels)
+        return (app, [pinger])
     }
 
     /// Where the dashboard's logs go: `--log-file`, else `PUSHTOP_LOG_FILE`, else nowhere (never the screen).

@@ -70,10 +70,28 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Longest reconnect delay in seconds (default 60).")
     var maxDelay: Double?
 
-    @Option(help: "Read options from this profile of the config file.")
-    var profile: String?
+    @Option(name: .customLong("profile"), help: ArgumentHelp("Read options from this profile of the config file. The dashboard takes it more than once: one connection per profile (keys act on the selected app; A switches).", valueName: "NAME"))
+    var profiles: [String] = []
+
+    /// The first `--profile` (commands other than the dashboard take one).
+    var profile: String? { profiles.first }
+
+    /// The options that name one app's identity: with several profiles each profile gives its own.
+    var identityFlags: [String] {
+        var given: [String] = []
+        if key != nil { given.append("--key") }
+        if cluster != nil { given.append("--cluster") }
+        if host != nil { given.append("--host") }
+        if port != nil { given.append("--port") }
+        if secret != nil { given.append("--secret") }
+        if authEndpoint != nil { given.append("--auth-endpoint") }
+        return given
+    }
 
     mutating func validate() throws {
+        for (i, name) in profiles.enumerated() where profiles[..<i].contains(name) {
+            throw ValidationError("--profile \(name) is given twice")
+        }
         for header in authHeaders where Self.splitHeader(header) == nil {
             throw ValidationError("--auth-header '\(header)' is not 'Name: value'")
         }
@@ -134,6 +152,9 @@ struct ConnectionOptions: ParsableArguments {
     /// The settings from the config file and the environment that the flags are laid over: the profile named
     /// by `--profile` (or `PUSHTOP_PROFILE`, or the file's `profile = "…"`), then `PUSHTOP_*` variables.
     func loadProfile(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Profile {
+        guard profiles.count <= 1 else {
+            throw ValidationError("--profile is given \(profiles.count) times: only the dashboard opens several apps")
+        }
         do {
             let file = try ConfigFile.load(environment: environment)
             let name = profile ?? environment["PUSHTOP_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
@@ -148,6 +169,45 @@ struct ConnectionOptions: ParsableArguments {
         } catch let error as ConfigError {
             throw ValidationError(error.description)
         }
+    }
+
+    /// The profiles to open at once: `--profile` given more than once, else (with no `--profile` and no
+    /// `PUSHTOP_PROFILE`) the config file's `open = [...]` list (one or more). `nil` means one app, as
+    /// ``loadProfile(environment:)`` reads it.
+    func severalProfiles(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> [(name: String, profile: Profile)]?
+    {
+        do {
+            let file = try ConfigFile.load(environment: environment)
+            let names: [String]
+            if profiles.count > 1 {
+                names = profiles
+            } else if profiles.isEmpty, (environment["PUSHTOP_PROFILE"] ?? "").isEmpty, let file, !file.open.isEmpty {
+                names = file.open
+            } else {
+                return nil
+            }
+            guard let file else {
+                let path = ConfigFile.path(environment: environment) ?? "~/.config/pushtop/config.toml"
+                throw ValidationError("--profile \(names.joined(separator: ", ")): no config file at \(path)")
+            }
+            if !identityFlags.isEmpty {
+                throw ValidationError("\(identityFlags.joined(separator: ", ")) cannot be combined with several profiles: each profile gives its own")
+            }
+            // PUSHTOP_* variables other than the theme would make every app the same one.
+            var shared = Profile()
+            shared.theme = try Profile.fromEnvironment(environment).theme
+            return try names.map { name in (name, shared.merged(over: try file.profile(named: name))) }
+        } catch let error as ConfigError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The environment without the variables that name one app (`PUSHER_APP_KEY`, `PUSHER_HOST`, ...): with
+    /// several profiles each profile gives its own.
+    static func withoutAppIdentity(_ environment: [String: String]) -> [String: String] {
+        environment.filter { !["PUSHER_APP_KEY", "PUSHER_CLUSTER", "PUSHER_HOST", "PUSHER_PORT", "PUSHER_APP_SECRET",
+            "PUSHER_AUTH_ENDPOINT", "PUSHER_APP_ID"].contains($0.key) }
     }
 
     /// Whether an app is configured anywhere (flags, environment, profile).

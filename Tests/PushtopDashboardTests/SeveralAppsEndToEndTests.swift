@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+/// `pushtop --profile alpha --profile beta` in tmux against two real `pushtop serve` processes with different
+/// app keys: both connections and their channels show, the log marks each event's app, and after `A`
+/// selects beta a subscription reaches beta's server and not alpha's.
+@Suite(.serialized) struct SeveralAppsEndToEndTests {
+    /// A `pushtop serve` of its own on a free port.
+    final class Server {
+        let process = Process()
+        let port: Int
+        let key: String
+        let secret: String
+
+        init(key: String, secret: String) throws {
+            self.key = key
+            self.secret = secret
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-serve-\(UInt32.random(in: 0...UInt32.max)).out")
+            FileManager.default.createFile(atPath: out.path, contents: nil)
+            process.executableURL = URL(fileURLWithPath: DemoEndToEndTests.binary)
+            process.arguments = ["serve", "--port", "0", "--key", key, "--secret", secret, "--app-id", "1"]
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // "pushtop serve: listening on ws://127.0.0.1:PORT (app id 1)"
+            let deadline = Date().addingTimeInterval(15)
+            var found: Int?
+            while found == nil, Date() < deadline {
+                let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+                if let r = text.range(of: "127.0.0.1:") { found = Int(text[r.upperBound...].prefix { $0.isNumber }) }
+                if found == nil { Thread.sleep(forTimeInterval: 0.05) }
+            }
+            try? FileManager.default.removeItem(at: out)
+            guard let found else {
+                process.terminate()
+                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "pushtop serve did not say its port"])
+            }
+            port = found
+        }
+
+        /// Publishes an event through this server's HTTP API with `pushtop trigger`.
+        func trigger(_ channel: String, _ event: String) throws {
+            let trigger = Process()
+            trigger.executableURL = URL(fileURLWithPath: DemoEndToEndTests.binary)
+            trigger.arguments = ["trigger", "--port", "\(port)", "--key", key, "--secret", secret, "--app-id", "1",
+                channel, event, #"{"n":1}"#]
+            trigger.standardOutput = FileHandle.nullDevice
+            trigger.standardError = FileHandle.nullDevice
+            try trigger.run()
+            trigger.waitUntilExit()
+            #expect(trigger.terminationStatus == 0, "pushtop trigger \(channel) \(event) failed")
+        }
+
+        func stop() {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+        }
+
+        deinit { stop() }
+    }
+
+    /// The log pane's rows that contain `text`.
+    func logRows(_ screen: String, containing text: String) -> [String] {
+        screen.split(separator: "\n").compactMap { row -> String? in
+            guard let i = row.firstIndex(of: "┃"), row[i...].contains(text) else { return nil }
+            return String(row[i...])
+        }
+    }
+
+    @Test func twoProfilesOpenTwoConnectionsAndKeysActOnTheSelectedApp() throws {
+        try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
+        let alpha = try Server(key: "key-alpha", secret: "secret-alpha")
+        defer { alpha.stop() }
+        let beta = try Server(key: "key-beta", secret: "secret-beta")
+        defer { beta.stop() }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-apps-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: home + "/pushtop", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let config = """
+            [profiles.alpha]
+            key = "key-alpha"
+            host = "127.0.0.1"
+            port = \(alpha.port)
+            tls = false
+            secret = "secret-alpha"
+            channels = ["orders"]
+
+            [profiles.beta]
+            key = "key-beta"
+            host = "127.0.0.1"
+            port = \(beta.port)
+            tls = false
+            secret = "secret-beta"
+            channels = ["payments"]
+
+            """
+        try config.write(toFile: home + "/pushtop/config.toml", atomically: true, encoding: .utf8)
+        let recording = home + "/apps.jsonl"
+        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=\(home) XDG_CONFIG_HOME=\(home) "
+        let tmux = try TmuxSession(command: environment
+            + "\(DemoEndToEndTests.binary) --profile alpha --profile beta --record \(recording)")
+        defer { tmux.stop() }
+        // Both connections, each app's channel under its heading.
+        var screen = tmux.waitFor("both apps connected", timeout: 15) {
+            $0.contains("1 Connections") && $0.contains("▸ alpha  ● connected  1 channel")
+                && $0.contains("beta  ● connected  1 channel") && $0.contains("orders") && $0.contains("payments")
+        }
+        let lines = screen.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("▸alpha") && $0.contains("● connected") })
+        #expect(lines.contains { $0.contains(" beta") && $0.contains("● connected") && !$0.contains("▸") })
+        #expect(screen.contains("alpha 1/2"))
+        // Events are marked with their app.
+        tmux.waitFor("subscribed on both") { s in
+            s.split(separator: "\n").filter { $0.contains("┃") && $0.contains("subscribed") }.count >= 2
+        }
+        try alpha.trigger("orders", "from-alpha")
+        try beta.trigger("payments", "from-beta")
+        screen = tmux.waitFor("both events in the log") {
+            !logRows($0, containing: "from-alpha").isEmpty && !logRows($0, containing: "from-beta").isEmpty
+        }
+        #expect(logRows(screen, containing: "from-alpha").allSatisfy { $0.contains("alpha") && $0.contains("orders") })
+        #expect(logRows(screen, containing: "from-beta").allSatisfy { $0.contains("beta") && $0.contains("payments") })
+        // A selects beta; subscribing then happens on beta's connection.
+        tmux.send("A")
+        tmux.waitFor(text: "beta 2/2")
+        tmux.send("s")
+        tmux.waitFor(text: "Subscribe to channel:")
+        tmux.send("news", literal: true)
+        tmux.send("Enter")
+        screen = tmux.waitFor("news subscribed under beta") { s in
+            s.contains("beta  ● connected  2 channels") && s.split(separator: "\n").contains { $0.contains("news") && $0.contains("subscribed") }
+        }
+        #expect(screen.contains("▸ beta"))
+        try alpha.trigger("news", "news-on-alpha")
+        try beta.trigger("news", "news-on-beta")
+        try alpha.trigger("orders", "after-alpha")
+        screen = tmux.waitFor("beta's news event and alpha's later one") {
+            !logRows($0, containing: "news-on-beta").isEmpty && !logRows($0, containing: "after-alpha").isEmpty
+        }
+        #expect(logRows(screen, containing: "news-on-beta").allSatisfy { $0.contains("beta") })
+        // Alpha never subscribed to news: its event on news was not delivered.
+        #expect(logRows(screen, containing: "news-on-alpha").isEmpty)
+        tmux.send("q")
+        #expect(tmux.waitForExit().contains("EXIT=0"))
+
+        // The recording names both apps and marks beta's lines; the replay groups them the same way.
+        let text = try String(contentsOfFile: recording, encoding: .utf8)
+        #expect(text.contains(#""apps":[{"#) && text.contains(#""label":"beta""#))
+        #expect(text.split(separator: "\n").contains { $0.contains("news-on-beta") && $0.contains(#""app":1"#) })
+        #expect(!text.contains("secret-alpha") && !text.contains("secret-beta"))
+        let replay = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) replay --speed 16 \(recording)")
+        defer { replay.stop() }
+        screen = replay.waitFor("the replay's end, grouped by app", timeout: 30) {
+            $0.contains("■ REPLAY") && $0.contains("alpha  ● connected  1 channel") && $0.contains("beta  ● connected  2 channels")
+        }
+        #expect(logRows(screen, containing: "news-on-beta").allSatisfy { $0.contains("beta") })
+        replay.send("q")
+        #expect(replay.waitForExit().contains("EXIT=0"))
+    }
+}
