@@ -1,4 +1,5 @@
 import Foundation
+import PushtopServer
 import PushtopTestSupport
 import Testing
 
@@ -28,6 +29,45 @@ import Testing
         #expect(server.paths.first?.hasPrefix("/app/profile-key?") == true)
         watch.signal(SIGTERM)
         #expect(try await watch.exitCode() == 0)
+    }
+
+    @Test func aProfileSignsInThroughItsUserAuthEndpointWithItsWatchlist() async throws {
+        let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
+        let home = try home(config: """
+            [profiles.signed]
+            key = "\(server.configuration.app.key)"
+            host = "127.0.0.1"
+            port = \(server.port)
+            tls = false
+            user_id = "ann"
+            user_auth_endpoint = "\(server.httpURL)/pusher/user-auth"
+            sign_in = true
+            watchlist = ["bob"]
+            """)
+        let watch = try PushtopProcess(["watch", "--profile", "signed", "--stdin"],
+                                       environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        try await watch.waitForLine("signin") { $0["type"] as? String == "signin" }
+        #expect(watch.lines.contains(#"{"type":"signin","user_id":"ann","user_data":{"id":"ann","watchlist":["bob"]}}"#),
+                "\(watch.lines)")
+        watch.closeStdin()
+        #expect(try await watch.exitCode() == 0)
+        await server.shutdown()
+    }
+
+    @Test func aProfilesUnreadableCAFileIsNamed() async throws {
+        let home = try home(config: """
+            [profiles.tls]
+            key = "k"
+            host = "127.0.0.1"
+            ca_file = "/nonexistent/private-ca.pem"
+            """)
+        let watch = try PushtopProcess(["watch", "--profile", "tls", "c"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        #expect(try await watch.exitCode() == 64)
+        #expect(watch.stderr.contains("ca_file '/nonexistent/private-ca.pem'"), "\(watch.stderr)")
+        let check = try await CommandRun.run("pushtop", ["config", "check"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        #expect(check.status == 1)
+        #expect(check.stderr.contains("profiles.tls.ca_file: '/nonexistent/private-ca.pem' is not a readable file"),
+                "\(check.stderr)")
     }
 
     @Test func flagsWinOverTheProfile() async throws {

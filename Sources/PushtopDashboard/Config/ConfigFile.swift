@@ -124,7 +124,7 @@ struct ProfileReader {
 
     static let knownKeys = ["key", "cluster", "host", "port", "tls", "auth_endpoint", "auth_headers", "auth_params",
         "secret", "app_id", "user_id", "user_info", "activity_timeout", "pong_timeout", "reconnect", "max_retries",
-        "min_delay", "max_delay", "theme", "channels"]
+        "min_delay", "max_delay", "theme", "channels", "user_auth_endpoint", "sign_in", "watchlist", "ca_file"]
 
     func read(_ entries: [(String, TOMLNode)]) throws(ConfigError) -> Profile {
         var p = Profile()
@@ -184,6 +184,19 @@ struct ProfileReader {
                     names.append(name)
                 }
                 p.channels = names
+            case "user_auth_endpoint": p.userAuthEndpoint = try string(key, value)
+            case "sign_in": p.signIn = try bool(key, value)
+            case "ca_file": p.caFile = try string(key, value)
+            case "watchlist":
+                guard case .array(let items) = value else { throw error(key, "expected an array of user ids, found \(value.typeName)") }
+                var ids: [String] = []
+                for (i, item) in items.enumerated() {
+                    guard case .string(let id) = item, ChannelName.isValid(id) else {
+                        throw error("\(key)[\(i)]", "expected a user id (A-Z a-z 0-9 _ - = @ , . ;), found \(item.typeName)")
+                    }
+                    ids.append(id)
+                }
+                p.watchlist = ids
             default:
                 throw error(key, "unknown key (known: \(Self.knownKeys.joined(separator: ", ")))")
             }

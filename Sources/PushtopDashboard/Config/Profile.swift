@@ -29,6 +29,14 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
     public var maxDelay: Double?
     public var theme: String?
     public var channels: [String]?
+    /// The user authentication endpoint for signing in (`--user-auth-endpoint`).
+    public var userAuthEndpoint: String?
+    /// Sign the user in on every connection (`--sign-in`).
+    public var signIn: Bool?
+    /// User ids the signed-in user watches (`--watchlist`).
+    public var watchlist: [String]?
+    /// A PEM file of extra certificate authorities to trust for `wss://` (`--ca-file`).
+    public var caFile: String?
 
     public init() {}
 
@@ -55,6 +63,10 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
         out.maxDelay = maxDelay ?? base.maxDelay
         out.theme = theme ?? base.theme
         out.channels = channels ?? base.channels
+        out.userAuthEndpoint = userAuthEndpoint ?? base.userAuthEndpoint
+        out.signIn = signIn ?? base.signIn
+        out.watchlist = watchlist ?? base.watchlist
+        out.caFile = caFile ?? base.caFile
         return out
     }
 
@@ -76,6 +88,10 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
         if let userID { parts.append("user_id=\(userID)") }
         if let channels { parts.append("channels=\(channels)") }
         if let theme { parts.append("theme=\(theme)") }
+        if let userAuthEndpoint { parts.append("user_auth_endpoint=\(userAuthEndpoint)") }
+        if let signIn { parts.append("sign_in=\(signIn)") }
+        if let watchlist { parts.append("watchlist=\(watchlist)") }
+        if let caFile { parts.append("ca_file=\(caFile)") }
         return "Profile(" + parts.joined(separator: ", ") + ")"
     }
 }

@@ -59,7 +59,7 @@ struct DashboardCommand: AsyncParsableCommand {
             ?? profile.secret
         let status = try await DashboardLauncher.run(
             client: client, channels: channels + (profile.channels ?? []),
-            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.signIn, record: record,
+            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.wantsSignIn(profile: profile), record: record,
             credentials: secret.map { KnownCredentials(key: options.key, secret: $0,
                 appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID) })
         if status != 0 { throw ExitCode(status) }
@@ -82,7 +82,7 @@ struct DashboardCommand: AsyncParsableCommand {
             }
             options.readCoalescing = DashboardLauncher.readCoalescing
             apps.append(DashboardLauncher.App(label: name, client: PusherClient(options: options),
-                channels: channels + (profile.channels ?? []), signIn: connection.signIn,
+                channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),
                 credentials: profile.secret.map { KnownCredentials(key: options.key, secret: $0, appID: profile.appID) }))
         }
         try DashboardLauncher.requireTerminal()

@@ -57,7 +57,7 @@ struct WatchCommand: AsyncParsableCommand {
         WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
 
         for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
-        if connection.signIn { try await client.signIn() }
+        if connection.wantsSignIn(profile: profile) { try await client.signIn() }
         await client.connect()
 
         let signals = SignalWatcher.terminationSignals()

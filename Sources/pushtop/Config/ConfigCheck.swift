@@ -42,6 +42,12 @@ struct ConfigCheck {
             if let endpoint = profile.authEndpoint, URL(string: endpoint)?.scheme?.hasPrefix("http") != true {
                 problems.append("\(path): \(prefix)auth_endpoint: expected an http(s) URL, found '\(endpoint)'")
             }
+            if let endpoint = profile.userAuthEndpoint, URL(string: endpoint)?.scheme?.hasPrefix("http") != true {
+                problems.append("\(path): \(prefix)user_auth_endpoint: expected an http(s) URL, found '\(endpoint)'")
+            }
+            if let caFile = profile.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+                problems.append("\(path): \(prefix)ca_file: '\(caFile)' is not a readable file")
+            }
             if let host = profile.host, host.contains("/") || host.contains(" ") {
                 problems.append("\(path): \(prefix)host: expected a host name or address, found '\(host)' (no scheme or path)")
             }

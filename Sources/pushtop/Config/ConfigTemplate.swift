@@ -46,6 +46,10 @@ enum ConfigTemplate {
         # auth_headers = { Authorization = "Bearer TOKEN" }
         # auth_params = { team = "ops" }
         # channels = ["orders", "presence-ops"]
+        # user_auth_endpoint = "https://staging.example.com/pusher/user-auth"
+        # sign_in = true                 # pusher.signin() on every connection, through user_auth_endpoint
+        # watchlist = ["alice", "bob"]   # when signing in locally with the secret
+        # ca_file = "/etc/ssl/private-ca.pem"   # trust a private CA for wss://
 
         """
 }

@@ -130,6 +130,11 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
+    /// Whether to sign the user in: `--sign-in`, or the profile's `sign_in = true`.
+    func wantsSignIn(profile: Profile) -> Bool {
+        signIn || (profile.signIn ?? false)
+    }
+
     /// The ids of `--watchlist`.
     var watchlistIDs: [String] {
         (watchlist ?? "").split(separator: ",", omittingEmptySubsequences: false)
@@ -219,6 +224,9 @@ struct ConnectionOptions: ParsableArguments {
     func clientOptions(environment: [String: String] = ProcessInfo.processInfo.environment,
                        profile: Profile = Profile()) throws -> PusherClientOptions {
         func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if caFile == nil, let file = profile.caFile, !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("ca_file '\(file)' (config file) is not a readable file")
+        }
         guard let key = key ?? env("PUSHER_APP_KEY") ?? profile.key, !key.isEmpty else {
             throw ValidationError("no app key: give --key KEY (or set PUSHER_APP_KEY, or use a --profile)")
         }
@@ -267,14 +275,17 @@ struct ConnectionOptions: ParsableArguments {
             authorizer = SecretAuthorizer(key: key, secret: secret, userID: userID ?? "user", userInfo: userInfo)
         }
         var userAuthenticator: (any UserAuthenticator)?
-        if let endpoint = userAuthEndpoint {
+        let watchlistIDs = watchlist != nil ? self.watchlistIDs : (profile.watchlist ?? [])
+        if let endpoint = userAuthEndpoint ?? profile.userAuthEndpoint {
             // The same extra headers and parameters as channel authorization, plus the identity for development
             // endpoints (pushtop serve's /pusher/user-auth reads user_id, user_info and watchlist).
             var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
             parameters += authParams.compactMap(Self.splitParam)
             if let userID { parameters.append(("user_id", userID)) }
             if let userInfo { parameters.append(("user_info", userInfo.jsonString)) }
-            if watchlist != nil { parameters.append(("watchlist", watchlistIDs.joined(separator: ","))) }
+            if watchlist != nil || profile.watchlist != nil {
+                parameters.append(("watchlist", watchlistIDs.joined(separator: ",")))
+            }
             var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
             headers += authHeaders.compactMap(Self.splitHeader)
             userAuthenticator = EndpointUserAuthenticator(url: endpoint, headers: headers, parameters: parameters)
@@ -282,12 +293,13 @@ struct ConnectionOptions: ParsableArguments {
             userAuthenticator = SecretUserAuthenticator(
                 key: key, secret: secret, userID: userID ?? "user", userInfo: userInfo, watchlist: watchlistIDs)
         }
-        if signIn, userAuthenticator == nil {
+        if wantsSignIn(profile: profile), userAuthenticator == nil {
             throw ValidationError("--sign-in needs --user-auth-endpoint URL, or --secret to sign locally")
         }
         return PusherClientOptions(
             key: key, cluster: cluster ?? env("PUSHER_CLUSTER") ?? profile.cluster ?? "mt1", host: host, port: port,
-            connection: connection, authorizer: authorizer, caFile: caFile, clientVersion: PushtopVersion.string,
+            connection: connection, authorizer: authorizer, caFile: caFile ?? profile.caFile,
+            clientVersion: PushtopVersion.string,
             userAuthenticator: userAuthenticator)
     }
 }
