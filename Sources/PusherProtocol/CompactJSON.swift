@@ -324,6 +324,8 @@ struct CompactJSONWriter {
         out.append(UInt8(ascii: "\""))
         var run = index
         while index < bytes.count {
+            index = FrameScanner.plainRunEnd(bytes, from: index)
+            guard index < bytes.count else { return false }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
@@ -402,14 +404,19 @@ struct CompactJSONWriter {
             if digits == index { return false }
         }
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-        if isInteger, slice.count <= 15 {
-            // No leading zeros in JSON, so the digits are already the canonical form; only "-0" becomes "0".
-            if slice.count == 2, slice[0] == UInt8(ascii: "-"), slice[1] == UInt8(ascii: "0") {
-                out.append(UInt8(ascii: "0"))
-            } else {
-                out.append(contentsOf: slice)
+        if isInteger, slice.count <= 17 {
+            // Integers below 9e15 are exact as a Double and written back with the same digits (JSON has no
+            // leading zeros); only "-0" becomes "0". Larger ones take the Double way below, as JSONParser does.
+            var magnitude: UInt64 = 0
+            for byte in slice where byte != UInt8(ascii: "-") { magnitude = magnitude * 10 + UInt64(byte - UInt8(ascii: "0")) }
+            if magnitude < 9_000_000_000_000_000 {
+                if magnitude == 0 {
+                    out.append(UInt8(ascii: "0"))
+                } else {
+                    out.append(contentsOf: slice)
+                }
+                return true
             }
-            return true
         }
         guard let value = Double(String(decoding: slice, as: UTF8.self)) else { return false }
         return CompactJSON.appendNumber(value, to: &out)

@@ -85,6 +85,23 @@ import Testing
         #expect(message == PusherMessage(event: "price-update", channel: "ticker", data: .string(#"{"p":1}"#), userID: "u1"))
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, backslash or control character anywhere in a word is found.
+    @Test func findsSpecialBytesAtEveryPositionOfAWord() {
+        var decoder = PusherFrameDecoder()
+        for special in [#"\""#, #"\\"#, #"\n"#, #"\u00e9"#, "\u{01}", "\"", "é", "\u{7F}"] {
+            for position in 0..<20 {
+                let data = String(repeating: "a", count: position) + special + String(repeating: "b", count: 19 - position)
+                let text = #"{"event":"e","channel":"c","data":""# + data + #""}"#
+                #expect(Self.decoded(text, with: &decoder) == Self.reference(text), "\(text)")
+                var out: [UInt8] = []
+                let json = "\"" + data + "\""
+                let direct = CompactJSON.append(json, to: &out)
+                #expect(direct == ((try? JSONValue(parsing: json)) != nil), "\(json)")
+                if direct { #expect(out == Array((try! JSONValue(parsing: json)).jsonString.utf8), "\(json)") }
+            }
+        }
+    }
+
     @Test func hugeDataDecodes() throws {
         let payload = String(repeating: #"{\"k\":\"vvvvvvvv\"},"#, count: 60_000)
         let text = #"{"event":"bulk","channel":"c","data":"["# + payload + #"0]"}"#
