@@ -324,8 +324,6 @@ struct CompactJSONWriter {
         out.append(UInt8(ascii: "\""))
         var run = index
         while index < bytes.count {
-            index = FrameScanner.plainRunEnd(bytes, from: index)
-            guard index < bytes.count else { return false }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))

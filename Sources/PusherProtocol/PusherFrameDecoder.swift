@@ -74,12 +74,10 @@ public struct PusherFrameDecoder: Sendable {
                 o += 1
             }
             while i < slice.count {
-                // Copy the run up to the next escape in one go.
-                let run = FrameScanner.plainRunEnd(slice, from: i)
-                if run > i {
-                    UnsafeMutableRawPointer(out.baseAddress! + o).copyMemory(from: slice.baseAddress! + i, byteCount: run - i)
-                    o += run - i
-                    i = run
+                let byte = slice[i]
+                guard byte == UInt8(ascii: "\\") else {
+                    put(byte)
+                    i += 1
                     continue
                 }
                 let escaped = slice[i + 1]
@@ -218,8 +216,6 @@ struct FrameScanner {
         let start = index
         var escaped = false
         while index < bytes.count {
-            index = Self.plainRunEnd(bytes, from: index)
-            guard index < bytes.count else { return nil }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let token = Token(start: start, end: index, escaped: escaped)
@@ -341,30 +337,6 @@ struct FrameScanner {
 
     private static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
-
-    /// The index of the first quote, backslash or control character at or after `start` (or the end), eight bytes
-    /// at a time while none is in sight.
-    static func plainRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        var i = start
-        let count = bytes.count
-        let base = UnsafeRawPointer(bytes.baseAddress!)
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while i + 8 <= count {
-            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let found = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-            if found & highs != 0 { break }
-            i += 8
-        }
-        while i < count {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { return i }
-            i += 1
-        }
-        return i
     }
 
     /// Four hex digits at `offset`, or `nil`.
