@@ -6,7 +6,7 @@ import PusherChannels
 //   pushtop-benchmarks loopback [--n N]        bulk frames over loopback into one PusherClient batch consumer
 //   pushtop-benchmarks watch-pipe [--n N] [--bin .build/release/pushtop]   pushtop watch, stdout read and discarded
 //   pushtop-benchmarks idle --port P --n 10000 [--hold S]   idle connections to a running `pushtop serve`
-//   pushtop-benchmarks decode|watch-line [--n N]   N operations and nothing else, for instruction counts:
+//   pushtop-benchmarks decode|decode-string|watch-line [--n N]   N operations and nothing else, for instruction counts:
 //       valgrind --tool=callgrind .build/release/pushtop-benchmarks decode --n 100000   (then / N, less --n 0)
 // The per-operation micro-benchmarks live in Benchmarks/HotPaths (`swift package benchmark`).
 let args = CommandLine.arguments.dropFirst()
@@ -26,13 +26,27 @@ case "idle":
     let hold = Double(value("--hold") ?? "5") ?? 5
     print(try await IdleConnections.run(port: port, count: n, hold: hold))
 case "decode":
+    // As the client's transport: from the frame's bytes.
+    var sink = 0
+    var decoder = PusherFrameDecoder()
+    Array(SampleFrames.event.utf8).withUnsafeBytes { frame in
+        for _ in 0..<n { sink &+= (try? decoder.decode(frame))?.event.utf8.count ?? 0 }
+    }
+    print("decoded \(n) frames (\(sink))")
+case "decode-string":
+    // `PusherMessage(decoding:)`: a String and a JSONValue tree.
     var sink = 0
     for _ in 0..<n { sink &+= (try? PusherMessage(decoding: SampleFrames.event))?.event.utf8.count ?? 0 }
     print("decoded \(n) frames (\(sink))")
 case "watch-line":
     let event = ClientEvent.event(ChannelEvent(channel: "ticker", name: "price-update", dataText: SampleFrames.eventData))
     var bytes = 0
-    for _ in 0..<n { bytes &+= WatchLine.encode(event)?.utf8.count ?? 0 }
+    var out: [UInt8] = []
+    for _ in 0..<n {
+        out.removeAll(keepingCapacity: true)
+        _ = WatchLine.append(event, to: &out)
+        bytes &+= out.count
+    }
     print("encoded \(n) lines (\(bytes) bytes)")
 default:
     FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle [--n N] ...\n".utf8))

@@ -45,6 +45,8 @@ public actor PusherClient {
     private var closeWaiters: [(id: Int, attempt: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     private var closeWaiterID = 0
     private var pending: [ClientEvent] = []
+    /// The array of the last published batch, emptied, so that the next batch reuses its storage.
+    private var spareBatch: [ClientEvent] = []
     private var pingSentAt: Double?
     private var user = UserSession()
     private let start = ContinuousClock.now
@@ -344,14 +346,16 @@ public actor PusherClient {
 
     /// One read burst from the transport, handled in one go and published as one batch.
     private func receive(_ events: [TransportEvent], attempt: Int) {
+        // One read: its events share the time it arrived.
+        let t = now()
+        let wall = wallClock()
         for event in events {
-            handle(event, attempt: attempt)
+            handle(event, attempt: attempt, now: t, wall: wall)
         }
         flush()
     }
 
-    private func handle(_ item: TransportEvent, attempt: Int) {
-        let t = now()
+    private func handle(_ item: TransportEvent, attempt: Int, now t: Double, wall: Double) {
         switch item {
         case .opened:
             break
@@ -368,11 +372,15 @@ public actor PusherClient {
         case .message(let message, let raw):
             guard attempt == machine.attempt else { return }
             perform(machine.handle(.frameReceived(attempt: attempt), now: t))
-            handle(message, raw: raw, attempt: attempt, now: t)
+            handle(message, raw: raw, attempt: attempt, now: t, wall: wall)
         }
     }
 
-    private func handle(_ message: PusherMessage, raw: String?, attempt: Int, now t: Double) {
+    private func handle(_ message: PusherMessage, raw: String?, attempt: Int, now t: Double, wall: Double) {
+        // An app's events (the bulk of a stream) cannot be protocol events, which all start with "pusher".
+        guard message.event.utf8.first == UInt8(ascii: "p") else {
+            return receiveChannelEvent(message, raw: raw, now: t, wall: wall)
+        }
         switch message.event {
         case PusherEventName.connectionEstablished:
             guard let data = message.dataJSON, let socketID = data["socket_id"]?.stringValue else {
@@ -439,27 +447,32 @@ public actor PusherClient {
             emit(.subscriptionCount(channel: channel, count: count))
         default:
             if message.event.hasPrefix("pusher_internal:") { return }
-            let channel = message.channel ?? ""
-            if let userChannel = user.serverToUserChannel, channel == userChannel, let id = user.user?.id {
-                if !message.event.hasPrefix("pusher:") {
-                    emit(.userEvent(UserEvent(userID: id, name: message.event, dataText: message.dataText,
-                                              receivedAt: wallClock())))
-                }
-                return
-            }
-            let record = channels[channel]
-            if record == nil, message.channel != nil {
-                // Not (or no longer) ours: an event in flight when an unsubscribe left, or a server's mistake.
-                framesForUnknownChannels += 1
-                return
-            }
-            if let record, record.kind == .encrypted, !message.event.hasPrefix("pusher:") {
-                receiveEncrypted(message, raw: raw, channel: channel, now: t)
-                return
-            }
-            deliver(ChannelEvent(channel: channel, name: message.event, dataText: message.dataText,
-                                 userID: message.userID, receivedAt: wallClock(), rawFrame: raw))
+            receiveChannelEvent(message, raw: raw, now: t, wall: wall)
         }
+    }
+
+    /// An event that is not the protocol's own: for a channel, or for the signed-in user.
+    private func receiveChannelEvent(_ message: PusherMessage, raw: String?, now t: Double, wall: Double) {
+        let channel = message.channel ?? ""
+        if let userChannel = user.serverToUserChannel, channel == userChannel, let id = user.user?.id {
+            if !message.event.hasPrefix("pusher:") {
+                emit(.userEvent(UserEvent(userID: id, name: message.event, dataText: message.dataText,
+                                          receivedAt: wall)))
+            }
+            return
+        }
+        let kind = channels[channel]?.kind
+        if kind == nil, message.channel != nil {
+            // Not (or no longer) ours: an event in flight when an unsubscribe left, or a server's mistake.
+            framesForUnknownChannels += 1
+            return
+        }
+        if kind == .encrypted, !message.event.hasPrefix("pusher:") {
+            receiveEncrypted(message, raw: raw, channel: channel, now: t)
+            return
+        }
+        deliver(ChannelEvent(channel: channel, name: message.event, dataText: message.dataText,
+                             userID: message.userID, receivedAt: wall, rawFrame: raw))
     }
 
     private func deliver(_ event: ChannelEvent) {
@@ -779,9 +792,14 @@ public actor PusherClient {
     /// Publishes what was emitted since the last flush, as one batch.
     private func flush() {
         guard !pending.isEmpty else { return }
-        let batch = pending
-        pending = []
+        // Two arrays take turns (a steady stream allocates none); `pending` is empty before the consumers run,
+        // which may call back into the client and flush again.
+        var batch = spareBatch
+        spareBatch = []
+        swap(&batch, &pending)
         broadcaster.publish(batch)
+        batch.removeAll(keepingCapacity: true)
+        spareBatch = batch
     }
 
     private func now() -> Double {

@@ -10,7 +10,11 @@ final class EventBroadcaster: Sendable {
     }
 
     private struct State {
-        var sinks: [Int: Sink] = [:]
+        var sinks: [Int: Sink] = [:] {
+            didSet { current = Array(sinks.values) }
+        }
+        /// The sinks as an array, rebuilt when they change, so that publishing copies nothing.
+        var current: [Sink] = []
         var nextID = 0
         var finished = false
     }
@@ -48,7 +52,7 @@ final class EventBroadcaster: Sendable {
 
     func publish(_ events: [ClientEvent]) {
         guard !events.isEmpty else { return }
-        let sinks = state.withLock { Array($0.sinks.values) }
+        let sinks = state.withLock { $0.current }
         for sink in sinks {
             switch sink {
             case .batches(let buffer):

@@ -18,6 +18,10 @@ final class PusherFrameHandler: ChannelDuplexHandler {
     private let outcome: ConnectionOutcome
     private let inflater: MessageInflater?
     private var burst: [TransportEvent] = []
+    /// The array of the previous burst, emptied, so that the next one reuses its storage.
+    private var spareBurst: [TransportEvent] = []
+    /// Decodes text frames from their bytes; remembers the event and channel names it has seen.
+    private var decoder = PusherFrameDecoder()
     private var tapped: [WireFrame] = []
     /// A fragmented message being reassembled: its opcode, whether it is compressed, its bytes so far.
     private var partial: (opcode: WebSocketOpcode, compressed: Bool, data: ByteBuffer)?
@@ -119,22 +123,32 @@ final class PusherFrameHandler: ChannelDuplexHandler {
             burst.append(.malformed(.binaryFrame(size: size)))
             return
         }
-        guard let text = data.readableBytesView.withContiguousStorageIfAvailable({ String(validating: $0, as: UTF8.self) })
-            ?? String(validating: data.readableBytesView, as: UTF8.self)
-        else {
+        // Decoded from the frame's bytes: no `String` of the whole frame unless someone keeps it (a tap, raw frames).
+        let tapping = tap.isOn
+        let keepText = tapping || settings.keepRawFrames
+        let maxFrameSize = settings.maxFrameSize
+        let decoded: (valid: Bool, text: String?, result: Result<PusherMessage, PusherMessageError>?) =
+            data.withUnsafeReadableBytes { bytes in
+                guard UTF8Validation.isValid(bytes) else { return (false, nil, nil) }
+                let text = keepText ? String(decoding: bytes, as: UTF8.self) : nil
+                guard size <= maxFrameSize else { return (true, text, nil) }
+                do throws(PusherMessageError) {
+                    return (true, text, .success(try decoder.decode(bytes)))
+                } catch {
+                    return (true, text, .failure(error))
+                }
+            }
+        guard decoded.valid else {
             return closeForError(context, code: 1007, reason: "a text frame that is not UTF-8")
         }
-        let tapping = tap.isOn
-        if tapping { tapped.append(WireFrame(time: Self.wallClock(), direction: .inbound, kind: .text, size: size, text: text)) }
-        guard size <= settings.maxFrameSize else {
-            burst.append(.malformed(.tooLarge(size: size, limit: settings.maxFrameSize)))
-            return
+        if tapping {
+            tapped.append(WireFrame(time: Self.wallClock(), direction: .inbound, kind: .text, size: size,
+                                    text: decoded.text ?? ""))
         }
-        do throws(PusherMessageError) {
-            let message = try PusherMessage(decoding: text)
-            burst.append(.message(message, raw: tapping || settings.keepRawFrames ? text : nil))
-        } catch {
-            burst.append(.malformed(error))
+        switch decoded.result {
+        case nil: burst.append(.malformed(.tooLarge(size: size, limit: maxFrameSize)))
+        case .success(let message)?: burst.append(.message(message, raw: decoded.text))
+        case .failure(let error)?: burst.append(.malformed(error))
         }
     }
 
@@ -163,9 +177,14 @@ final class PusherFrameHandler: ChannelDuplexHandler {
             tapped.removeAll(keepingCapacity: true)
         }
         if burst.isEmpty && !ending { return }
-        let events = burst
-        burst.removeAll(keepingCapacity: true)
+        // Two arrays take turns, so a steady stream allocates none; `burst` is empty before `report` runs, which
+        // may come back here (a close on this loop ends the channel at once).
+        var events = spareBurst
+        spareBurst = []
+        swap(&events, &burst)
         outcome.report(events, ending: ending)
+        events.removeAll(keepingCapacity: true)
+        spareBurst = events
     }
 
     // MARK: - Outbound

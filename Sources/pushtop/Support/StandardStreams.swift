@@ -13,18 +13,25 @@ enum StandardStreams {
         write(fd: 2, text)
     }
 
+    /// Writes bytes to stdout (`watch` builds its lines as bytes).
+    static func writeOut(_ bytes: UnsafeRawBufferPointer) {
+        write(fd: 1, bytes)
+    }
+
     private static func write(fd: Int32, _ text: String) {
         var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += n
+        text.withUTF8 { write(fd: fd, UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func write(fd: Int32, _ buffer: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < buffer.count {
+            let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += n
         }
     }
 

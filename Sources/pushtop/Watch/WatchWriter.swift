@@ -12,7 +12,8 @@ final class WatchWriter: @unchecked Sendable {
     /// `--record FILE`: everything printed (and every frame) is also written there.
     private let recorder: RecordingWriter?
     private var lastClosure: ConnectionClosure?
-    private var out = ""
+    /// The lines of the batch being printed, as bytes (kept between batches, so its storage is reused).
+    private var out: [UInt8] = []
 
     init(client: PusherClient, exit: AsyncStream<Int32>.Continuation, recorder: RecordingWriter? = nil) {
         self.client = client
@@ -37,9 +38,8 @@ final class WatchWriter: @unchecked Sendable {
             record(batch.map { .client(time: now, event: $0) })
         }
         for event in batch {
-            if let line = WatchLine.encode(event) {
-                out += line
-                out += "\n"
+            if WatchLine.append(event, to: &out) {
+                out.append(UInt8(ascii: "\n"))
             }
             switch event {
             case .closed(let closure):
@@ -59,8 +59,8 @@ final class WatchWriter: @unchecked Sendable {
 
     private func printFrames(_ batch: [WireFrame]) {
         for frame in batch {
-            out += WatchLine.frame(frame)
-            out += "\n"
+            out.append(contentsOf: WatchLine.frame(frame).utf8)
+            out.append(UInt8(ascii: "\n"))
         }
         flush()
     }
@@ -72,7 +72,7 @@ final class WatchWriter: @unchecked Sendable {
             try recorder.write(items)
         } catch {
             recordingFailed = true
-            out += WatchLine.error(code: nil, message: error.description) + "\n"
+            out.append(contentsOf: (WatchLine.error(code: nil, message: error.description) + "\n").utf8)
         }
     }
 
@@ -80,7 +80,7 @@ final class WatchWriter: @unchecked Sendable {
 
     private func flush() {
         guard !out.isEmpty else { return }
-        StandardStreams.writeOut(out)
+        out.withUnsafeBytes { StandardStreams.writeOut($0) }
         out.removeAll(keepingCapacity: true)
     }
 }
