@@ -51,4 +51,33 @@ struct FanOutFramingTests {
             for socket in subscribers { socket.close() }
         }
     }
+
+    /// A batch's events leave in one turn (each subscriber's frames written together, one flush): they must
+    /// still arrive whole and in the batch's order, across channels.
+    @Test func aBatchArrivesWholeAndInOrderAcrossChannels() async throws {
+        try await withServer { server in
+            let port = server.port
+            let key = server.configuration.app.key
+            let socket = try await offloaded {
+                let socket = try RawSocket.webSocket(port: port, path: "/app/\(key)?protocol=7")
+                _ = try socket.readEvent("pusher:connection_established")
+                for channel in ["left", "right"] {
+                    try socket.sendText(#"{"event":"pusher:subscribe","data":{"channel":"\#(channel)"}}"#)
+                    _ = try socket.readEvent("pusher_internal:subscription_succeeded")
+                }
+                return socket
+            }
+            let batch = (0..<10).map {
+                PublishRequest(channels: [$0.isMultiple(of: 2) ? "left" : "right"], name: "n\($0)", data: "\($0)")
+            }
+            try await server.hub.publish(batch: batch)
+            let received = try await offloaded {
+                try (0..<10).map { _ in try PusherMessage(decoding: socket.readFrame().text) }
+            }
+            #expect(received.map(\.event) == batch.map(\.name))
+            #expect(received.map(\.channel) == batch.map { $0.channels.first })
+            #expect(received.map(\.dataText) == batch.map(\.data))
+            socket.close()
+        }
+    }
 }
