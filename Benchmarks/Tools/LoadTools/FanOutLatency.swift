@@ -34,6 +34,7 @@ enum FanOutLatency {
         let base = subscribers.deliveredCount
         let server = settings.serverPID.map(ServerProcess.init(pid:))
         let cpuBefore = server?.cpuSeconds()
+        let toolBefore = ServerProcess(pid: getpid()).cpuSeconds() ?? 0
         let start = ContinuousClock.now
         var incomplete = 0
         for i in 0..<settings.events {
@@ -45,6 +46,7 @@ enum FanOutLatency {
         }
         let elapsed = ContinuousClock.now - start
         let cpuAfter = server?.cpuSeconds()
+        let toolCPU = (ServerProcess(pid: getpid()).cpuSeconds() ?? 0) - toolBefore
         let delivered = subscribers.deliveredCount - base
         let report = subscribers.stop()
         var lines = [
@@ -61,6 +63,7 @@ enum FanOutLatency {
             lines.append(String(format: "server CPU: %.2f s for %d deliveries = %.2f µs per delivery", cpu, delivered,
                                 cpu * 1e6 / Double(delivered)))
         }
+        lines.append(String(format: "this tool's CPU (subscribers and publisher, same cores): %.2f s", toolCPU))
         return lines.joined(separator: "\n")
     }
 }

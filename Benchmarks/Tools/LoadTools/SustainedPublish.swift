@@ -11,7 +11,7 @@ enum SustainedPublish {
         var rate = 50_000
         var seconds = 30.0
         var subscribers = 10
-        var connections = 4
+        var connections = 16
         var batch = 10
         var channel = "sustain"
         var serverPID: Int32?
@@ -26,6 +26,7 @@ enum SustainedPublish {
         let server = settings.serverPID.map(ServerProcess.init(pid:))
         let rssStart = server?.residentKiB()
         let cpuBefore = server?.cpuSeconds()
+        let toolBefore = ServerProcess(pid: getpid()).cpuSeconds() ?? 0
         let published = Atomic<Int>(0)
         let failures = Mutex<[String]>([])
         let done = DispatchSemaphore(value: 0)
@@ -83,6 +84,7 @@ enum SustainedPublish {
         let sent = published.load(ordering: .relaxed)
         let drained = subscribers.waitForDeliveries(sent * n, timeout: .seconds(10))
         let cpuAfter = server?.cpuSeconds()
+        let toolCPU = (ServerProcess(pid: getpid()).cpuSeconds() ?? 0) - toolBefore
         let rssEnd = server?.residentKiB()
         if let rssEnd { rssPeak = max(rssPeak, rssEnd) }
         let delivered = subscribers.deliveredCount
@@ -103,6 +105,8 @@ enum SustainedPublish {
             lines.append(String(format: "server CPU: %.2f s = %.0f%% of a core; %.2f µs per event published", cpu,
                                 cpu * 100 / publishTime, cpu * 1e6 / Double(max(1, sent))))
         }
+        lines.append(String(format: "this tool's CPU (publishers and subscribers, same cores): %.2f s = %.0f%% of a core",
+                            toolCPU, toolCPU * 100 / publishTime))
         for failure in failures.withLock({ $0 }) { lines.append("publisher failed: \(failure)") }
         return lines.joined(separator: "\n")
     }

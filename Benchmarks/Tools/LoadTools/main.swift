@@ -8,7 +8,7 @@ import PusherChannels
 //   pushtop-benchmarks idle --port P --n 10000 [--hold S]   idle connections to a running `pushtop serve`
 //   pushtop-benchmarks fanout --port P [--subscribers 1000] [--events 200] [--server-pid PID]   one event at a time
 //       through the HTTP API of a running `pushtop serve` to raw subscribers: latency per delivery, server CPU
-//   pushtop-benchmarks sustain --port P [--rate 50000] [--seconds 30] [--subscribers 10] [--connections 4]
+//   pushtop-benchmarks sustain --port P [--rate 50000] [--seconds 30] [--subscribers 10] [--connections 16]
 //       [--server-pid PID]   numbered events through /batch_events (10 a request): lost, reordered, server RSS
 //   pushtop-benchmarks decode|watch-line [--n N]   N operations and nothing else, for instruction counts:
 //       valgrind --tool=callgrind .build/release/pushtop-benchmarks decode --n 100000   (then / N, less --n 0)

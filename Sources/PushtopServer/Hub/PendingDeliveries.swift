@@ -13,6 +13,7 @@ struct PendingDeliveries {
 
     private struct LoopBatch {
         let loop: any EventLoop
+        let id: ObjectIdentifier
         var writes: [(SocketOutlet, Write)] = []
         /// The last text frame made for this loop, so a fan-out makes one frame per event and loop, not one per
         /// subscriber. Each loop gets its own copy: its sockets' writes retain and release the buffer, and
@@ -35,14 +36,21 @@ struct PendingDeliveries {
         }
     }
 
-    private var batches: [ObjectIdentifier: LoopBatch] = [:]
+    /// One batch per event loop that has frames this turn: a handful (the loops of the server), so a linear
+    /// search is cheaper per frame than hashing.
+    private var batches: [LoopBatch] = []
 
     var isEmpty: Bool { batches.isEmpty }
 
     mutating func add(_ frame: OutboundFrame, to outlet: SocketOutlet) {
-        let key = ObjectIdentifier(outlet.eventLoop)
-        if batches[key] == nil { batches[key] = LoopBatch(loop: outlet.eventLoop) }
-        batches[key]!.add(frame, to: outlet)
+        let loop = ObjectIdentifier(outlet.eventLoop)
+        if let index = batches.firstIndex(where: { $0.id == loop }) {
+            batches[index].add(frame, to: outlet)
+        } else {
+            var batch = LoopBatch(loop: outlet.eventLoop, id: loop)
+            batch.add(frame, to: outlet)
+            batches.append(batch)
+        }
     }
 
     private static func isSameStorage(_ a: ByteBuffer, _ b: ByteBuffer) -> Bool {
@@ -53,7 +61,7 @@ struct PendingDeliveries {
     /// Hands every batch to its event loop and starts over.
     mutating func send() {
         guard !batches.isEmpty else { return }
-        for batch in batches.values {
+        for batch in batches {
             let writes = batch.writes
             batch.loop.execute {
                 for (outlet, write) in writes {

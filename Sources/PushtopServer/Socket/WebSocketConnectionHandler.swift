@@ -165,7 +165,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     func flushIfNeeded() {
         guard needsFlush, let context else { return }
         needsFlush = false
-        context.flush()
+        // From the encoder's context when there is one: the encoder holds nothing back, so the flush may skip it.
+        (encoderContext ?? context).flush()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
