@@ -76,4 +76,3 @@ struct PendingDeliveries {
         batches.removeAll(keepingCapacity: true)
     }
 }
-
