@@ -213,8 +213,9 @@ public final class FaultProxy: Sendable {
         private var nextFree: [Direction: NIODeadline] = [:]
         private var stalledUntil: NIODeadline?
         private var closing = false
-        /// The next server chunk is to be truncated.
-        private var truncatePending = false
+        /// The next server chunk is to be truncated. Set at once from the caller's thread (not by a hop onto the
+        /// loop), so a chunk the server sends after ``FaultProxy/truncateNextServerChunk()`` returns is the one cut.
+        private let truncatePending = Atomic<Bool>(false)
         /// A truncated chunk is on its way to the client: nothing more is forwarded, the close follows it.
         private var truncated = false
 
@@ -234,7 +235,7 @@ public final class FaultProxy: Sendable {
         }
 
         func truncateNextServerChunk() {
-            loop.execute { self.truncatePending = true }
+            truncatePending.store(true, ordering: .sequentiallyConsistent)
         }
 
         func cut(_ how: Cut) {
@@ -261,7 +262,7 @@ public final class FaultProxy: Sendable {
             guard !closing else { return }
             var data = data
             guard !truncated else { return }
-            if direction == .toClient, truncatePending {
+            if direction == .toClient, truncatePending.load(ordering: .sequentiallyConsistent) {
                 truncated = true
                 let part = data.readSlice(length: data.readableBytes / 2) ?? ByteBuffer()
                 downstream.writeAndFlush(part).whenComplete { _ in self.close(.fin) }

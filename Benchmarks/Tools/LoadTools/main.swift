@@ -6,6 +6,10 @@ import PusherChannels
 //   pushtop-benchmarks loopback [--n N]        bulk frames over loopback into one PusherClient batch consumer
 //   pushtop-benchmarks watch-pipe [--n N] [--bin .build/release/pushtop]   pushtop watch, stdout read and discarded
 //   pushtop-benchmarks idle --port P --n 10000 [--hold S]   idle connections to a running `pushtop serve`
+//   pushtop-benchmarks fanout --port P [--subscribers 1000] [--events 200] [--server-pid PID]   one event at a time
+//       through the HTTP API of a running `pushtop serve` to raw subscribers: latency per delivery, server CPU
+//   pushtop-benchmarks sustain --port P [--rate 50000] [--seconds 30] [--subscribers 10] [--connections 16]
+//       [--server-pid PID]   numbered events through /batch_events (10 a request): lost, reordered, server RSS
 //   pushtop-benchmarks decode|decode-string|watch-line [--n N]   N operations and nothing else, for instruction counts:
 //       valgrind --tool=callgrind .build/release/pushtop-benchmarks decode --n 100000   (then / N, less --n 0)
 // The per-operation micro-benchmarks live in Benchmarks/HotPaths (`swift package benchmark`).
@@ -25,6 +29,26 @@ case "idle":
     let port = Int(value("--port") ?? "6001") ?? 6001
     let hold = Double(value("--hold") ?? "5") ?? 5
     print(try await IdleConnections.run(port: port, count: n, hold: hold))
+case "fanout", "sustain":
+    let target = SignedPublisher.Target(
+        port: Int(value("--port") ?? "6001") ?? 6001, appID: value("--app-id") ?? "1",
+        key: value("--key") ?? "pushtop-key", secret: value("--secret") ?? "pushtop-secret")
+    let pid = value("--server-pid").flatMap(Int32.init)
+    if which == "fanout" {
+        var settings = FanOutLatency.Settings(target: target, serverPID: pid)
+        settings.subscribers = value("--subscribers").flatMap(Int.init) ?? settings.subscribers
+        settings.events = value("--events").flatMap(Int.init) ?? settings.events
+        settings.gap = .milliseconds(value("--gap-ms").flatMap(Int.init) ?? 2)
+        print(try FanOutLatency.run(settings))
+    } else {
+        var settings = SustainedPublish.Settings(target: target, serverPID: pid)
+        settings.rate = value("--rate").flatMap(Int.init) ?? settings.rate
+        settings.seconds = value("--seconds").flatMap(Double.init) ?? settings.seconds
+        settings.subscribers = value("--subscribers").flatMap(Int.init) ?? settings.subscribers
+        settings.connections = value("--connections").flatMap(Int.init) ?? settings.connections
+        settings.batch = value("--batch").flatMap(Int.init) ?? settings.batch
+        print(try SustainedPublish.run(settings))
+    }
 case "decode":
     // As the client's transport: from the frame's bytes.
     var sink = 0
@@ -49,6 +73,6 @@ case "watch-line":
     }
     print("encoded \(n) lines (\(bytes) bytes)")
 default:
-    FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle [--n N] ...\n".utf8))
+    FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|sustain [--n N] ...\n".utf8))
     exit(64)
 }

@@ -1,45 +1,56 @@
 import NIOCore
-import NIOWebSocket
 
 /// Frames the hub queued for WebSockets during one turn, grouped by event loop.
 ///
-/// ``send()`` does one `execute` per event loop: there it writes every frame to its socket (one frame, sharing
-/// one encoded payload buffer, for all subscribers of an event) and flushes each socket once. Frames to one connection keep their
-/// order, since each loop runs its queued work in order.
+/// ``send()`` does one `execute` per event loop: there it writes every frame to its socket (one
+/// ``EncodedTextFrame``, header and payload encoded once, for all subscribers of an event) and flushes each socket
+/// once. Frames to one connection keep their order, since each loop runs its queued work in order.
 struct PendingDeliveries {
     private enum Write {
-        case frame(WebSocketFrame)
+        case text(EncodedTextFrame)
         case close(code: Int, reason: String)
     }
 
     private struct LoopBatch {
         let loop: any EventLoop
+        let id: ObjectIdentifier
         var writes: [(SocketOutlet, Write)] = []
+        /// The last text frame made for this loop, so a fan-out makes one frame per event and loop, not one per
+        /// subscriber. Each loop gets its own copy: its sockets' writes retain and release the buffer, and
+        /// sharing one buffer between loops would make their cores contend for its reference count.
+        var lastText: (source: ByteBuffer, frame: EncodedTextFrame)?
+
+        mutating func add(_ frame: OutboundFrame, to outlet: SocketOutlet) {
+            switch frame {
+            case .text(let payload):
+                if let lastText, PendingDeliveries.isSameStorage(lastText.source, payload) {
+                    writes.append((outlet, .text(lastText.frame)))
+                } else {
+                    let frame = EncodedTextFrame(payload: payload)
+                    lastText = (payload, frame)
+                    writes.append((outlet, .text(frame)))
+                }
+            case .close(let code, let reason):
+                writes.append((outlet, .close(code: code, reason: reason)))
+            }
+        }
     }
 
-    private var batches: [ObjectIdentifier: LoopBatch] = [:]
-    /// The last text frame made, so a fan-out makes one frame per event, not one per subscriber.
-    private var lastText: (payload: ByteBuffer, frame: WebSocketFrame)?
+    /// One batch per event loop that has frames this turn: a handful (the loops of the server), so a linear
+    /// search is cheaper per frame than hashing.
+    private var batches: [LoopBatch] = []
 
     var isEmpty: Bool { batches.isEmpty }
 
     mutating func add(_ frame: OutboundFrame, to outlet: SocketOutlet) {
-        let write: Write
-        switch frame {
-        case .text(let payload):
-            if let lastText, Self.isSameStorage(lastText.payload, payload) {
-                write = .frame(lastText.frame)
-            } else {
-                let frame = WebSocketFrame(fin: true, opcode: .text, data: payload)
-                lastText = (payload, frame)
-                write = .frame(frame)
-            }
-        case .close(let code, let reason):
-            write = .close(code: code, reason: reason)
+        let loop = ObjectIdentifier(outlet.eventLoop)
+        if let index = batches.firstIndex(where: { $0.id == loop }) {
+            batches[index].add(frame, to: outlet)
+        } else {
+            var batch = LoopBatch(loop: outlet.eventLoop, id: loop)
+            batch.add(frame, to: outlet)
+            batches.append(batch)
         }
-        let key = ObjectIdentifier(outlet.eventLoop)
-        if batches[key] == nil { batches[key] = LoopBatch(loop: outlet.eventLoop) }
-        batches[key]!.writes.append((outlet, write))
     }
 
     private static func isSameStorage(_ a: ByteBuffer, _ b: ByteBuffer) -> Bool {
@@ -50,12 +61,12 @@ struct PendingDeliveries {
     /// Hands every batch to its event loop and starts over.
     mutating func send() {
         guard !batches.isEmpty else { return }
-        for batch in batches.values {
+        for batch in batches {
             let writes = batch.writes
             batch.loop.execute {
                 for (outlet, write) in writes {
                     switch write {
-                    case .frame(let frame): outlet.write(frame)
+                    case .text(let frame): outlet.write(frame)
                     case .close(let code, let reason): outlet.close(code: code, reason: reason)
                     }
                 }
@@ -63,6 +74,5 @@ struct PendingDeliveries {
             }
         }
         batches.removeAll(keepingCapacity: true)
-        lastText = nil
     }
 }

@@ -37,12 +37,15 @@ extension PusherHub {
     public func publish(_ request: PublishRequest) throws(PublishError) {
         try validate(request)
         deliver(request)
+        dropOverflowed()
     }
 
-    /// Publishes several events: all are checked before any is sent (as `POST /batch_events`).
+    /// Publishes several events: all are checked before any is sent (as `POST /batch_events`). They leave in one
+    /// turn: each subscriber's frames of the whole batch are written together and flushed once.
     public func publish(batch: [PublishRequest]) throws(PublishError) {
         for request in batch { try validate(request) }
         for request in batch { deliver(request) }
+        dropOverflowed()
     }
 
     private func deliver(_ request: PublishRequest) {
@@ -59,6 +62,5 @@ extension PusherHub {
                 stats.deliveries += 1
             }
         }
-        dropOverflowed()
     }
 }

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOWebSocket
 
 /// The hub's handle on one WebSocket: where its frames are written, on its own event loop.
 ///
@@ -14,8 +13,8 @@ final class SocketOutlet: Sendable {
         self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
     }
 
-    /// Writes one frame (not flushed).
-    func write(_ frame: WebSocketFrame) { handler.value.write(frame) }
+    /// Writes one text frame (not flushed).
+    func write(_ frame: EncodedTextFrame) { handler.value.write(frame) }
 
     /// Flushes what ``write(_:)`` wrote since the last flush.
     func flushIfNeeded() { handler.value.flushIfNeeded() }

@@ -30,6 +30,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private var assembler: WebSocketMessageAssembler
     private var received: [WebSocketMessageAssembler.Message] = []
     private var context: ChannelHandlerContext?
+    /// The frame encoder's context: the hub's text frames arrive encoded (``EncodedTextFrame``) and are written
+    /// from there, past the encoder.
+    private var encoderContext: ChannelHandlerContext?
     private var state = State.open
     private var needsFlush = false
     private var closeTimer: Scheduled<Void>?
@@ -52,6 +55,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        encoderContext = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
         let outlet = SocketOutlet(handler: self, eventLoop: context.eventLoop)
         inbox.yield(.opened(id, outlet, appKey: appKey, protocolVersion: protocolVersion))
         if !context.channel.isActive { ended() }
@@ -76,6 +80,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         handOverReceived()
         inbox.yield(.closed(id))
         context = nil
+        encoderContext = nil
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -147,16 +152,21 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     // MARK: Writing (called by the hub, on this event loop)
 
-    func write(_ frame: WebSocketFrame) {
+    func write(_ frame: EncodedTextFrame) {
         guard state == .open, let context else { return }
-        context.write(wrapOutboundOut(frame), promise: nil)
+        if let encoderContext {
+            encoderContext.write(NIOAny(frame.bytes), promise: nil)
+        } else {
+            context.write(wrapOutboundOut(frame.frame), promise: nil)
+        }
         needsFlush = true
     }
 
     func flushIfNeeded() {
         guard needsFlush, let context else { return }
         needsFlush = false
-        context.flush()
+        // From the encoder's context when there is one: the encoder holds nothing back, so the flush may skip it.
+        (encoderContext ?? context).flush()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
