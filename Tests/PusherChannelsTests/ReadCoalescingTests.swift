@@ -24,11 +24,14 @@ import PusherProtocol
     }
 
     /// Sends `count` events about 2 ms apart and returns how many batches they arrived in.
-    func stream(count: Int, readCoalescing: Double) async throws -> (batches: Int, data: [String]) {
-        let server = try await ScriptedPusherServer.start()
+    func stream(count: Int, readCoalescing: Double, tls: Bool = false) async throws -> (batches: Int, data: [String]) {
+        let certificates = try TestCertificates.make()
+        let server = try await ScriptedPusherServer.start(
+            transport: .init(tls: tls ? try certificates.serverTLSConfiguration() : nil))
         defer { server.stop() }
         var options = PusherClientOptions(key: "test-key", host: "127.0.0.1", port: server.port,
-                                          connection: ConnectionConfiguration(useTLS: false))
+                                          connection: ConnectionConfiguration(useTLS: tls),
+                                          caFile: tls ? certificates.caFile : nil)
         options.readCoalescing = readCoalescing
         let client = PusherClient(options: options)
         let counter = BatchCounter()
@@ -52,6 +55,13 @@ import PusherProtocol
         let paced = try await stream(count: count, readCoalescing: 0.05)
         #expect(paced.data == (0..<count).map { "n\($0)" }, "every event, in order")
         // 150 events over at least 300 ms, read at most every 50 ms: a handful of reads, not one per event.
+        #expect(paced.batches <= 15, "\(paced.batches) batches for \(count) events")
+    }
+
+    @Test func overTLSTheSocketIsPacedBelowTheTLSLayer() async throws {
+        let count = 150
+        let paced = try await stream(count: count, readCoalescing: 0.05, tls: true)
+        #expect(paced.data == (0..<count).map { "n\($0)" }, "every event, in order, decrypted")
         #expect(paced.batches <= 15, "\(paced.batches) batches for \(count) events")
     }
 
