@@ -16,7 +16,7 @@ import Testing
             self.key = key
             self.secret = secret
             let out = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-serve-\(UInt32.random(in: 0...UInt32.max)).out")
-            FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: DemoEndToEndTests.binary)
             process.arguments = ["serve", "--port", "0", "--key", key, "--secret", secret, "--app-id", "1"]
             process.standardOutput = try FileHandle(forWritingTo: out)

@@ -51,6 +51,13 @@ struct SeveralAppsTests {
         #expect(screen.contains("staging 1/2"))
     }
 
+    @Test func theHintBarNamesTheAppKeyOnlyWhenSeveralAreOpen() {
+        let footer = { (state: DashboardState) in frame(state).split(separator: "\n").map(String.init).last ?? "" }
+        #expect(footer(twoApps()).contains("A  app"), "\(footer(twoApps()))")
+        let one = DashboardState(size: Size(rows: 42, columns: 140), now: t0, configuration: .init())
+        #expect(!footer(one).contains("A  app"), "\(footer(one))")
+    }
+
     @Test func theLogMarksEachEntrysAppOnlyWhenSeveralAreOpen() {
         var state = twoApps()
         _ = state.reduce(.client([event("orders", "from-staging", "{}")], app: 0))

@@ -18,7 +18,8 @@ public enum WatchLine {
     /// `false`, appending nothing, for events `watch` does not print.
     ///
     /// A channel event's line is written straight into `out`: its `data` text is rewritten in compact form from its
-    /// bytes (``CompactJSON``), with no `JSONValue` or `String` in between, so a line usually costs no allocation.
+    /// bytes (`CompactJSON`, in PusherProtocol), with no `JSONValue` or `String` in between, so a line usually costs
+    /// no allocation.
     public static func append(_ event: ClientEvent, to out: inout [UInt8]) -> Bool {
         guard case .event(let e) = event else {
             guard let line = jsonValueLine(event) else { return false }

@@ -105,7 +105,7 @@ public struct KeyTable: Sendable {
         KeyBinding([.char("c")], hint: "conn", help: "connect / disconnect", action: .toggleConnection),
         KeyBinding([.char("i")], hint: "sign in", help: "sign the user in / out (user events, watchlist)",
             action: .toggleSignIn),
-        KeyBinding([.char("A")], hint: "", help: "select the next app: keys act on it (several --profile)",
+        KeyBinding([.char("A")], hint: "app", help: "select the next app: keys act on it (several --profile)",
             action: .nextApp),
         KeyBinding([.char("T")], hint: "theme", help: "next theme", action: .nextTheme),
         KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
@@ -149,9 +149,12 @@ public struct KeyTable: Sendable {
     }
 
     /// The bindings the hint bar shows for a focused pane (or an open view), in table order.
-    public func hints(focus: Pane, view: ScreenView = .panes, replaying: Bool = false) -> [KeyBinding] {
+    /// - Parameter severalApps: whether several apps are open (only then is the app key worth a hint).
+    public func hints(focus: Pane, view: ScreenView = .panes, replaying: Bool = false,
+                      severalApps: Bool = false) -> [KeyBinding] {
         bindings.filter { binding in
             guard !binding.hint.isEmpty else { return false }
+            if binding.action == .nextApp, !severalApps { return false }
             switch binding.scope {
             case .pane(let p): return view == .panes && p == focus
             case .view(let v): return v == view

@@ -26,7 +26,7 @@ public enum FooterView {
         }
         var col = rect.column
         let hints = state.configuration.keyTable.hints(focus: state.focus, view: state.view,
-            replaying: state.replay != nil)
+            replaying: state.replay != nil, severalApps: state.isMultiApp)
         func width(_ b: KeyBinding) -> Int { DisplayWidth.of(b.keys[0].description) + DisplayWidth.of(b.hint) + 4 }
         // `?` and `q` always show, at the end; the others fill the room before them in table order.
         let always = hints.filter { $0.action == .help || $0.action == .quit }
