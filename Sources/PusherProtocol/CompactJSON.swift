@@ -377,30 +377,10 @@ struct CompactJSONWriter {
 
     /// A number, checked as ``JSONParser`` checks it and written as ``JSONValue/writeNumber(_:to:)`` writes it.
     private mutating func number(to out: inout [UInt8]) -> Bool {
+        guard let number = FrameScanner.scanNumber(bytes, from: index) else { return false }
         let start = index
-        var isInteger = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, Self.isDigit(bytes[index]) else { return false }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
-        }
-        if at(UInt8(ascii: ".")) {
-            isInteger = false
-            index += 1
-            let digits = index
-            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
-            if digits == index { return false }
-        }
-        if at(UInt8(ascii: "e")) || at(UInt8(ascii: "E")) {
-            isInteger = false
-            index += 1
-            if at(UInt8(ascii: "+")) || at(UInt8(ascii: "-")) { index += 1 }
-            let digits = index
-            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
-            if digits == index { return false }
-        }
+        index = number.end
+        let isInteger = !number.hasFraction && !number.hasExponent
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
         if isInteger, slice.count <= 17 {
             // Integers below 9e15 are exact as a Double and written back with the same digits (JSON has no
@@ -418,9 +398,5 @@ struct CompactJSONWriter {
         }
         guard let value = Double(String(decoding: slice, as: UTF8.self)) else { return false }
         return CompactJSON.appendNumber(value, to: &out)
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 }

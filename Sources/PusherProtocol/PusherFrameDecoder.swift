@@ -317,25 +317,41 @@ struct FrameScanner {
 
     /// A number without an exponent and of modest length: always finite, so the full parser would accept it.
     private mutating func skipNumber() -> Bool {
-        let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, Self.isDigit(bytes[index]) else { return false }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-        } else {
-            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
-        }
-        if at(UInt8(ascii: ".")) {
-            index += 1
-            let digits = index
-            while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
-            if digits == index { return false }
-        }
-        if at(UInt8(ascii: "e")) || at(UInt8(ascii: "E")) { return false }
-        return index - start <= Self.maxNumberLength
+        guard let number = Self.scanNumber(bytes, from: index), !number.hasExponent else { return false }
+        defer { index = number.end }
+        return number.end - index <= Self.maxNumberLength
     }
 
-    private static func isDigit(_ byte: UInt8) -> Bool {
+    /// The JSON number at `start`, checked as ``JSONParser`` checks it: where it ends, and whether it has a fraction
+    /// or an exponent; `nil` when the bytes there are not a number.
+    static func scanNumber(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int)
+        -> (end: Int, hasFraction: Bool, hasExponent: Bool)?
+    {
+        var index = start
+        func at(_ byte: UInt8) -> Bool { index < bytes.count && bytes[index] == byte }
+        func digits() -> Bool {
+            let first = index
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            return index > first
+        }
+        if at(UInt8(ascii: "-")) { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { return nil }
+        if bytes[index] == UInt8(ascii: "0") { index += 1 } else { _ = digits() }
+        let hasFraction = at(UInt8(ascii: "."))
+        if hasFraction {
+            index += 1
+            guard digits() else { return nil }
+        }
+        let hasExponent = at(UInt8(ascii: "e")) || at(UInt8(ascii: "E"))
+        if hasExponent {
+            index += 1
+            if at(UInt8(ascii: "+")) || at(UInt8(ascii: "-")) { index += 1 }
+            guard digits() else { return nil }
+        }
+        return (index, hasFraction, hasExponent)
+    }
+
+    static func isDigit(_ byte: UInt8) -> Bool {
         byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
