@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PusherChannels
+import PushtopDashboard
 import PushtopServer
 
 /// `pushtop bench`: publish through the HTTP API to N subscribers and measure delivery.
@@ -28,6 +29,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Channel to publish on.") var channel: String = "bench"
     @Option(name: .customLong("payload-bytes"), help: "Approximate size of each event's data.") var payloadBytes: Int = 100
     @Flag(help: "Print the result as one JSON object.") var json = false
+    @OptionGroup var envFile: EnvFileOption
 
     mutating func validate() throws {
         guard rate > 0 else { throw ValidationError("--rate must be at least 1") }
@@ -48,6 +50,14 @@ struct BenchCommand: AsyncParsableCommand {
         let clientOptions: PusherClientOptions
         let api: PusherAPIConfiguration
         let target: String
+        // --env-file fills what the flags leave out.
+        let file = try envFile.settings()?.requiring(["key", "secret", "app_id"].filter { flagsOverEnvFile[$0] == nil }, for: "the bench publishes through the HTTP API")
+        if let file { StandardStreams.writeErr("pushtop bench: \(EnvFileOption.describe(file, flags: flagsOverEnvFile))\n") }
+        let f = file?.profile ?? Profile()
+        let key = self.key ?? f.key, secret = self.secret ?? f.secret, appID = self.appID ?? f.appID
+        let host = self.host ?? f.host, port = self.port ?? f.port
+        let cluster = self.cluster ?? (host == nil ? f.cluster : nil)
+        let noTLS = self.noTLS || f.tls == false
         if let key, let secret, let appID {
             let useTLS = cluster != nil || !noTLS
             let connection = ConnectionConfiguration(useTLS: useTLS)
@@ -56,7 +66,7 @@ struct BenchCommand: AsyncParsableCommand {
                 api = .cluster(cluster, appID: appID, key: key, secret: secret)
                 target = "Pusher cluster \(cluster)"
             } else {
-                let host = self.host ?? "127.0.0.1"
+                let host = host ?? "127.0.0.1"
                 clientOptions = PusherClientOptions(key: key, host: host, port: port, connection: connection)
                 let wsPort = port ?? (useTLS ? 443 : 80)
                 api = PusherAPIConfiguration(appID: appID, key: key, secret: secret, host: host,
@@ -84,5 +94,16 @@ struct BenchCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         await embedded?.shutdown()
+    }
+
+    /// The bench's flags that win over the `.env` file.
+    private var flagsOverEnvFile: [String: String] {
+        var flags: [String: String] = [:]
+        for (field, flag, given) in [("key", "--key", key != nil), ("secret", "--secret", secret != nil),
+            ("app_id", "--app-id", appID != nil), ("host", "--host", host != nil), ("port", "--port", port != nil),
+            ("cluster", "--cluster", cluster != nil), ("tls", "--no-tls", noTLS)] where given {
+            flags[field] = flag
+        }
+        return flags
     }
 }

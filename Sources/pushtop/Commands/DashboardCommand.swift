@@ -35,7 +35,7 @@ struct DashboardCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
+        let (environment, _) = try connection.resolvedEnvironment()
         if let several = try connection.severalProfiles(environment: environment) {
             try await runSeveral(several, environment: environment)
             return

@@ -29,16 +29,21 @@ struct DoctorCommand: AsyncParsableCommand {
 
     func run() async throws {
         PushtopLogging.bootstrap(.none)
-        let environment = ProcessInfo.processInfo.environment
+        let (environment, envFile) = try connection.resolvedEnvironment()
         func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let profile = try connection.loadProfile()
-        let options = try connection.clientOptions(profile: profile)
+        let profile = try connection.loadProfile(environment: environment)
+        let options = try connection.clientOptions(environment: environment, profile: profile)
         let doctor = Doctor(
             options: options, appID: appID ?? env("PUSHER_APP_ID"),
             secret: connection.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret, timeout: timeout)
         // Unbuffered, so that each check shows as it completes.
         func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
         say("pushtop doctor: \(options.url(useTLS: options.connection.useTLS).prefix { $0 != "?" })")
+        if let envFile {
+            var flags = connection.flagsOverEnvFile
+            if appID != nil { flags["app_id"] = "--app-id" }
+            say(EnvFileOption.describe(envFile, flags: flags))
+        }
         let results = await doctor.run { check in
             for line in check.lines { say(line) }
         }

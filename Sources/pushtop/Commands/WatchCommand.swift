@@ -40,20 +40,22 @@ struct WatchCommand: AsyncParsableCommand {
                 throw ValidationError("channel '\(channel)': \(error)")
             }
         }
-        if channels.isEmpty && !readStdin && connection.profile == nil && !connection.signIn {
+        if channels.isEmpty && !readStdin && connection.profile == nil && !connection.signIn && connection.envFile.path == nil {
             throw ValidationError("name at least one channel (or use --stdin to subscribe later, or --sign-in)")
         }
     }
 
     func run() async throws {
         PushtopLogging.bootstrap(.standardError)
-        let profile = try connection.loadProfile()
-        var options = try connection.clientOptions(profile: profile)
+        let (environment, envFile) = try connection.resolvedEnvironment()
+        connection.announceEnvFile(envFile, command: "watch")
+        let profile = try connection.loadProfile(environment: environment)
+        var options = try connection.clientOptions(environment: environment, profile: profile)
         options.logger = Logger(label: "pushtop.watch")
         let client = PusherClient(options: options)
         let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
         let recorder = try record.map { try RecordingWriter.open($0, options: options, channels: channels + (profile.channels ?? []),
-            secret: connection.secret ?? ProcessInfo.processInfo.environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
+            secret: connection.secret ?? environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
         WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
 
         for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }

@@ -73,6 +73,8 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("profile"), help: ArgumentHelp("Read options from this profile of the config file. The dashboard takes it more than once: one connection per profile (keys act on the selected app; A switches).", valueName: "NAME"))
     var profiles: [String] = []
 
+    @OptionGroup var envFile: EnvFileOption
+
     /// The first `--profile` (commands other than the dashboard take one).
     var profile: String? { profiles.first }
 
@@ -164,7 +166,9 @@ struct ConnectionOptions: ParsableArguments {
             let file = try ConfigFile.load(environment: environment)
             let name = profile ?? environment["PUSHTOP_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
             var base = Profile()
-            if let file {
+            if environment[EnvFileOption.marker] != nil, name == nil {
+                // --env-file names the app: the config file's default profile stays out of it.
+            } else if let file {
                 base = try file.profile(named: name)
             } else if let name {
                 let path = ConfigFile.path(environment: environment) ?? "~/.config/pushtop/config.toml"
@@ -185,7 +189,10 @@ struct ConnectionOptions: ParsableArguments {
         do {
             let file = try ConfigFile.load(environment: environment)
             let names: [String]
-            if profiles.count > 1 {
+            if environment[EnvFileOption.marker] != nil {
+                if profiles.count > 1 { throw ValidationError("--env-file cannot be combined with several profiles") }
+                return nil
+            } else if profiles.count > 1 {
                 names = profiles
             } else if profiles.isEmpty, (environment["PUSHTOP_PROFILE"] ?? "").isEmpty, let file, !file.open.isEmpty {
                 names = file.open
