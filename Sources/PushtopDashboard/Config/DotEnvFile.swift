@@ -45,7 +45,8 @@ public struct DotEnvFile: Sendable, Equatable {
     {
         var file = DotEnvFile(path: path)
         var parser = DotEnvParser(characters: Array(text), path: path)
-        while let (key, raw, line) = try parser.next() {
+        while let item = try parser.next() {
+            let (key, raw, line) = item
             let known = Dictionary(file.entries.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
             let value = raw.expand { name in known[name] ?? environment[name] }
             file.entries.append(Entry(key: key, value: value, line: line))

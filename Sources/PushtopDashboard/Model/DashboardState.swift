@@ -70,6 +70,8 @@ public struct DashboardState: Sendable {
     public internal(set) var recordingPath: String?
     /// Where a replay stands; `nil` when live.
     public internal(set) var replay: ReplayStatus?
+    /// Several nodes of one app (each an app here): the cross-node canary and roster comparison.
+    public internal(set) var nodes: NodeState?
 
     public init(size: Size, now: Double = 0, configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -191,8 +193,9 @@ public struct DashboardState: Sendable {
     /// Changes the state. Returns what the outside world must do.
     public mutating func reduce(_ event: UIEvent) -> [Effect] {
         switch event {
-        case .client(let batch, let app):
+        case .client(var batch, let app):
             guard apps.indices.contains(app) else { return [] }
+            if nodes != nil { batch = takeNodeEvents(batch, app: app) }
             inApp(app) { state in
                 for e in batch { state.apply(e) }
                 if !batch.isEmpty {
@@ -222,7 +225,9 @@ public struct DashboardState: Sendable {
             return []
         case .tick(let t):
             tick(t)
-            return apiRequestsDue()
+            return apiRequestsDue() + nodeTick()
+        case .nodes(let answer):
+            return nodeAnswer(answer)
         case .dropped(let n):
             droppedByUI += n
             needsDraw = true

@@ -86,6 +86,8 @@ actor CanaryRunner {
         checker.cancel()
         for f in audit.finish(now: Self.now) { write(CanaryLine.finding(f)) }
         report()
+        // The summary is the last line: closing the connections below is not news.
+        finished = true
         write(CanaryLine.summary(audit))
         for node in nodes { await node.client.shutdown(closeTimeout: .seconds(1)) }
         for c in consumers { c.cancel() }
@@ -93,6 +95,7 @@ actor CanaryRunner {
     }
 
     private var stopRequested = false
+    private var finished = false
 
     /// Ends the run early (a signal).
     func requestStop() { stopRequested = true }
@@ -148,6 +151,7 @@ actor CanaryRunner {
     }
 
     private func handle(_ batch: [ClientEvent], node: String) {
+        guard !finished else { return }
         for event in batch {
             switch event {
             case .subscribed(let name, _) where name == channel:

@@ -66,12 +66,12 @@ struct BenchCommand: AsyncParsableCommand {
                 api = .cluster(cluster, appID: appID, key: key, secret: secret)
                 target = "Pusher cluster \(cluster)"
             } else {
-                let host = host ?? "127.0.0.1"
-                clientOptions = PusherClientOptions(key: key, host: host, port: port, connection: connection)
+                let wsHost = host ?? "127.0.0.1"
+                clientOptions = PusherClientOptions(key: key, host: wsHost, port: port, connection: connection)
                 let wsPort = port ?? (useTLS ? 443 : 80)
-                api = PusherAPIConfiguration(appID: appID, key: key, secret: secret, host: host,
+                api = PusherAPIConfiguration(appID: appID, key: key, secret: secret, host: wsHost,
                                              port: apiPort ?? wsPort, useTLS: useTLS)
-                target = "\(host):\(wsPort)"
+                target = "\(wsHost):\(wsPort)"
             }
         } else {
             let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))

@@ -79,10 +79,10 @@ struct CanaryCommand: AsyncParsableCommand {
         guard let secret = connection.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret else {
             throw ValidationError("the canary publishes through the HTTP API: give --secret (or an --env-file with the app secret)")
         }
-        guard let appID = appID ?? env("PUSHER_APP_ID") ?? profile.appID else {
+        guard let appID = self.appID ?? env("PUSHER_APP_ID") ?? profile.appID else {
             throw ValidationError("the canary publishes through the HTTP API: give --app-id (or an --env-file with the app id)")
         }
-        let channel = channel ?? "private-pushtop-canary-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+        let channel = self.channel ?? "private-pushtop-canary-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
         if channel.hasPrefix("private-") || channel.hasPrefix("presence-"), options.authorizer == nil {
             throw ValidationError("--channel \(channel) needs authorization: give --secret or --auth-endpoint")
         }

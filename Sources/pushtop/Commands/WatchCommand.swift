@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PusherChannels
+import PushtopDashboard
 
 /// `pushtop watch`: headless; one JSON object per line on stdout, commands on stdin with `--stdin`.
 struct WatchCommand: AsyncParsableCommand {
@@ -29,10 +30,14 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("record"), help: "Also record what arrives to this file (the dashboard's recording format; replay with 'pushtop replay FILE').")
     var record: String?
 
+    @Option(name: .customLong("node"), help: ArgumentHelp("A node of the app (repeatable): one connection per node; each line names its node (\"node\":\"HOST:PORT\").", valueName: "HOST:PORT"))
+    var nodes: [String] = []
+
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
     mutating func validate() throws {
+        for node in nodes where NodeAddress(node) == nil { throw ValidationError("--node: \(NodeAddress.problem(node))") }
         for channel in channels {
             do {
                 try ChannelName.validate(channel)
@@ -52,15 +57,32 @@ struct WatchCommand: AsyncParsableCommand {
         let profile = try connection.loadProfile(environment: environment)
         var options = try connection.clientOptions(environment: environment, profile: profile)
         options.logger = Logger(label: "pushtop.watch")
-        let client = PusherClient(options: options)
         let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
-        let recorder = try record.map { try RecordingWriter.open($0, options: options, channels: channels + (profile.channels ?? []),
-            secret: connection.secret ?? environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
-        WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
-
-        for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
-        if connection.wantsSignIn(profile: profile) { try await client.signIn() }
-        await client.connect()
+        let nodeList = (nodes.isEmpty ? profile.nodes ?? [] : nodes).compactMap(NodeAddress.init)
+        var created: [PusherClient] = []
+        if nodeList.isEmpty {
+            let client = PusherClient(options: options)
+            let recorder = try record.map { try RecordingWriter.open($0, options: options, channels: channels + (profile.channels ?? []),
+                secret: connection.secret ?? environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
+            WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
+            created.append(client)
+        } else {
+            if record != nil { throw ValidationError("--record takes one connection: not with --node") }
+            for node in nodeList {
+                var o = options
+                o.host = node.host
+                o.port = node.port
+                let client = PusherClient(options: o)
+                WatchWriter(client: client, exit: exit, node: node.description).start(frames: printFrames)
+                created.append(client)
+            }
+        }
+        let clients = created
+        for client in clients {
+            for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
+            if connection.wantsSignIn(profile: profile) { try await client.signIn() }
+            await client.connect()
+        }
 
         let signals = SignalWatcher.terminationSignals()
         let signalTask = Task {
@@ -73,7 +95,7 @@ struct WatchCommand: AsyncParsableCommand {
         if readStdin {
             stdinTask = Task {
                 for await line in StandardStreams.inputLines() {
-                    await Self.perform(line: line, on: client)
+                    for client in clients { await Self.perform(line: line, on: client) }
                 }
                 exit.yield(0)
             }
@@ -87,7 +109,7 @@ struct WatchCommand: AsyncParsableCommand {
         signalTask.cancel()
         stdinTask?.cancel()
         // Sends a close frame and waits (up to a second) for the server's reply before the process ends.
-        await client.shutdown(closeTimeout: .seconds(1))
+        for client in clients { await client.shutdown(closeTimeout: .seconds(1)) }
         if code != 0 { throw ExitCode(code) }
     }
 

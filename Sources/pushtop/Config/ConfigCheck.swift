@@ -83,7 +83,7 @@ struct ConfigCheck {
             if settings.profile.appID == nil { missing.append("\(settings.expectedKey("app_id")) (the HTTP API)") }
             if !missing.isEmpty { lines.append("note: \(path) has no " + missing.joined(separator: " and no ")) }
         } catch {
-            problems.append(error.description)
+            problems.append("\(error)")
         }
     }
 

@@ -10,7 +10,7 @@ enum ProfileFromEnvFile {
         do {
             settings = try DotEnvSettings.read(DotEnvFile.load(path: envFile, environment: ProcessInfo.processInfo.environment))
         } catch {
-            throw ValidationError("--from-env-file \(error.description)")
+            throw ValidationError("--from-env-file \(error)")
         }
         let name = name ?? settings.convention.rawValue.lowercased()
         guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
@@ -82,7 +82,7 @@ enum ProfileFromEnvFile {
         return out + "\""
     }
 
-    private static func fail(_ message: String) -> Error {
+    private static func fail(_ message: String) -> any Error {
         FileHandle.standardError.write(Data("pushtop config init: \(message)\n".utf8))
         return ExitCode.failure
     }

@@ -14,7 +14,7 @@ struct EnvFileOption: ParsableArguments {
         do {
             return try DotEnvSettings.read(DotEnvFile.load(path: path, environment: environment))
         } catch {
-            throw ValidationError("--env-file \(error.description)")
+            throw ValidationError("--env-file \(error)")
         }
     }
 

@@ -1,0 +1,26 @@
+/// An app's HTTP API that can publish: the cross-node canary publishes through each node's (`--node`).
+public protocol CanaryPublisher: Sendable {
+    /// `POST /apps/ID/events` with one event on one channel.
+    func publish(channel: String, event: String, data: String) async throws
+}
+
+extension DashboardRunner {
+    /// Performs a request to one node; a failure comes back as a ``NodeAnswer``.
+    func performNodeRequest(_ request: NodeRequest) {
+        let inbox = self.inbox
+        switch request {
+        case .publishCanary(let app, let channel, let event, let data, let seq):
+            guard apis.indices.contains(app), let publisher = apis[app] as? any CanaryPublisher else {
+                inbox.update { $0.uiEvents.append(.nodes(.canaryFailed(app: app, seq: seq, message: "no HTTP API"))) }
+                return
+            }
+            Task.detached {
+                do {
+                    try await publisher.publish(channel: channel, event: event, data: data)
+                } catch {
+                    inbox.update { $0.uiEvents.append(.nodes(.canaryFailed(app: app, seq: seq, message: "\(error)"))) }
+                }
+            }
+        }
+    }
+}
