@@ -25,7 +25,7 @@ import Testing
         let run = try PushtopProcess(canary([serve], ["--rate", "20/s", "--duration", "2", "--report-every", "1"]), environment: isolated)
         #expect(try await run.exitCode(timeout: 30) == 0, "\(run.lines.suffix(5)) \(run.stderr)")
         let last = try #require(run.lines.last)
-        #expect(last.hasPrefix(#"{"type":"summary","nodes":[{"node":"\#(serve.address)","published":"#), last)
+        #expect(last.hasPrefix(#"{"type":"summary","nodes":[{"node":"\#(serve.address)","published":"#), "\(last)")
         let n = try #require(node(summary(run), serve.address))
         #expect(n["lost"] as? Int == 0 && n["duplicated"] as? Int == 0 && summary(run)?["ok"] as? Bool == true)
         #expect((n["published"] as? Int ?? 0) >= 30 && n["received"] as? Int == n["published"] as? Int)

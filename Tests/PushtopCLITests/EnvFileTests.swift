@@ -139,7 +139,7 @@ import Testing
         let initRun = try await CommandRun.run("pushtop", ["config", "init", "--from-env-file", env], environment: environment)
         #expect(initRun.status == 0, "\(initRun.stderr)")
         let written = try String(contentsOfFile: home + "/.config/pushtop/config.toml", encoding: .utf8)
-        #expect(written.contains("[profiles.reverb]") && written.contains("port = \(node.port)  # REVERB_PORT (line 8)"), written)
+        #expect(written.contains("[profiles.reverb]") && written.contains("port = \(node.port)  # REVERB_PORT (line 8)"), "\(written)")
         // The profile works without the file, and checks clean.
         let watch = try PushtopProcess(["watch", "--profile", "reverb", "private-x"], environment: environment)
         try await watch.waitForLine("subscribed") { $0["type"] as? String == "subscribed" }

@@ -38,7 +38,7 @@ struct NodeStateTests {
     /// A node's row in the connection pane and the canary line under it.
     func nodeRows(_ state: DashboardState, _ node: String) -> String {
         let lines = frame(state).split(separator: "\n").map(String.init)
-        guard let i = lines.firstIndex(where: { $0.contains("\(node) ") && $0.contains("● ") }), i + 1 < lines.count else { return "" }
+        guard let i = lines.firstIndex(where: { ($0.contains("▸\(node) ") || $0.contains("│ \(node) ")) && $0.contains("● ") }), i + 1 < lines.count else { return "" }
         return lines[i] + "\n" + lines[i + 1]
     }
 
@@ -55,7 +55,7 @@ struct NodeStateTests {
         #expect(!state.log.entries.contains { $0.channel == canary })
         let screen = frame(state)
         #expect(screen.contains("2 nodes · A switches"), "\(screen)")
-        #expect(nodeRows(state, a).contains("● connected  1.1") && nodeRows(state, a).contains("canary p50 4.0 ms p99 4.0 ms"), "\(screen)")
+        #expect(nodeRows(state, a).contains("● connected   1.1") && nodeRows(state, a).contains("canary p50 4.0 ms p99 4.0 ms"), "\(screen)")
         #expect(nodeRows(state, b).contains("2.2") && nodeRows(state, b).contains("canary p50 12 ms p99 12 ms"), "\(screen)")
     }
 
@@ -101,7 +101,8 @@ struct NodeStateTests {
         _ = tick(&state, to: t0 + 10)  // second: confirmed
         #expect(state.nodes?.splits["presence-room"] == [RosterSplit(userID: "alice", on: [a])])
         #expect(logTexts(state).contains("presence-room: alice: on node \(a) only"))
-        #expect(frame(state).contains("presence-room: alice: on node \(a) only"))
+        let screen = frame(state)
+        #expect(screen.contains("│  presence-room:") && screen.contains("│    alice: on node \(a) only"), "\(screen)")
         // The member reaches the other node: the split goes.
         _ = state.reduce(.client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "alice"))], app: 1))
         _ = tick(&state, to: t0 + 15)

@@ -90,6 +90,7 @@ public struct CanaryAudit: Sendable {
     /// Canary `seq` was not published after all (the HTTP API refused it): it is expected nowhere.
     public mutating func cancel(seq: Int) {
         guard outstanding.removeValue(forKey: seq) != nil else { return }
+        lastPublished = outstanding.values.map(\.at).max()
         for node in nodes {
             tallies[node]!.published -= 1
             if tallies[node]!.seen.remove(seq) != nil { tallies[node]!.received -= 1 }

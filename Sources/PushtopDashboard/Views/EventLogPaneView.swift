@@ -24,7 +24,7 @@ public enum EventLogPaneView {
         }
         let width = inner.width - 2
         let timeW = 13
-        let appW = state.isMultiApp ? min(12, (state.apps.map { DisplayWidth.of($0.label) }.max() ?? 0) + 1) : 0
+        let appW = state.isMultiApp ? min(state.isMultiNode ? 22 : 12, (state.apps.map { DisplayWidth.of($0.label) }.max() ?? 0) + 1) : 0
         let channelW = min(22, max(8, width / 5))
         let eventW = min(26, max(8, width / 5))
         for (offset, seq) in seqs.enumerated() {

@@ -37,11 +37,12 @@ enum NodeRowsView {
             }
             used += 1
         }
-        let splits = nodes.splits.sorted { $0.key < $1.key }.flatMap { channel, list in
-            list.map { "\(channel): \($0.text(nodes: nodes.nodes))" }
+        // Each split channel, then its members one a row: `alice: on node A only`.
+        let lines = nodes.splits.sorted { $0.key < $1.key }.flatMap { channel, list in
+            ["  \(channel):"] + list.map { "    \($0.text(nodes: nodes.nodes))" }
         }
-        for line in splits where used < inner.height {
-            canvas.draw("  " + line, row: inner.row + used, column: inner.column, maxWidth: inner.width, role: .channelError)
+        for line in lines where used < inner.height {
+            canvas.draw(line, row: inner.row + used, column: inner.column, maxWidth: inner.width, role: .channelError)
             used += 1
         }
         return used < inner.height - 2 ? used + 1 : used
