@@ -139,7 +139,7 @@ extension NodeState {
         for finding in findings {
             switch finding {
             case .missed(let node, let seq, let via, let away):
-                lastProblem[node] = away ? "away for canary \(seq)" : "missed canary \(seq)"
+                lastMissed[node] = seq
                 outcome.notes.append((index(node), "node \(node) missed canary \(seq) (published via \(via))"
                     + (away ? " while reconnecting" : ""), !away))
             case .duplicated(let node, let seq):

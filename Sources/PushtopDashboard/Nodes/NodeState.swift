@@ -24,6 +24,8 @@ public struct NodeState: Sendable {
     public internal(set) var splits: [String: [RosterSplit]] = [:]
     /// The newest canary finding per node, for the node rows (e.g. `missed 17`).
     public internal(set) var lastProblem: [String: String] = [:]
+    /// The newest canary each node missed.
+    public internal(set) var lastMissed: [String: Int] = [:]
     var nextSeq = 1
     var nextCanaryAt: Double?
     var firstTickAt: Double?

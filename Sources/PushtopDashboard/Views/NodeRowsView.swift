@@ -57,6 +57,7 @@ enum NodeRowsView {
         }
         if tally.lost > 0 { text += "  missed \(tally.lost)" }
         if tally.away > 0 { text += "  away \(tally.away)" }
+        if let seq = nodes.lastMissed[node], tally.lost + tally.away > 0 { text += " (last #\(seq))" }
         return text
     }
 }
