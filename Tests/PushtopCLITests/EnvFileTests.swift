@@ -52,6 +52,20 @@ import Testing
         await node.stop()
     }
 
+    @Test func benchAndCanaryTakeTheAppFromTheFile() async throws {
+        let node = try await ServeNode.start()
+        let env = try write(reverbEnv(port: node.port))
+        let bench = try await CommandRun.run("pushtop", ["bench", "--env-file", env, "--rate", "50", "--subscribers", "2",
+            "--duration", "1", "--json"], environment: isolated)
+        #expect(bench.status == 0, "\(bench.stderr)")
+        #expect(bench.stderr.contains("key from REVERB_APP_KEY (line 5)") && bench.stdout.contains("127.0.0.1:\(node.port)"),
+            "\(bench.stdout) \(bench.stderr)")
+        let canary = try await CommandRun.run("pushtop", ["canary", "--env-file", env, "--duration", "1"], environment: isolated)
+        #expect(canary.status == 0, "\(canary.stdout.suffix(400)) \(canary.stderr)")
+        #expect(canary.stdout.contains(#""node":"127.0.0.1:\#(node.port)""#))
+        await node.stop()
+    }
+
     @Test func flagsWinOverTheFile() async throws {
         let node = try await ServeNode.start()
         let env = try write(reverbEnv(port: 1))
