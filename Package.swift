@@ -65,6 +65,7 @@ let package = Package(
             name: "PushtopServer",
             dependencies: [
                 "PusherProtocol",
+                "PushtopRedis",
                 "CSodium",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
