@@ -22,6 +22,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
 
+    @OptionGroup(title: "Several nodes (Redis)") var cluster: ClusterOptions
+
     @Option(name: .customLong("webhook"), help: ArgumentHelp("Post Pusher webhooks to this http(s) URL (repeatable).", valueName: "URL"))
     var webhooks: [String] = []
 
@@ -64,6 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             var configuration = server.configuration()
             configuration.webhooks.urls = webhooks
+            configuration.cluster = cluster.configuration
             embedded = try await EmbeddedServer.start(configuration)
         } catch {
             FileHandle.standardError.write(Data("pushtop serve: \(error)\n".utf8))
@@ -80,6 +83,9 @@ struct ServeCommand: AsyncParsableCommand {
         for url in webhooks { lines.append("  webhooks to: \(url)") }
         if config.metricsEndpoint { lines.append("  metrics: \(embedded.httpURL)/metrics") }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
+        if let node = config.cluster {
+            lines.append("  cluster: node \(node.nodeID) through \(cluster.redisDisplay) (prefix \(node.prefix)); health: \(embedded.httpURL)/health")
+        }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 
         let received = await signals.next()
