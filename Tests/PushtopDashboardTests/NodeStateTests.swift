@@ -26,6 +26,11 @@ struct NodeStateTests {
 
     /// Ticks the clock to `t` and returns the canaries it asks to publish.
     func tick(_ state: inout DashboardState, to t: Double) -> [NodeRequest] {
+        requests(&state, to: t).filter { if case .publishCanary = $0 { true } else { false } }
+    }
+
+    /// Ticks the clock to `t` and returns every request to the nodes.
+    func requests(_ state: inout DashboardState, to t: Double) -> [NodeRequest] {
         state.reduce(.tick(now: t)).compactMap { if case .nodes(let r) = $0 { r } else { nil } }
     }
 
@@ -129,5 +134,35 @@ struct NodeStateTests {
             #expect(state.nodes?.splits.isEmpty == true, "step \(step): \(state.nodes?.splits ?? [:])")
         }
         #expect(!logTexts(state).contains { $0.contains("only") })
+    }
+
+    @Test func eachNodesHTTPAPIIsComparedWithItsConnectionOnTwoAnswers() {
+        var state = twoNodes()
+        _ = state.reduce(.client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "alice"))], app: 1))
+        func ask(_ t: Double) -> [NodeRequest] {
+            requests(&state, to: t).filter { if case .presenceUsers = $0 { true } else { false } }
+        }
+        #expect(ask(t0 + 5) == [.presenceUsers(app: 0, channel: "presence-room"), .presenceUsers(app: 1, channel: "presence-room")])
+        // Node B's API lacks alice, whom its connection holds (no member_removed ever comes); node A's agrees.
+        _ = state.reduce(.nodes(.presenceUsers(app: 0, channel: "presence-room", userIDs: ["me"], error: nil)))
+        _ = state.reduce(.nodes(.presenceUsers(app: 1, channel: "presence-room", userIDs: ["me"], error: nil)))
+        #expect(state.nodes?.apiDifferences.isEmpty == true)  // once is a suspect
+        _ = ask(t0 + 10)
+        _ = state.reduce(.nodes(.presenceUsers(app: 0, channel: "presence-room", userIDs: ["me"], error: nil)))
+        _ = state.reduce(.nodes(.presenceUsers(app: 1, channel: "presence-room", userIDs: ["me"], error: nil)))
+        #expect(state.nodes?.apiDifferences["presence-room"] == ["alice: not in node \(b)'s API"])
+        #expect(logTexts(state).contains("presence-room: alice: not in node \(b)'s API"))
+        #expect(frame(state).contains("│    alice: not in node \(b)'s API"))
+    }
+
+    @Test func aMemberWhoJoinsWhileTheAPIIsAskedIsNoDifference() {
+        var state = twoNodes()
+        _ = tick(&state, to: t0 + 5)
+        // bob joins node A's connection after the question and before the answer, which does not have him yet.
+        _ = state.reduce(.client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "bob"))], app: 0))
+        _ = state.reduce(.nodes(.presenceUsers(app: 0, channel: "presence-room", userIDs: ["me"], error: nil)))
+        _ = tick(&state, to: t0 + 10)
+        _ = state.reduce(.nodes(.presenceUsers(app: 0, channel: "presence-room", userIDs: ["me", "bob"], error: nil)))
+        #expect(state.nodes?.apiDifferences.isEmpty == true)
     }
 }

@@ -46,7 +46,7 @@ import Testing
             screen = tmux.capture()
             samples += 1
             // The node watch's alarms (the members pane's own presence check is the truth issue's).
-            if screen.contains(": on node ") || screen.contains("; not on ") || screen.contains("missed canary")
+            if screen.contains(": on node ") || screen.contains("; not on ") || screen.contains("'s API") || screen.contains("missed canary")
                 || screen.range(of: "  (missed|away) [0-9]", options: .regularExpression) != nil
             {
                 alarms.append(screen)

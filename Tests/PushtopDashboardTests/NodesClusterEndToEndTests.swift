@@ -32,7 +32,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(500))
             screen = tmux.capture()
             samples += 1
-            if screen.contains(": on node ") || screen.contains("; not on ") || screen.contains("missed canary")
+            if screen.contains(": on node ") || screen.contains("; not on ") || screen.contains("'s API") || screen.contains("missed canary")
                 || screen.range(of: "  (missed|away) [0-9]", options: .regularExpression) != nil
             {
                 alarms.append(screen)

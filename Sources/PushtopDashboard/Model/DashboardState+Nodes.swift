@@ -22,10 +22,7 @@ extension DashboardState {
     /// The node watch's clock step.
     mutating func nodeTick() -> [Effect] {
         guard var n = nodes, replay == nil else { return [] }
-        let rosters = apps.map { app in
-            app.rosters.mapValues { roster in Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID)) }
-        }
-        let outcome = n.tick(now: now, rosters: rosters)
+        let outcome = n.tick(now: now, rosters: nodeRosters)
         nodes = n
         return applyNodeOutcome(outcome)
     }
@@ -33,9 +30,14 @@ extension DashboardState {
     /// A node request's answer.
     mutating func nodeAnswer(_ answer: NodeAnswer) -> [Effect] {
         guard var n = nodes else { return [] }
-        let outcome = n.answer(answer)
+        let outcome = n.answer(answer, rosters: nodeRosters)
         nodes = n
         return applyNodeOutcome(outcome)
+    }
+
+    /// The user ids each node's connection holds, per presence channel.
+    var nodeRosters: [[String: Set<String>]] {
+        apps.map { app in app.rosters.mapValues { roster in Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID)) } }
     }
 
     @discardableResult

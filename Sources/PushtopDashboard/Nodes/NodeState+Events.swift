@@ -37,6 +37,7 @@ extension NodeState {
                 shown.append(event)
             case .subscribed(let channel, _):
                 // The node's roster of this channel starts over: so do its comparisons.
+                apiAgreements[channel]?[app] = nil
                 if app == 0 {
                     agreements[channel] = nil
                 } else {
@@ -45,6 +46,7 @@ extension NodeState {
                 shown.append(event)
             case .memberAdded(let channel, let member), .memberRemoved(let channel, let member):
                 for i in agreements[channel]?.keys.sorted() ?? [] { agreements[channel]![i]!.memberChanged(member.userID) }
+                apiAgreements[channel]?[app]?.memberChanged(member.userID)
                 shown.append(event)
             default:
                 shown.append(event)
@@ -83,20 +85,65 @@ extension NodeState {
         if now >= compareAt {
             nextCompareAt = now + interval
             compareRosters(rosters, into: &outcome)
+            requestAPIRosters(rosters, into: &outcome)
         }
         return outcome
     }
 
-    /// An answer from the runner.
-    public mutating func answer(_ answer: NodeAnswer) -> Outcome {
+    /// An answer from the runner; `rosters` as for ``tick(now:rosters:)``.
+    public mutating func answer(_ answer: NodeAnswer, rosters: [[String: Set<String>]] = []) -> Outcome {
         var outcome = Outcome()
         switch answer {
+        case .presenceUsers(let app, let channel, let userIDs, let error):
+            guard nodes.indices.contains(app), var agreement = apiAgreements[channel]?[app] else { break }
+            guard let userIDs, error == nil, rosters.indices.contains(app), let local = rosters[app][channel] else {
+                agreement.requestFailed()
+                apiAgreements[channel]![app] = agreement
+                break
+            }
+            agreement.answered(remote: Set(userIDs), local: local)
+            apiAgreements[channel]![app] = agreement
+            noteAPIDifferences(channel, into: &outcome)
         case .canaryFailed(let app, let seq, let message):
             audit.cancel(seq: seq)
             let node = nodes.indices.contains(app) ? nodes[app] : "?"
             outcome.notes.append((app, "canary \(seq) not published via \(node): \(message)", true))
         }
         return outcome
+    }
+
+    /// Asks every node's HTTP API for the presence channels its connection holds (answered with
+    /// ``answer(_:rosters:)``), when the API is known.
+    private mutating func requestAPIRosters(_ rosters: [[String: Set<String>]], into outcome: inout Outcome) {
+        guard canaryEnabled else { return }
+        for (app, channels) in rosters.enumerated() where nodes.indices.contains(app) {
+            for channel in channels.keys.sorted() where channel != canaryChannel {
+                var agreement = apiAgreements[channel]?[app] ?? RosterAgreement<String>()
+                guard !agreement.isAwaitingAnswer else { continue }
+                agreement.requestSent()
+                apiAgreements[channel, default: [:]][app] = agreement
+                outcome.requests.append(.presenceUsers(app: app, channel: channel))
+            }
+        }
+    }
+
+    /// The confirmed differences between each node's connection and its HTTP API for `channel`.
+    private mutating func noteAPIDifferences(_ channel: String, into outcome: inout Outcome) {
+        var lines: [String] = []
+        for (app, agreement) in (apiAgreements[channel] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            for user in agreement.ghosts.sorted() {
+                lines.append("\(user): not in node \(nodes[app])'s API")
+            }
+            for user in agreement.missing.sorted() {
+                lines.append("\(user): only in node \(nodes[app])'s API")
+            }
+        }
+        let before = Set(apiDifferences[channel] ?? [])
+        for line in lines where !before.contains(line) {
+            let app = nodes.firstIndex { line.contains("node \($0)'s") } ?? 0
+            outcome.notes.append((app, "\(channel): \(line)", true))
+        }
+        apiDifferences[channel] = lines.isEmpty ? nil : lines
     }
 
     private mutating func compareRosters(_ rosters: [[String: Set<String>]], into outcome: inout Outcome) {

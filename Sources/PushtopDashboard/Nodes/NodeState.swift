@@ -32,6 +32,11 @@ public struct NodeState: Sendable {
     var nextCompareAt: Double?
     /// channel → node index (1...) → the agreement of that node's roster with node 0's.
     var agreements: [String: [Int: RosterAgreement<String>]] = [:]
+    /// channel → node index → the agreement of that node's connection roster with its own HTTP API's answer.
+    var apiAgreements: [String: [Int: RosterAgreement<String>]] = [:]
+    /// Confirmed differences between a node's connection roster and its HTTP API, per channel (text lines:
+    /// `alice: not in node A's API` for a member the connection holds and the API does not, `only in` the other way).
+    public internal(set) var apiDifferences: [String: [String]] = [:]
 
     /// The event name of canaries.
     public static let canaryEvent = "pushtop-canary"
@@ -63,10 +68,14 @@ public struct RosterSplit: Sendable, Hashable {
 public enum NodeRequest: Sendable, Hashable {
     /// Publish a canary through the HTTP API of the node with this app index.
     case publishCanary(app: Int, channel: String, event: String, data: String, seq: Int)
+    /// Ask the node's HTTP API for a presence channel's user ids.
+    case presenceUsers(app: Int, channel: String)
 }
 
 /// The answers to ``NodeRequest``s.
 public enum NodeAnswer: Sendable, Hashable {
     /// Publishing canary `seq` through the node failed: it is expected nowhere.
     case canaryFailed(app: Int, seq: Int, message: String)
+    /// The node's HTTP API answered a presence channel's user ids (or failed).
+    case presenceUsers(app: Int, channel: String, userIDs: [String]?, error: String?)
 }

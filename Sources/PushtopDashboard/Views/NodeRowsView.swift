@@ -38,8 +38,10 @@ enum NodeRowsView {
             used += 1
         }
         // Each split channel, then its members one a row: `alice: on node A only`.
-        let lines = nodes.splits.sorted { $0.key < $1.key }.flatMap { channel, list in
-            ["  \(channel):"] + list.map { "    \($0.text(nodes: nodes.nodes))" }
+        let channels = Set(nodes.splits.keys).union(nodes.apiDifferences.keys).sorted()
+        let lines = channels.flatMap { channel in
+            ["  \(channel):"] + (nodes.splits[channel] ?? []).map { "    \($0.text(nodes: nodes.nodes))" }
+                + (nodes.apiDifferences[channel] ?? []).map { "    \($0)" }
         }
         for line in lines where used < inner.height {
             canvas.draw(line, row: inner.row + used, column: inner.column, maxWidth: inner.width, role: .channelError)
