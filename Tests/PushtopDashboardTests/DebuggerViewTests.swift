@@ -119,7 +119,7 @@ struct DebuggerViewTests {
         #expect(screen.contains("✓ signature matches"))
         #expect(screen.contains("HTTP status  200"))
         state.press(.right)
-        #expect(frame(state).contains("wrong socket id: signed for the earlier socket 1.1"))
+        #expect(frame(state).contains("wrong socket id: signed for 1.1, another connection"))
         state.press(.right)
         #expect(frame(state).contains("wrong key: signed with key nope"))
         state.press(.right)
