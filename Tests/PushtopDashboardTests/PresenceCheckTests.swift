@@ -60,6 +60,8 @@ struct PresenceCheckTests {
         _ = state.reduce(.tick(now: t0 + 7))
         _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: nil, error: "timed out"))
         _ = state.reduce(.tick(now: t0 + 13))
-        #expect(frame(state).contains("as of"))
+        let screen = frame(state)
+        let title = screen.split(separator: "\n").first { $0.contains("3 Members · presence-lobby") }
+        #expect(title?.contains("5 · ✓ 12 s ago ─┐") == true, "\(title ?? "")")
     }
 }

@@ -26,12 +26,7 @@ public enum EventLogPaneView {
             if level < 2 { badges.append(Format.count(log.nextSeq)) }
             return badges.joined(separator: level < 3 ? " · " : " ")
         }
-        // As ``Canvas/box(_:title:focused:badge:)`` places it: after the title, one column apart, in spaces.
-        let room = width - 4
-        let used = min(room, DisplayWidth.of(" \(title) "))
-        let available = room - used - 3
-        for level in 0..<4 where DisplayWidth.of(variant(level)) <= available { return variant(level) }
-        return ""
+        return BoxBadge.fitting((0..<4).map(variant) + [""], title: title, width: width)
     }
 
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {

@@ -29,14 +29,24 @@ public enum MembersPaneView {
         // The presence check: members the client holds that the server does not (ghosts), and the reverse,
         // once two answers agree on them (``RosterAgreement``); `checking` while a first difference waits.
         let check = state.presenceCheck.judgement(channel)
-        var badge = "\(roster.count)"
+        var badges = ["\(roster.count)"]
         if let check {
             let n = check.ghosts.count + check.missing.count
-            badge += n > 0 ? " · \(n) differ" : check.suspects > 0 ? " · checking" : " · ✓ server"
+            let word = n > 0 ? "\(n) differ" : check.suspects > 0 ? "checking" : "✓ server"
             let age = state.now - check.at
-            if age >= 2 * PresenceCheckState.interval { badge += " (as of \(Format.seconds(age)) ago)" }
+            if age >= 2 * PresenceCheckState.interval {
+                // The last answer is old (the requests fail): say so, shortened to fit rather than cut.
+                let ago = Format.seconds(age) + " ago"
+                let short = n > 0 ? "\(n) differ" : check.suspects > 0 ? "?" : "✓"
+                badges = ["\(roster.count) · \(word) (as of \(ago))", "\(roster.count) · \(word) \(ago)",
+                    "\(roster.count) · \(short) \(ago)"]
+            } else {
+                badges = ["\(roster.count) · \(word)"]
+            }
         }
-        canvas.box(rect, title: "3 Members · \(channel)", focused: state.focus == .members, badge: badge)
+        let title = "3 Members · \(channel)"
+        canvas.box(rect, title: title, focused: state.focus == .members,
+            badge: BoxBadge.fitting(badges, title: title, width: rect.width))
         var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         if !state.watchlist.isEmpty, inner.height >= 4 {

@@ -53,7 +53,10 @@ public enum HelpOverlayView {
     {
         let table = state.configuration.keyTable
         let main = mainBindings(table)
-        let views = table.bindings.filter { section($0.scope) != nil }
+        // A view's key that does what the same key does in the panes (PgDn: page down) is listed once, there.
+        let views = table.bindings.filter { b in
+            section(b.scope) != nil && !table.bindings.contains { section($0.scope) == nil && $0.keys == b.keys && $0.help == b.help }
+        }
         let left = lines(main, headed: false)
         let right = lines(views, headed: true)
         let leftHelp = main.map { DisplayWidth.of($0.help) }.max() ?? 40
@@ -80,7 +83,8 @@ public enum HelpOverlayView {
         let top = max(0, min(state.helpScroll, total - visible))
         canvas.fill(rect, role: .overlay)
         canvas.box(rect, title: "Keys", focused: true,
-            badge: total > visible ? "\(top + 1)-\(min(total, top + visible))/\(total) · PgDn more · ? or Esc closes" : "? or Esc closes")
+            badge: total <= visible ? "? or Esc closes"
+                : "\(top + 1)-\(min(total, top + visible))/\(total)\(top + visible < total ? " · PgDn more" : "") · ? or Esc closes")
         let leftW = a.twoColumns ? min(inner.width / 2 + 12, keyW + a.leftHelp + 3) : inner.width
         func put(_ column: [(heading: String?, binding: KeyBinding?)], at c: Int, width: Int, keyWidth: Int) {
             for (i, line) in column.dropFirst(top).enumerated() where i < visible {

@@ -124,13 +124,21 @@ public enum WireFrameDetailView {
             }
         }
         let rightWidth = width - leftWidth - 5
-        func wrapped(_ lines: [(String, Role)], _ w: Int) -> [(String, Role)] {
-            lines.flatMap { line in
-                let indent = String(repeating: " ", count: line.0.prefix { $0 == " " }.count + 2)
-                return DisplayWidth.wrap(line.0, to: w, continuation: indent).map { ($0, line.1) }
-            }
+        func wrapped(_ line: (String, Role), _ w: Int) -> [(String, Role)] {
+            let indent = String(repeating: " ", count: line.0.prefix { $0 == " " }.count + 2)
+            return DisplayWidth.wrap(line.0, to: w, continuation: indent).map { ($0, line.1) }
         }
-        return (wrapped(left, leftWidth), right.isEmpty ? [] : wrapped(right, rightWidth), leftWidth)
+        guard !right.isEmpty else { return (left.flatMap { wrapped($0, leftWidth) }, [], leftWidth) }
+        // Row by row, so that lines side by side stay level when one of them wraps.
+        var l: [(String, Role)] = [], r: [(String, Role)] = []
+        for i in 0..<max(left.count, right.count) {
+            let a = i < left.count ? wrapped(left[i], leftWidth) : []
+            let b = i < right.count ? wrapped(right[i], rightWidth) : []
+            let rows = max(a.count, b.count)
+            l += a + Array(repeating: ("", .text), count: rows - a.count)
+            r += b + Array(repeating: ("", .text), count: rows - b.count)
+        }
+        return (l, r, leftWidth)
     }
 
     /// Rows a page moves and the last first line at the state's size (for scrolling keys).
