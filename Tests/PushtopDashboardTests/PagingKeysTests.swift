@@ -88,6 +88,22 @@ struct PagingKeysTests {
         #expect(state.memberTop > 0)
     }
 
+    @Test func theChannelsPanePagesAndJumps() {
+        var state = demoState()
+        _ = state.reduce(.client((0..<60).map { .subscribed(channel: "room-\(String(100 + $0).dropFirst())", presence: nil) }))
+        state.press(.char("2"), .char("g"))
+        #expect(state.selectedChannel == 0)
+        state.press(.pageDown)
+        #expect(state.selectedChannel == max(1, state.pageSize - 1))
+        state.press(.end)
+        #expect(state.selectedChannel == state.channels.count - 1)
+        #expect(frame(state).contains("room-59"))
+        state.press(.home)
+        #expect(state.selectedChannel == 0)
+        state.press(.char("G"), .pageUp)
+        #expect(state.selectedChannel == state.channels.count - 1 - max(1, state.pageSize - 1))
+    }
+
     @Test func theLogJumpsToTheTopAndFollowsAgain() {
         var state = demoState()
         _ = state.reduce(.client((0..<200).map { event("chat", "message", "line \($0)") }))

@@ -45,9 +45,29 @@ public enum DisplayWidth {
     /// scalar that may belong to an emoji sequence (U+200D, a variation selector, an emoji modifier).
     @inline(__always)
     static func needsSanitizing(_ text: String) -> Bool {
-        for b in text.utf8 {
-            // C0 and DEL; 0xC2 leads C1 controls (U+0080-U+009F); 0xE2 U+200D; 0xEF U+FE0E/U+FE0F; 0xF0 emoji.
-            if b < 0x20 || b == 0x7F || b == 0xC2 || b == 0xE2 || b == 0xEF || b == 0xF0 { return true }
+        text.utf8.withContiguousStorageIfAvailable(needsSanitizing) ?? needsSanitizing(Array(text.utf8))
+    }
+
+    /// The UTF-8 scan behind ``needsSanitizing(_:)``: exact byte patterns, so that box drawing (`E2 94 xx`)
+    /// and other common text stays on the fast path.
+    static func needsSanitizing<C: RandomAccessCollection>(_ b: C) -> Bool where C.Element == UInt8, C.Index == Int {
+        var i = b.startIndex
+        let end = b.endIndex
+        while i < end {
+            let x = b[i]
+            if x < 0x20 || x == 0x7F { return true }
+            if x >= 0xC2 {
+                let y = i + 1 < end ? b[i + 1] : 0, z = i + 2 < end ? b[i + 2] : 0
+                switch x {
+                case 0xC2 where y >= 0x80 && y <= 0x9F: return true  // C1 controls
+                case 0xE2 where y == 0x80 && z == 0x8D: return true  // U+200D
+                case 0xEF where y == 0xB8 && (z == 0x8E || z == 0x8F): return true  // U+FE0E, U+FE0F
+                case 0xF0 where y == 0x9F && z == 0x8F && i + 3 < end && b[i + 3] >= 0xBB && b[i + 3] <= 0xBF:
+                    return true  // a skin tone
+                default: break
+                }
+            }
+            i += 1
         }
         return false
     }
