@@ -140,7 +140,24 @@ public enum DisplayWidth {
         if utf8.count <= columns, utf8.allSatisfy({ $0 < 0x80 }) {
             return (clean, utf8.count)
         }
+        // Scalar by scalar while every scalar is a grapheme cluster of its own (no zero-width scalar, no
+        // regional indicator): box drawing, CJK, plain emoji. Else cluster by cluster.
         var width = 0
+        var scalarEnd = clean.unicodeScalars.startIndex
+        var simple = true
+        for index in clean.unicodeScalars.indices {
+            let scalar = clean.unicodeScalars[index]
+            let w = of(scalar)
+            if w == 0 || (0x1F1E6...0x1F1FF).contains(scalar.value) {
+                simple = false
+                break
+            }
+            if width + w > columns { break }
+            width += w
+            scalarEnd = clean.unicodeScalars.index(after: index)
+        }
+        if simple { return (String(clean.unicodeScalars[..<scalarEnd]), width) }
+        width = 0
         var end = clean.startIndex
         for index in clean.indices {
             let w = of(clean[index])
