@@ -25,9 +25,9 @@ public struct PresenceCheckState: Sendable {
 
     /// Seconds between two checks of the shown channel.
     public static let interval = 5.0
-    /// Seconds before asking again when the last answer raised suspects (so that a real difference shows well
-    /// within two intervals).
-    public static let confirmationInterval = 1.5
+    /// Seconds before asking again when the last answer raised suspects: a real difference then shows within
+    /// 1.5 intervals, and a member event delayed by up to this long still discounts its member.
+    public static let confirmationInterval = 2.5
 
     public internal(set) var results: [String: Result] = [:]
     /// Per channel, the rule that compares the client's changing roster with the server's answers.
