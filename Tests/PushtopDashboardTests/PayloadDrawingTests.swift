@@ -59,6 +59,7 @@ struct PayloadDrawingTests {
         #expect(DisplayWidth.clip("🇫🇷🇩🇪", to: 3).text == "🇫🇷")  // a flag is never cut in half
         #expect(DisplayWidth.sanitized("a\u{9B}31m") == "a\u{FFFD}31m")  // C1 CSI shown like other controls
         #expect(DisplayWidth.sanitized("دعا\u{200D}ك") == "دعا\u{200D}ك")  // a joiner in a script stays
+        #expect(DisplayWidth.clip("دعا\u{200D}ك", to: 3).text == "دعا")  // but never at the end of a cut
     }
 
     @Test(arguments: [(80, 24), (129, 42), (140, 42)])

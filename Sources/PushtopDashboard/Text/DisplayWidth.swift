@@ -165,7 +165,10 @@ public enum DisplayWidth {
             width += w
             end = clean.index(after: index)
         }
-        return (String(clean[..<end]), width)
+        var kept = String(clean[..<end])
+        // A joiner left at the cut (inside a script's cluster) must not join the terminal's next cell to it.
+        while kept.unicodeScalars.last?.value == 0x200D { kept.unicodeScalars.removeLast() }
+        return (kept, width)
     }
 
     /// `text` clipped to `columns`, with `…` as the last column when something was cut.
