@@ -57,6 +57,8 @@ public struct DashboardState: Sendable {
     public internal(set) var focus: Pane = .log
     public internal(set) var prompt: Prompt?
     public internal(set) var overlay: Overlay = .none
+    /// The first line the help overlay shows (it scrolls when the terminal is short).
+    public internal(set) var helpScroll = 0
     public internal(set) var themeIndex = 0
     /// A one-line message in the footer (saved file, errors), and when it was set.
     public internal(set) var status: (text: String, isError: Bool, at: Double)?
@@ -257,7 +259,10 @@ public struct DashboardState: Sendable {
             return []
         case .presenceUsers(let channel, let userIDs, let error, let app):
             guard apps.indices.contains(app) else { return [] }
-            apps[app].presenceCheck.received(channel, userIDs: userIDs, error: error, at: now)
+            let client = apps[app].rosters[channel].map { roster in
+                Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID))
+            }
+            apps[app].presenceCheck.received(channel, userIDs: userIDs, error: error, clientUserIDs: client, at: now)
             needsDraw = true
             return []
         }
