@@ -89,6 +89,8 @@ extension RedisBackplane {
 
     /// Registers this node's whole state in place of what the cluster knew of it.
     func resync(_ snapshot: ClusterSnapshot) {
+        // The heartbeat first: registered state always belongs to a node the others watch.
+        beat()
         let arguments: [RedisCommand.Argument] = ["self", countEvents ? "1" : "0", .string(Self.encode(snapshot))]
         script(RedisScripts.resync, arguments) { [weak self] reply in
             guard let self else { return }
@@ -106,8 +108,15 @@ extension RedisBackplane {
     func beat() {
         let ttl = Int(configuration.nodeTimeout * 1000)
         script(RedisScripts.heartbeat, [.integer(ttl)]) { [weak self] reply in
-            guard let self, case .success(let value) = reply, let dead = value.array?.compactMap(\.string) else { return }
+            guard let self, case .success(let value) = reply, let parts = value.array, parts.count == 2,
+                let dead = parts[1].array?.compactMap(\.string)
+            else { return }
             for node in dead where node != self.configuration.nodeID { self.removeDeadNode(node) }
+            if parts[0].integer == 0, self.state.withLock({ $0.synced }), let hub = self.hub {
+                // Our heartbeat had expired (a long pause): the others may have removed our members.
+                self.logger.warning("this node's heartbeat had expired: registering its presence again")
+                Task { await hub.clusterConnected() }
+            }
         }
     }
 
@@ -117,7 +126,11 @@ extension RedisBackplane {
             .string(Self.encode(ClusterSnapshot())),
         ])
         redis.send(command) { [weak self] result in
-            guard let self, case .success(let value) = result, value.errorMessage == nil else { return }
+            guard let self, case .success(let value) = result else { return }
+            if let message = value.errorMessage {
+                self.logger.error("could not remove a dead node", metadata: ["dead_node": "\(node)", "error": "\(message)"])
+                return
+            }
             let removed = value.array.map { $0.count == 4 ? ($0[3].array?.count ?? 0) / 2 : 0 } ?? 0
             let vacated = value.array.map { $0.count == 4 ? ($0[1].array?.count ?? 0) : 0 } ?? 0
             guard value.array?.contains(where: { !($0.array?.isEmpty ?? true) }) == true else { return }
