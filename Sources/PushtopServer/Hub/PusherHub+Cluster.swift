@@ -3,7 +3,7 @@ import PusherProtocol
 /// What the cluster answers to a presence subscription.
 public enum ClusterJoinAnswer: Sendable {
     /// Registered: the cluster's roster (this member included).
-    case joined(roster: [PresenceMember])
+    case joined(roster: [ClusterMember])
     /// The channel already has ``PusherLimits/maxPresenceMembers`` members across the cluster.
     case full
     /// Redis could not be asked: the node answers from its own members.
@@ -135,7 +135,7 @@ extension PusherHub {
         for (name, record) in channels where !name.hasPrefix(PusherEventName.serverToUserPrefix) {
             snapshot.subscriptions[name] = record.subscribers.count
             for (userID, member) in record.members {
-                let shared = PresenceMember(userID: userID, info: member.info)
+                let shared = ClusterMember(userID: userID, info: member.info)
                 for id in member.connections {
                     guard let socketID = connections[id]?.socketID else { continue }
                     snapshot.presence.append((name, socketID, shared))
