@@ -25,6 +25,7 @@ struct ClusterNodeDeathTests {
         var logger = Logger(label: "test.survivor")
         logger.logLevel = .warning
         let survivor = try await EmbeddedServer.start(configuration, logger: logger)
+        try await waitUntil(timeout: 20, "the survivor to join the cluster") { survivor.hub.backplane.health == .up }
 
         let doomed = try PushtopProcess([
             "serve", "--port", "0", "--redis", redis.url, "--node-id", "doomed", "--redis-prefix", prefix,
@@ -38,6 +39,9 @@ struct ClusterNodeDeathTests {
         let annEvents = EventRecorder(ann)
         try await ann.subscribe("presence-room")
         await ann.connect()
+        try await annEvents.wait("ann's subscription") {
+            if case .subscribed(let channel, _) = $0 { return channel == "presence-room" } else { return false }
+        }
         let zed = Self.client(port: doomedPort, userID: "zed")
         let zedEvents = EventRecorder(zed)
         try await zed.subscribe("presence-room")

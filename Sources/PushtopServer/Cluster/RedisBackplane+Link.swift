@@ -11,7 +11,11 @@ extension RedisBackplane {
     public func start(hub: PusherHub) async {
         hubBox.withLock { $0 = hub }
         redis.onStateChange { [weak self] state in self?.linkChanged(commands: state.isUp) }
-        subscriber.onStateChange { [weak self] state in self?.linkChanged(subscriber: state.isUp) }
+        // The subscriber counts as up once the bus is subscribed (its first connection may come up before).
+        subscriber.onStateChange { [weak self] state in
+            guard let self, self.state.withLock({ $0.busRequested }) else { return }
+            self.linkChanged(subscriber: state.isUp)
+        }
         let deliveries = Task { [rings, inbound] in
             for await _ in rings {
                 let batch = inbound.messages.withLock { pending in
@@ -42,6 +46,8 @@ extension RedisBackplane {
         }
         tasks.withLock { $0 = [deliveries, links, heartbeat] }
         try? await subscriber.subscribe([bus])
+        state.withLock { $0.busRequested = true }
+        linkChanged(subscriber: subscriber.state.isUp)
         let deadline = ContinuousClock.now + .seconds(3)
         while health != .up, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -97,10 +103,27 @@ extension RedisBackplane {
             guard case .success(let value) = reply else { return }
             self.fireWebhooks(resyncReply: value)
             self.state.withLock { $0.synced = true }
+            self.refreshRosters(Set(snapshot.presence.map(\.channel)))
             self.logger.info("registered this node's presence with the cluster", metadata: [
                 "node_id": "\(self.configuration.nodeID)", "subscriptions": "\(snapshot.subscriptions.values.reduce(0, +))",
                 "presence_connections": "\(snapshot.presence.count)",
             ])
+        }
+    }
+
+    /// Reads the cluster's members of `channels` and hands them to the hub, which tells its sockets what changed
+    /// while this node was away.
+    func refreshRosters(_ channels: Set<String>) {
+        guard !channels.isEmpty, let hub else { return }
+        let names = Array(channels)
+        let redis = self.redis
+        let keyPrefix = self.keyPrefix
+        Task {
+            let commands = names.map { RedisCommand("HGETALL", .string(keyPrefix + "pi:" + $0)) }
+            guard let replies = try? await redis.send(commands), replies.count == names.count else { return }
+            var rosters: [String: [ClusterMember]] = [:]
+            for (name, reply) in zip(names, replies) { rosters[name] = Self.roster(reply) }
+            await hub.clusterRosters(rosters)
         }
     }
 
