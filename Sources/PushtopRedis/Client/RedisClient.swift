@@ -92,7 +92,7 @@ public final class RedisClient: Sendable {
     /// Sends `command`, returning the future of its reply (failed at once when not connected).
     func submit(_ command: RedisCommand) -> EventLoopFuture<RESPValue> {
         guard let channel = supervisor.channel else {
-            return MultiThreadedEventLoopGroup.singleton.any().makeFailedFuture(notConnected())
+            return supervisor.group.any().makeFailedFuture(notConnected())
         }
         let promise = channel.eventLoop.makePromise(of: RESPValue.self)
         write(RedisRequest(command, promise: promise), on: channel)

@@ -24,7 +24,8 @@ final class RedisConnectionSupervisor: Sendable {
 
     let configuration: RedisConfiguration
     let logger: Logger
-    private let group: any EventLoopGroup
+    /// The loops its connections run on.
+    let group: any EventLoopGroup
     private let onPush: (@Sendable (RedisPubSubMessage) -> Void)?
     private let setUp: SetUp?
     private let box = NIOLockedValueBox(State())
