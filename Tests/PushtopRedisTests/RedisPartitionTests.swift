@@ -44,15 +44,19 @@ import Testing
         redis.onStateChange { states.append($0) }
 
         // No bytes pass for 2 s, but no connection is closed either: only the unanswered PING tells.
+        let clock = ContinuousClock()
+        let stalledAt = clock.now
         proxy.stall(for: .seconds(2), newConnections: true)
         try await waitUntil(timeout: 10, "the client to declare Redis down") {
-            if case .down = redis.state { true } else { false }
+            states.all.contains { if case .down = $0 { true } else { false } }
         }
         let down = states.all.first { if case .down = $0 { true } else { false } }
         guard case .down(let reason, _, _)? = down else { return }
         #expect(reason.contains("no Redis reply to PING"))
 
-        try await redis.waitUntilUp(timeout: .seconds(10))
+        // Reconnection attempts meet the same silence: none is reported up before the stall ends.
+        try await waitUntil(timeout: 10, "the client up again") { states.all.contains(.up) }
         #expect(try await redis.ping() == "PONG")
+        #expect(clock.now - stalledAt >= .milliseconds(1900))
     }
 }

@@ -69,7 +69,7 @@ public final class RedisClient: Sendable {
     /// - Throws: ``RedisError`` when the connection fails (then no reply is returned).
     public func send(_ commands: [RedisCommand]) async throws -> [RESPValue] {
         guard !commands.isEmpty else { return [] }
-        guard let channel = supervisor.channel else { throw notConnected() }
+        guard let channel = supervisor.channel, channel.isActive else { throw notConnected() }
         let entries = commands.map {
             RedisRequest.Entry(command: $0, promise: channel.eventLoop.makePromise(of: RESPValue.self))
         }
@@ -91,7 +91,7 @@ public final class RedisClient: Sendable {
 
     /// Sends `command`, returning the future of its reply (failed at once when not connected).
     func submit(_ command: RedisCommand) -> EventLoopFuture<RESPValue> {
-        guard let channel = supervisor.channel else {
+        guard let channel = supervisor.channel, channel.isActive else {
             return supervisor.group.any().makeFailedFuture(notConnected())
         }
         let promise = channel.eventLoop.makePromise(of: RESPValue.self)
