@@ -13,7 +13,7 @@ import NIOPosix
 ///
 /// It connects as soon as it is made and stays connected until ``close()``: after a loss it reconnects with
 /// capped exponential back-off (``RedisBackoff``), signing in and selecting the database again. Every
-/// ``send(_:)-(RedisCommand)`` writes at once; many may be in flight, and replies are matched in order.
+/// `send(_:)` writes at once; many may be in flight, and replies are matched in order.
 ///
 /// - Important: While the connection is not up, commands fail at once with ``RedisError/notConnected(_:)``
 ///   instead of waiting: a cluster node must keep serving its own sockets while Redis is away. Commands in
