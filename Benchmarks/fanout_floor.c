@@ -111,17 +111,27 @@ static void send_text(int fd, const char *text) {
     send_bytes(fd, frame, text_frame(frame, text, strlen(text)));
 }
 
-/* The JSON string value after `"key":"` in `body`, still escaped: start and length, or -1. */
+/* The JSON string value of `"key": "..."` in `body`, still escaped: its offset and length, or -1. */
 static long json_string(const char *body, size_t length, const char *key, size_t *value_length) {
     char pattern[64];
-    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
-    const char *found = memmem(body, length, pattern, strlen(pattern));
-    if (!found) return -1;
-    const char *start = found + strlen(pattern), *end = start;
-    while (end < body + length && *end != '"') end += (*end == '\\') ? 2 : 1;
-    if (end >= body + length) return -1;
-    *value_length = (size_t)(end - start);
-    return start - body;
+    snprintf(pattern, sizeof pattern, "\"%s\"", key);
+    const char *end_of_body = body + length, *from = body, *found;
+    while ((found = memmem(from, (size_t)(end_of_body - from), pattern, strlen(pattern)))) {
+        const char *p = found + strlen(pattern);
+        while (p < end_of_body && (*p == ' ' || *p == '\t')) p++;
+        if (p < end_of_body && *p == ':') {
+            p++;
+            while (p < end_of_body && (*p == ' ' || *p == '\t')) p++;
+            if (p >= end_of_body || *p != '"') return -1;
+            const char *start = ++p;
+            while (p < end_of_body && *p != '"') p += (*p == '\\') ? 2 : 1;
+            if (p >= end_of_body) return -1;
+            *value_length = (size_t)(p - start);
+            return start - body;
+        }
+        from = found + 1;
+    }
+    return -1;
 }
 
 /* A POST with its whole body in: deliver it, answer 200. Returns the bytes used, 0 when incomplete. */
