@@ -191,6 +191,7 @@ public final class EmbeddedServer: Sendable {
         await hub.shutdown()
         // The cluster hears this node's connections leave (queued by the shutdown), then its goodbye.
         await hub.backplane.stop()
+        if hub.backplane.isClustered { hub.webhooks?.finish() }
         if let webhooks = hub.webhooks {
             // The last webhooks (channels vacated by the shutdown) get a moment to leave; a receiver that is down
             // does not hold the shutdown up for longer.

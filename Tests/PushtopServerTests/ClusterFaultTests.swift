@@ -41,12 +41,18 @@ struct ClusterFaultTests {
                 _ = try await local.next("alone", channel: "news")
                 let metrics = try await ClusterEventTests.get("\(cutOff.httpURL)/metrics").1
                 #expect(metrics.contains(#"pushtop_cluster_redis_up{node_id="node-cut""#))
+                // Meanwhile amy joins elsewhere: zed's node cannot hear it now, but tells zed once it is back.
+                let (amy, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "amy")
+                _ = try await ann.next(PusherEventName.memberAdded)   // amy
 
                 try await proxy.bringUp()
-                let back = try await ann.next(PusherEventName.memberAdded, timeout: 15)
+                let back = try await ann.next(PusherEventName.memberAdded, timeout: 15)   // zed again
                 #expect(back.dataJSON?["user_id"]?.stringValue == "zed")
                 try await eventually("the node to be up", timeout: 15) { cutOff.hub.backplane.health == .up }
-                #expect(await cluster[0].hub.clusterUsers(in: "presence-room") == ["ann", "zed"])
+                let amyForZed = try await zed.next(PusherEventName.memberAdded, channel: "presence-room", timeout: 15)
+                #expect(amyForZed.dataJSON?["user_id"]?.stringValue == "amy")
+                #expect(await cluster[0].hub.clusterUsers(in: "presence-room") == ["amy", "ann", "zed"])
+                _ = amy
                 #expect(await cluster[0].hub.clusterChannelSummary("news").subscriptionCount == 1)
                 // And events flow both ways again.
                 _ = try await cluster[0].api.trigger(channels: ["presence-room"], event: "hello", data: "{}")

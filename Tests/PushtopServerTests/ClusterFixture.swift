@@ -48,7 +48,12 @@ final class ClusterFixture: Sendable {
         configure(&configuration)
         var logger = Logger(label: "test.cluster")
         logger.logLevel = .warning
-        return try await EmbeddedServer.start(configuration, logger: logger)
+        let node = try await EmbeddedServer.start(configuration, logger: logger)
+        // On a loaded machine the node may start before Redis answered (it then serves alone for a moment).
+        if configuration.cluster?.redisURL == redis.url {
+            try await eventually("\(id) to join the cluster", timeout: 20) { node.hub.backplane.health == .up }
+        }
+        return node
     }
 
     /// Stops node `index` cleanly.

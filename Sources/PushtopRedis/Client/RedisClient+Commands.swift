@@ -1,7 +1,7 @@
 import NIOCore
 
 /// Typed helpers for the commands a Pusher cluster uses. Each throws ``RedisError`` like
-/// ``RedisClient/send(_:)-(RedisCommand)``, and ``RedisError/unexpectedReply(command:reply:)`` when the reply
+/// `RedisClient.send(_:)`, and ``RedisError/unexpectedReply(command:reply:)`` when the reply
 /// has an unexpected shape.
 extension RedisClient {
     /// `PING`: the server's answer (`"PONG"`).

@@ -13,7 +13,7 @@ import NIOPosix
 ///
 /// It connects as soon as it is made and stays connected until ``close()``: after a loss it reconnects with
 /// capped exponential back-off (``RedisBackoff``), signing in and selecting the database again. Every
-/// ``send(_:)-(RedisCommand)`` writes at once; many may be in flight, and replies are matched in order.
+/// `send(_:)` writes at once; many may be in flight, and replies are matched in order.
 ///
 /// - Important: While the connection is not up, commands fail at once with ``RedisError/notConnected(_:)``
 ///   instead of waiting: a cluster node must keep serving its own sockets while Redis is away. Commands in
@@ -69,7 +69,7 @@ public final class RedisClient: Sendable {
     /// - Throws: ``RedisError`` when the connection fails (then no reply is returned).
     public func send(_ commands: [RedisCommand]) async throws -> [RESPValue] {
         guard !commands.isEmpty else { return [] }
-        guard let channel = supervisor.channel else { throw notConnected() }
+        guard let channel = supervisor.channel, channel.isActive else { throw notConnected() }
         let entries = commands.map {
             RedisRequest.Entry(command: $0, promise: channel.eventLoop.makePromise(of: RESPValue.self))
         }
@@ -91,8 +91,8 @@ public final class RedisClient: Sendable {
 
     /// Sends `command`, returning the future of its reply (failed at once when not connected).
     func submit(_ command: RedisCommand) -> EventLoopFuture<RESPValue> {
-        guard let channel = supervisor.channel else {
-            return MultiThreadedEventLoopGroup.singleton.any().makeFailedFuture(notConnected())
+        guard let channel = supervisor.channel, channel.isActive else {
+            return supervisor.group.any().makeFailedFuture(notConnected())
         }
         let promise = channel.eventLoop.makePromise(of: RESPValue.self)
         write(RedisRequest(command, promise: promise), on: channel)

@@ -57,7 +57,7 @@ final class RedisConnectionHandler: ChannelDuplexHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
         guard active else {
-            request.fail(failure ?? .connectionLost("connection closed"))
+            request.fail(.notConnected(failure?.description ?? "connection closed"))
             promise?.succeed()
             return
         }

@@ -24,7 +24,8 @@ final class RedisConnectionSupervisor: Sendable {
 
     let configuration: RedisConfiguration
     let logger: Logger
-    private let group: any EventLoopGroup
+    /// The loops its connections run on.
+    let group: any EventLoopGroup
     private let onPush: (@Sendable (RedisPubSubMessage) -> Void)?
     private let setUp: SetUp?
     private let box = NIOLockedValueBox(State())
@@ -194,7 +195,8 @@ final class RedisConnectionSupervisor: Sendable {
         }
     }
 
-    /// `AUTH` and `SELECT`, as the URL asks.
+    /// `AUTH` and `SELECT`, as the URL asks, and a `PING`: a connection counts as up only once Redis answered
+    /// on it (a proxy or balancer in front of a Redis that is away accepts the TCP connection all the same).
     private func signIn(_ channel: any Channel) async throws {
         let url = configuration.url
         if let password = url.password {
@@ -207,6 +209,8 @@ final class RedisConnectionSupervisor: Sendable {
             let reply = try await Self.send(RedisCommand("SELECT", .integer(url.database)), on: channel)
             if let message = reply.errorMessage { throw RedisError.handshake("SELECT \(url.database): \(message)") }
         }
+        let pong = try await Self.send(RedisCommand("PING"), on: channel)
+        if let message = pong.errorMessage { throw RedisError.handshake("PING: \(message)") }
     }
 
     /// Sends one command on `channel` and waits for its reply (an error reply is returned, not thrown).

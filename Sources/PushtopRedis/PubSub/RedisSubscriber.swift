@@ -21,6 +21,9 @@ public final class RedisSubscriber: Sendable {
     private struct Wanted {
         var channels: Set<String> = []
         var patterns: Set<String> = []
+        /// The connection being set up or up; under the same lock as the sets, so that a subscription added
+        /// during set-up is either in set-up's snapshot or sent by ``subscribe(_:)`` itself.
+        var channel: (any Channel)?
     }
 
     private let wanted = NIOLockedValueBox(Wanted())
@@ -36,7 +39,10 @@ public final class RedisSubscriber: Sendable {
             configuration: configuration, group: eventLoopGroup, logger: logger, onPush: onMessage,
             setUp: { channel in
                 // Restore the subscriptions before the connection is reported up.
-                let now = wanted.withLockedValue { $0 }
+                let now = wanted.withLockedValue { wanted in
+                    wanted.channel = channel
+                    return wanted
+                }
                 try await Self.send("SUBSCRIBE", Array(now.channels), on: channel)
                 try await Self.send("PSUBSCRIBE", Array(now.patterns), on: channel)
             })
@@ -71,26 +77,34 @@ public final class RedisSubscriber: Sendable {
     ///
     /// - Throws: ``RedisError`` when the connection failed while subscribing (the channels stay wanted).
     public func subscribe(_ channels: [String]) async throws {
-        let new = wanted.withLockedValue { wanted in channels.filter { wanted.channels.insert($0).inserted } }
-        try await sendIfUp("SUBSCRIBE", new)
+        let (new, channel) = wanted.withLockedValue { wanted in
+            (channels.filter { wanted.channels.insert($0).inserted }, wanted.channel)
+        }
+        try await send("SUBSCRIBE", new, on: channel)
     }
 
     /// Adds `patterns` (`PSUBSCRIBE`, glob-style: `pushtop:*`), like ``subscribe(_:)``.
     public func subscribe(patterns: [String]) async throws {
-        let new = wanted.withLockedValue { wanted in patterns.filter { wanted.patterns.insert($0).inserted } }
-        try await sendIfUp("PSUBSCRIBE", new)
+        let (new, channel) = wanted.withLockedValue { wanted in
+            (patterns.filter { wanted.patterns.insert($0).inserted }, wanted.channel)
+        }
+        try await send("PSUBSCRIBE", new, on: channel)
     }
 
     /// Removes `channels`.
     public func unsubscribe(_ channels: [String]) async throws {
-        let gone = wanted.withLockedValue { wanted in channels.filter { wanted.channels.remove($0) != nil } }
-        try await sendIfUp("UNSUBSCRIBE", gone)
+        let (gone, channel) = wanted.withLockedValue { wanted in
+            (channels.filter { wanted.channels.remove($0) != nil }, wanted.channel)
+        }
+        try await send("UNSUBSCRIBE", gone, on: channel)
     }
 
     /// Removes `patterns`.
     public func unsubscribe(patterns: [String]) async throws {
-        let gone = wanted.withLockedValue { wanted in patterns.filter { wanted.patterns.remove($0) != nil } }
-        try await sendIfUp("PUNSUBSCRIBE", gone)
+        let (gone, channel) = wanted.withLockedValue { wanted in
+            (patterns.filter { wanted.patterns.remove($0) != nil }, wanted.channel)
+        }
+        try await send("PUNSUBSCRIBE", gone, on: channel)
     }
 
     /// Stops reconnecting and closes the connection.
@@ -98,8 +112,9 @@ public final class RedisSubscriber: Sendable {
         await supervisor.close()
     }
 
-    private func sendIfUp(_ command: String, _ names: [String]) async throws {
-        guard !names.isEmpty, let channel = supervisor.channel else { return }
+    /// Sends when there is a live connection; otherwise the next connection's set-up does it.
+    private func send(_ command: String, _ names: [String], on channel: (any Channel)?) async throws {
+        guard !names.isEmpty, let channel, channel.isActive else { return }
         try await Self.send(command, names, on: channel)
     }
 

@@ -7,7 +7,7 @@ public enum ClusterOperation: Sendable {
     /// A client event from a socket of this node (already delivered to the node's other sockets).
     case clientEvent(channel: String, name: String, data: String, userID: String?, socketID: String)
     /// A connection subscribed to a channel; `member` on presence channels (the cluster answers with the roster).
-    case subscribed(channel: String, socketID: String, member: PresenceMember?)
+    case subscribed(channel: String, socketID: String, member: ClusterMember?)
     /// A connection left a channel (unsubscribed or closed).
     case left(channel: String, socketID: String, presence: Bool)
     /// A connection signed in as a user, watching `watchlist` (the cluster answers with who is online).
@@ -21,7 +21,7 @@ public enum ClusterOperation: Sendable {
 }
 
 /// A presence member as the cluster stores it.
-public struct PresenceMember: Sendable, Hashable {
+public struct ClusterMember: Sendable, Hashable {
     public var userID: String
     /// `user_info` as JSON text (empty when there is none).
     public var infoJSON: String
@@ -40,7 +40,7 @@ public struct ClusterSnapshot: Sendable {
     /// Subscriptions per channel (users' own channels are not counted).
     public var subscriptions: [String: Int] = [:]
     /// Every presence connection: channel, socket id, member.
-    public var presence: [(channel: String, socketID: String, member: PresenceMember)] = []
+    public var presence: [(channel: String, socketID: String, member: ClusterMember)] = []
     /// Every signed-in connection: socket id and user id.
     public var users: [(socketID: String, userID: String)] = []
 }

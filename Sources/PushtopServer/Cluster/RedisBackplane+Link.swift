@@ -11,7 +11,11 @@ extension RedisBackplane {
     public func start(hub: PusherHub) async {
         hubBox.withLock { $0 = hub }
         redis.onStateChange { [weak self] state in self?.linkChanged(commands: state.isUp) }
-        subscriber.onStateChange { [weak self] state in self?.linkChanged(subscriber: state.isUp) }
+        // The subscriber counts as up once the bus is subscribed (its first connection may come up before).
+        subscriber.onStateChange { [weak self] state in
+            guard let self, self.state.withLock({ $0.busRequested }) else { return }
+            self.linkChanged(subscriber: state.isUp)
+        }
         let deliveries = Task { [rings, inbound] in
             for await _ in rings {
                 let batch = inbound.messages.withLock { pending in
@@ -42,6 +46,8 @@ extension RedisBackplane {
         }
         tasks.withLock { $0 = [deliveries, links, heartbeat] }
         try? await subscriber.subscribe([bus])
+        state.withLock { $0.busRequested = true }
+        linkChanged(subscriber: subscriber.state.isUp)
         let deadline = ContinuousClock.now + .seconds(3)
         while health != .up, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -89,12 +95,15 @@ extension RedisBackplane {
 
     /// Registers this node's whole state in place of what the cluster knew of it.
     func resync(_ snapshot: ClusterSnapshot) {
+        // The heartbeat first: registered state always belongs to a node the others watch.
+        beat()
         let arguments: [RedisCommand.Argument] = ["self", countEvents ? "1" : "0", .string(Self.encode(snapshot))]
         script(RedisScripts.resync, arguments) { [weak self] reply in
             guard let self else { return }
             guard case .success(let value) = reply else { return }
             self.fireWebhooks(resyncReply: value)
             self.state.withLock { $0.synced = true }
+            self.refreshRosters(Set(snapshot.presence.map(\.channel)))
             self.logger.info("registered this node's presence with the cluster", metadata: [
                 "node_id": "\(self.configuration.nodeID)", "subscriptions": "\(snapshot.subscriptions.values.reduce(0, +))",
                 "presence_connections": "\(snapshot.presence.count)",
@@ -102,12 +111,35 @@ extension RedisBackplane {
         }
     }
 
+    /// Reads the cluster's members of `channels` and hands them to the hub, which tells its sockets what changed
+    /// while this node was away.
+    func refreshRosters(_ channels: Set<String>) {
+        guard !channels.isEmpty, let hub else { return }
+        let names = Array(channels)
+        let redis = self.redis
+        let keyPrefix = self.keyPrefix
+        Task {
+            let commands = names.map { RedisCommand("HGETALL", .string(keyPrefix + "pi:" + $0)) }
+            guard let replies = try? await redis.send(commands), replies.count == names.count else { return }
+            var rosters: [String: [ClusterMember]] = [:]
+            for (name, reply) in zip(names, replies) { rosters[name] = Self.roster(reply) }
+            await hub.clusterRosters(rosters)
+        }
+    }
+
     /// Refreshes the heartbeat, and removes the nodes whose heartbeat expired.
     func beat() {
         let ttl = Int(configuration.nodeTimeout * 1000)
         script(RedisScripts.heartbeat, [.integer(ttl)]) { [weak self] reply in
-            guard let self, case .success(let value) = reply, let dead = value.array?.compactMap(\.string) else { return }
+            guard let self, case .success(let value) = reply, let parts = value.array, parts.count == 2,
+                let dead = parts[1].array?.compactMap(\.string)
+            else { return }
             for node in dead where node != self.configuration.nodeID { self.removeDeadNode(node) }
+            if parts[0].integer == 0, self.state.withLock({ $0.synced }), let hub = self.hub {
+                // Our heartbeat had expired (a long pause): the others may have removed our members.
+                self.logger.warning("this node's heartbeat had expired: registering its presence again")
+                Task { await hub.clusterConnected() }
+            }
         }
     }
 
@@ -117,7 +149,11 @@ extension RedisBackplane {
             .string(Self.encode(ClusterSnapshot())),
         ])
         redis.send(command) { [weak self] result in
-            guard let self, case .success(let value) = result, value.errorMessage == nil else { return }
+            guard let self, case .success(let value) = result else { return }
+            if let message = value.errorMessage {
+                self.logger.error("could not remove a dead node", metadata: ["dead_node": "\(node)", "error": "\(message)"])
+                return
+            }
             let removed = value.array.map { $0.count == 4 ? ($0[3].array?.count ?? 0) / 2 : 0 } ?? 0
             let vacated = value.array.map { $0.count == 4 ? ($0[1].array?.count ?? 0) : 0 } ?? 0
             guard value.array?.contains(where: { !($0.array?.isEmpty ?? true) }) == true else { return }

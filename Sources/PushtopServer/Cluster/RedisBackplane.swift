@@ -37,6 +37,8 @@ public final class RedisBackplane: Backplane {
     struct LinkState {
         var commandsUp = false
         var subscriberUp = false
+        /// The bus channel was subscribed (or queued for the next connection).
+        var busRequested = false
         /// Whether the hub was told the link is up (presence shared).
         var announcedUp = false
         /// Whether the link was ever up (so a later connection is a reconnection).
@@ -145,7 +147,7 @@ public final class RedisBackplane: Backplane {
         }
     }
 
-    private func join(channel: String, socketID: String, member: PresenceMember) {
+    private func join(channel: String, socketID: String, member: ClusterMember) {
         let arguments: [RedisCommand.Argument] = [
             .string(channel), .string(socketID), .string(member.userID), .string(member.infoJSON),
             .integer(limits.maxPresenceMembers),
@@ -175,13 +177,13 @@ public final class RedisBackplane: Backplane {
     }
 
     /// `HGETALL` of a channel's `user_info`s as members.
-    static func roster(_ value: RESPValue) -> [PresenceMember] {
+    static func roster(_ value: RESPValue) -> [ClusterMember] {
         let flat = value.array ?? []
-        var members: [PresenceMember] = []
+        var members: [ClusterMember] = []
         var index = 0
         while index + 1 < flat.count {
             if let userID = flat[index].string {
-                var member = PresenceMember(userID: userID, info: nil)
+                var member = ClusterMember(userID: userID, info: nil)
                 member.infoJSON = flat[index + 1].string ?? ""
                 members.append(member)
             }

@@ -94,17 +94,18 @@ enum RedisScripts {
         return 1
         """
 
-    /// Refreshes the node's heartbeat. ARGV: K, node, time to live in ms. Returns the nodes whose heartbeat
-    /// expired.
+    /// Refreshes the node's heartbeat. ARGV: K, node, time to live in ms. Returns {1 when the node's heartbeat
+    /// had not expired (0: the others may have removed it, so it must register again), {expired nodes}}.
     static let heartbeat = """
         local K, node = ARGV[1], ARGV[2]
+        local alive = redis.call('EXISTS', K..'alive:'..node) == 1 and redis.call('SISMEMBER', K..'nodes', node) == 1
         redis.call('SET', K..'alive:'..node, '1', 'PX', ARGV[3])
         redis.call('SADD', K..'nodes', node)
         local dead = {}
         for _, n in ipairs(redis.call('SMEMBERS', K..'nodes')) do
           if redis.call('EXISTS', K..'alive:'..n) == 0 then table.insert(dead, n) end
         end
-        return dead
+        return {alive and 1 or 0, dead}
         """
 
     /// Replaces what the cluster knows of a node by a snapshot (`self`: after a reconnection; `dead`: a node

@@ -3,7 +3,7 @@ import PusherProtocol
 /// What the cluster answers to a presence subscription.
 public enum ClusterJoinAnswer: Sendable {
     /// Registered: the cluster's roster (this member included).
-    case joined(roster: [PresenceMember])
+    case joined(roster: [ClusterMember])
     /// The channel already has ``PusherLimits/maxPresenceMembers`` members across the cluster.
     case full
     /// Redis could not be asked: the node answers from its own members.
@@ -24,12 +24,14 @@ extension PusherHub {
                         userID: userID)
             case .memberAdded(let channel, let userID, let infoJSON):
                 guard let record = channels[channel] else { continue }
+                channels[channel]?.toldMemberIDs.insert(userID)
                 let info = infoJSON.isEmpty ? nil : JSONValue.parseIfJSON(infoJSON)
                 let frame = ServerFrame.memberAdded(channel: channel, userID: userID, info: info)
                 let own = record.members[userID]?.connections ?? []
                 for (id, outbox) in record.subscribers where !own.contains(id) { deliver(frame, via: outbox, to: id) }
             case .memberRemoved(let channel, let userID):
                 guard let record = channels[channel] else { continue }
+                channels[channel]?.toldMemberIDs.remove(userID)
                 let frame = ServerFrame.memberRemoved(channel: channel, userID: userID)
                 for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
             case .subscriptionCount(let channel, let count):
@@ -71,6 +73,7 @@ extension PusherHub {
                 hash[member.userID] = member.info ?? .null
                 ids.append(.string(member.userID))
             }
+            channels[channel]?.toldMemberIDs.formUnion(hash.keys)
             let presence: JSONValue = ["ids": .array(ids), "hash": .object(hash), "count": .number(Double(ids.count))]
             send(ServerFrame.subscriptionSucceeded(channel: channel, presence: presence), to: id)
         case .full:
@@ -108,6 +111,27 @@ extension PusherHub {
         channels[channel] = record.subscribers.isEmpty ? nil : record
     }
 
+    /// After Redis came back: tells this node's sockets on each presence channel who joined or left elsewhere
+    /// while it was away (`rosters`: the cluster's members per channel, read after this node re-registered).
+    public func clusterRosters(_ rosters: [String: [ClusterMember]]) {
+        for (channel, roster) in rosters {
+            guard var record = channels[channel] else { continue }
+            let known = record.toldMemberIDs.union(record.members.keys)
+            let now = Set(roster.map(\.userID))
+            for member in roster where !known.contains(member.userID) {
+                let frame = ServerFrame.memberAdded(channel: channel, userID: member.userID, info: member.info)
+                for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
+            }
+            for userID in known.subtracting(now) where record.members[userID] == nil {
+                let frame = ServerFrame.memberRemoved(channel: channel, userID: userID)
+                for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
+            }
+            record.toldMemberIDs = now
+            channels[channel] = record
+        }
+        dropOverflowed()
+    }
+
     /// Tells a connection that signed in which of the users it watches are online anywhere in the cluster.
     public func clusterSignedIn(socketID: String, online: [String]) {
         guard let id = connectionsBySocketID[socketID], !online.isEmpty else { return }
@@ -135,7 +159,7 @@ extension PusherHub {
         for (name, record) in channels where !name.hasPrefix(PusherEventName.serverToUserPrefix) {
             snapshot.subscriptions[name] = record.subscribers.count
             for (userID, member) in record.members {
-                let shared = PresenceMember(userID: userID, info: member.info)
+                let shared = ClusterMember(userID: userID, info: member.info)
                 for id in member.connections {
                     guard let socketID = connections[id]?.socketID else { continue }
                     snapshot.presence.append((name, socketID, shared))

@@ -93,7 +93,7 @@ extension PusherHub {
         if shared {
             backplane.send(.subscribed(
                 channel: channel, socketID: record.socketID,
-                member: member.map { PresenceMember(userID: $0.userID, info: $0.info) }))
+                member: member.map { ClusterMember(userID: $0.userID, info: $0.info) }))
             // A presence subscription succeeds when the cluster's roster arrives (``clusterJoined``).
             if member == nil { send(ServerFrame.subscriptionSucceeded(channel: channel, presence: nil), to: id) }
         } else {

@@ -261,7 +261,9 @@ public actor PusherHub {
         for id in Array(connections.keys) {
             close(id, code: code, reason: reason)
         }
-        webhooks?.finish()
+        // In a cluster the last webhooks (channels vacated by this shutdown) are decided by Redis' replies: the
+        // server finishes the dispatcher once the backplane stopped.
+        if !backplane.isClustered { webhooks?.finish() }
         dropOverflowed()
     }
 }
