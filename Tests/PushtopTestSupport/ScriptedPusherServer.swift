@@ -6,6 +6,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
+import NIOWebSocket
 import WSCompression
 import PusherProtocol
 import Synchronization

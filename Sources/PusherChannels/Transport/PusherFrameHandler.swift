@@ -164,7 +164,9 @@ final class PusherFrameHandler: ChannelDuplexHandler {
         }
         switch verdict {
         case .valid(let code, let reason):
-            outcome.closeFrame = (code ?? 1005, reason)
+            // The connection's close code is the first close frame's (RFC 6455 7.1.5); when we failed the
+            // connection ourselves, the server's echo of our code is not the reason it ended: the failure is.
+            if outcome.closeFrame == nil, outcome.failure == nil { outcome.closeFrame = (code ?? 1005, reason) }
             if closeSent {
                 // Our close was answered: the handshake is complete.
                 context.close(promise: nil)

@@ -1,7 +1,7 @@
 import Logging
 import NIOCore
 import NIOWebSocket
-import PusherProtocol
+import enum PusherProtocol.WebSocketClosePayload
 
 /// One Pusher WebSocket on its event loop: reads frames into messages for the hub, writes the hub's frames,
 /// answers pings and runs the close handshake. No task or stream exists per connection.
