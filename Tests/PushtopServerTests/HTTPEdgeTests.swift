@@ -71,4 +71,23 @@ struct HTTPEdgeTests {
             #expect(closed, "\(request.debugDescription): the connection stayed open")
         }
     }
+
+    @Test func aRequestLineArrivingInPiecesIsServedAsUsual() async throws {
+        try await withServer { server in
+            let (http09, http11) = try await offloaded { () -> (String, String) in
+                let old = try RawSocket(port: server.port, timeout: 5)
+                try old.send("GET ")
+                try old.send("/")
+                try old.send("\r\n")
+                let oldHead = try old.readHTTPHead()
+                let new = try RawSocket(port: server.port, timeout: 5)
+                try new.send("GE")
+                try new.send("T /nothing-here HTT")
+                try new.send("P/1.1\r\nHost: x\r\n\r\n")
+                return (oldHead, try new.readHTTPHead())
+            }
+            #expect(http09.hasPrefix("HTTP/1.1 400"), "got \(http09)")
+            #expect(http11.hasPrefix("HTTP/1.1 404"), "got \(http11)")
+        }
+    }
 }

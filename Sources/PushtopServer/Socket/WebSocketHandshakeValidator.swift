@@ -5,7 +5,6 @@ import NIOHTTP1
 ///
 /// - `Upgrade` other than `websocket`, no `Connection: upgrade`, not `GET`, no valid `Sec-WebSocket-Key`, or a
 ///   plain request to `/app/{key}`: 400. A handshake to any other path (`/app/{key}/more` too): 404.
-/// - An HTTP/0.9 request line (`GET /`, no version): 400.
 /// - `Sec-WebSocket-Version` other than 13: 426 with `Sec-WebSocket-Version: 13` (RFC 6455 section 4.4).
 ///
 /// Removed from the pipeline when the upgrade succeeds.
@@ -30,9 +29,6 @@ final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannel
 
     /// The response a request gets when it is a broken WebSocket handshake; `nil` when it may pass.
     static func refusal(of head: HTTPRequestHead) -> (HTTPResponseStatus, String, HTTPHeaders)? {
-        guard head.version.major >= 1 else {
-            return (.badRequest, "HTTP/0.9 requests are not served: send HTTP/1.1", [:])
-        }
         let isAppPath = isAppEndpoint(head.uri)
         guard let upgrade = head.headers.first(name: "upgrade") else {
             if isAppPath, head.method == .GET {
