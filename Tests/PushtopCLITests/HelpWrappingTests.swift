@@ -14,12 +14,17 @@ import Testing
 
     /// Places where a line ends although the next line's first word would have fitted on it within `columns`: a
     /// break that the parser's greedy wrapping never makes, so a hard line break inside a sentence. List items
-    /// (a next line indented or starting with "-") and lines ending in ":" are intended breaks.
+    /// (a next line indented or starting with "- ") and lines ending in ":" are intended breaks; a list item
+    /// that the parser had to wrap (its continuation not indented) counts as ragged too.
     static func raggedBreaks(_ lines: [String], columns: Int) -> [String] {
         var ragged: [String] = []
         for (line, next) in zip(lines, lines.dropFirst()) {
-            guard !line.isEmpty, !next.isEmpty, !next.hasPrefix(" "), !next.hasPrefix("-"), !line.hasSuffix(":")
-            else { continue }
+            guard !line.isEmpty, !next.isEmpty, !next.hasPrefix(" "), !next.hasPrefix("- ") else { continue }
+            if line.hasPrefix(" ") || line.hasPrefix("- ") {
+                ragged.append("\(line)⏎\(next)")
+                continue
+            }
+            guard !line.hasSuffix(":") else { continue }
             let firstWord = next.prefix { $0 != " " }
             if line.count + 1 + firstWord.count < columns { ragged.append("\(line)⏎\(next)") }
         }
@@ -33,6 +38,7 @@ import Testing
         ]
         #expect(Self.raggedBreaks(lines, columns: 80).count == 1)
         #expect(Self.raggedBreaks(["Examples:", "  pushtop trigger chat message"], columns: 80).isEmpty)
+        #expect(Self.raggedBreaks(["  pushtop trigger --cluster eu --key KEY", "my-channel my-event"], columns: 80).count == 1)
     }
 
     @Test(arguments: ["serve", "watch", "trigger", "doctor", "replay"])

@@ -13,7 +13,7 @@ struct TriggerCommand: AsyncParsableCommand {
 
             Examples:
               pushtop trigger chat message '{"text":"hello"}'
-              pushtop trigger --cluster eu --app-id 123 --key KEY --secret SECRET my-channel my-event '{}'
+              pushtop trigger --cluster eu --app-id 123 --key KEY --secret SECRET chat hi
             """
     )
 
