@@ -120,7 +120,8 @@ struct APIOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("API port (ignored with --cluster).", valueName: "PORT"))
     var port: Int = 6001
 
-    @Flag(name: .long, help: "Use HTTPS.")
+    /// `--tls` / `--no-tls` (the last one given wins), the same spellings as the client commands.
+    @Flag(name: .customLong("tls"), inversion: .prefixedNo, help: "Use HTTPS (--tls) or plain HTTP (--no-tls, the default).")
     var tls: Bool = false
 
     @Option(name: .long, help: ArgumentHelp("Pusher cluster (e.g. eu, mt1): sends to api-CLUSTER.pusher.com over HTTPS.", valueName: "CLUSTER"))

@@ -22,7 +22,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Server host for WebSocket and HTTP API.") var host: String?
     @Option(help: "WebSocket port (default 443 with TLS, 80 without).") var port: Int?
     @Option(name: .customLong("api-port"), help: "HTTP API port (default: the WebSocket port).") var apiPort: Int?
-    @Flag(name: .customLong("no-tls"), help: "Plain ws:// and http://.") var noTLS = false
+    @Flag(name: .customLong("tls"), inversion: .prefixedNo, help: "wss:// and https:// (the default) or, with --no-tls, plain ws:// and http://.")
+    var tls = true
     @Option(help: "Events published per second.") var rate: Int = 1000
     @Option(help: "Subscriber connections (0: only publish, e.g. to feed other consumers of the channel).") var subscribers: Int = 10
     @Option(help: "Seconds to publish for.") var duration: Double = 10
@@ -59,7 +60,7 @@ struct BenchCommand: AsyncParsableCommand {
         let cluster = self.cluster ?? (host == nil ? f.cluster : nil)
         let noTLS = self.noTLS || f.tls == false
         if let key, let secret, let appID {
-            let useTLS = cluster != nil || !noTLS
+            let useTLS = cluster != nil || tls
             let connection = ConnectionConfiguration(useTLS: useTLS)
             if let cluster {
                 clientOptions = PusherClientOptions(key: key, cluster: cluster, connection: connection)

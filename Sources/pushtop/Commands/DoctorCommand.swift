@@ -10,9 +10,12 @@ struct DoctorCommand: AsyncParsableCommand {
         abstract: "Check a Pusher app end to end: DNS, TCP, TLS, WebSocket, connection_established, auth, HTTP API.",
         discussion: """
             Takes the connection options, a --profile or the environment, as every client command. Prints each \
-            check as it passes and stops at the first failure with the fix to try. The auth check runs when an \
-            authorizer is configured (--auth-endpoint or --secret); the HTTP API check needs --app-id and \
-            --secret. Exit 0 only when every check that could run passed; 1 otherwise; 64 on usage errors.
+            check as it passes and stops at the first failure with the fix to try.
+
+            The auth check runs when an authorizer is configured (--auth-endpoint or --secret); the HTTP API \
+            check needs --app-id and --secret.
+
+            Exit 0 only when every check that could run passed; 1 otherwise; 64 on usage errors.
             """
     )
 

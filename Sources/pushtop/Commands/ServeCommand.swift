@@ -10,13 +10,17 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run a local Pusher-protocol server (WebSocket + HTTP API on one port).",
         discussion: """
-            Serves one app on ws://HOST:PORT/app/KEY and its HTTP API on http://HOST:PORT/apps/ID/...
-            (wss:// and https:// with --tls-cert and --tls-key). POST /pusher/auth signs any private or
-            presence subscription and POST /pusher/user-auth signs any user in (development only: they authorize
-            everybody; turn both off with --no-auth-endpoint). --webhook URL posts Pusher's signed webhook batches
-            (channel_occupied, channel_vacated, member_added, member_removed, client_event, cache_miss) to URL,
-            retrying failures with back-off. A subscriber that falls more than 1 MiB of unsent frames behind is
-            closed with 4100. Stops cleanly on Ctrl-C or SIGTERM.
+            Serves one app on ws://HOST:PORT/app/KEY and its HTTP API on http://HOST:PORT/apps/ID/... \
+            (wss:// and https:// with --tls-cert and --tls-key).
+
+            POST /pusher/auth signs any private or presence subscription and POST /pusher/user-auth signs any \
+            user in (development only: they authorize everybody; turn both off with --no-auth-endpoint).
+
+            --webhook URL posts Pusher's signed webhook batches (channel_occupied, channel_vacated, member_added, \
+            member_removed, client_event, cache_miss) to URL, retrying failures with back-off.
+
+            A subscriber that falls more than 1 MiB of unsent frames behind is closed with 4100. Stops cleanly \
+            on Ctrl-C or SIGTERM.
             """
     )
 

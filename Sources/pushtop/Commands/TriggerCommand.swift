@@ -11,9 +11,10 @@ struct TriggerCommand: AsyncParsableCommand {
         abstract: "Publish one event through the HTTP API (to pushtop serve, or to Pusher with --cluster).",
         discussion: """
             Prints the server's JSON answer. Exits 1 with the server's message when the request is refused.
+
             Examples:
               pushtop trigger chat message '{"text":"hello"}'
-              pushtop trigger --cluster eu --app-id 123 --key KEY --secret SECRET my-channel my-event '{}'
+              pushtop trigger --cluster eu --app-id 123 --key KEY --secret SECRET chat hi
             """
     )
 

@@ -12,10 +12,12 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             Lines: state, connecting_in, subscribed, subscription_error, unsubscribed, event, member_added, \
             member_removed, subscription_count, error, decryption_error; with --sign-in also signin, \
-            signin_error, signout, user_event, watchlist; with --frames also frame. With --stdin, each input line is a \
-            command: {"action":"subscribe","channel":"x"}, unsubscribe, trigger (channel, event, data), \
-            connect, disconnect, signin, signout. Exit 0 on SIGINT/SIGTERM or end of stdin, 1 when refused or \
-            out of retries.
+            signin_error, signout, user_event, watchlist; with --frames also frame.
+
+            With --stdin, each input line is a command: {"action":"subscribe","channel":"x"}, unsubscribe, \
+            trigger (channel, event, data), connect, disconnect, signin, signout.
+
+            Exit 0 on SIGINT/SIGTERM or end of stdin, 1 when refused or out of retries.
             """
     )
 

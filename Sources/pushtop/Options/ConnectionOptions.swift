@@ -19,8 +19,10 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Custom port (default 443 with TLS, 80 without; env PUSHER_PORT).")
     var port: Int?
 
-    @Flag(name: .customLong("no-tls"), help: "Plain ws:// instead of wss://.")
-    var noTLS = false
+    /// `--tls` / `--no-tls` (the last one given wins); neither: the profile's `tls`, else TLS on.
+    @Flag(name: .customLong("tls"), inversion: .prefixedNo,
+          help: "wss:// (the default) or, with --no-tls, plain ws://.")
+    var tls: Bool?
 
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("Also trust the certificate authorities in this PEM file for wss:// (a private CA).", valueName: "PEM"))
     var caFile: String?
@@ -260,7 +262,7 @@ struct ConnectionOptions: ParsableArguments {
         }
         let policy = ReconnectPolicy(kind: kind, minDelay: minDelay, maxDelay: maxDelay,
                                      maxRetries: maxRetries ?? profile.maxRetries ?? defaults.maxRetries)
-        let useTLS = noTLS ? false : (profile.tls ?? true)
+        let useTLS = tls ?? profile.tls ?? true
         let connection = ConnectionConfiguration(
             useTLS: useTLS, activityTimeout: activityTimeout ?? profile.activityTimeout,
             pongTimeout: pongTimeout ?? profile.pongTimeout ?? 30, reconnect: policy)
