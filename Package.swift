@@ -131,7 +131,11 @@ let package = Package(
         // Whole-system load tools (bulk loopback rate, watch through a pipe, idle connections).
         .executableTarget(
             name: "pushtop-benchmarks",
-            dependencies: ["PusherChannels", "BenchmarkSupport"],
+            dependencies: [
+                "PusherChannels", "BenchmarkSupport", "PushtopRedis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Benchmarks/Tools/LoadTools",
             swiftSettings: strict
         ),

@@ -12,7 +12,7 @@ struct ClusterNodeDeathTests {
     /// surviving node removes its member (`member_removed` to its sockets, the `member_removed` and
     /// `channel_vacated` webhooks once), and the HTTP API no longer counts it.
     @Test func survivorsRemoveAKilledNodesMembersWithinTheNodeTimeout() async throws {
-        let redis = try await ClusterRedisServer.start()
+        let redis = try await RedisServerProcess.start()
         defer { redis.kill() }
         let receiver = WebhookReceiver()
         try await receiver.start()

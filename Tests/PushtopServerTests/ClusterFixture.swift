@@ -9,12 +9,12 @@ import Synchronization
 /// A real `redis-server` and several in-process nodes joined through it (each its own `EmbeddedServer` on its
 /// own port), for the cluster tests. Each run uses its own key prefix.
 final class ClusterFixture: Sendable {
-    let redis: ClusterRedisServer
+    let redis: RedisServerProcess
     let prefix: String
     let nodeTimeout: Double
     private let nodesBox = Mutex<[EmbeddedServer?]>([])
 
-    private init(redis: ClusterRedisServer, prefix: String, nodeTimeout: Double) {
+    private init(redis: RedisServerProcess, prefix: String, nodeTimeout: Double) {
         self.redis = redis
         self.prefix = prefix
         self.nodeTimeout = nodeTimeout
@@ -28,7 +28,7 @@ final class ClusterFixture: Sendable {
     static func start(
         nodes count: Int, nodeTimeout: Double = 20, _ configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> ClusterFixture {
-        let redis = try await ClusterRedisServer.start()
+        let redis = try await RedisServerProcess.start()
         let fixture = ClusterFixture(redis: redis, prefix: "t\(UInt32.random(in: 0...UInt32.max))",
                                      nodeTimeout: nodeTimeout)
         for index in 0..<count {

@@ -5,6 +5,7 @@ extension DashboardState {
     public mutating func setNodes(_ state: NodeState) {
         nodes = state
         needsDraw = true
+        if !state.canaryEnabled { setStatus("no cross-node canary: it publishes through the HTTP API (give --secret and --app-id)") }
     }
 
     /// Whether the apps are nodes of one app.

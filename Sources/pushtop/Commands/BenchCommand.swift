@@ -23,7 +23,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "WebSocket port (default 443 with TLS, 80 without).") var port: Int?
     @Option(name: .customLong("api-port"), help: "HTTP API port (default: the WebSocket port).") var apiPort: Int?
     @Flag(name: .customLong("tls"), inversion: .prefixedNo, help: "wss:// and https:// (the default) or, with --no-tls, plain ws:// and http://.")
-    var tls = true
+    var tls: Bool?
     @Option(help: "Events published per second.") var rate: Int = 1000
     @Option(help: "Subscriber connections (0: only publish, e.g. to feed other consumers of the channel).") var subscribers: Int = 10
     @Option(help: "Seconds to publish for.") var duration: Double = 10
@@ -58,7 +58,7 @@ struct BenchCommand: AsyncParsableCommand {
         let key = self.key ?? f.key, secret = self.secret ?? f.secret, appID = self.appID ?? f.appID
         let host = self.host ?? f.host, port = self.port ?? f.port
         let cluster = self.cluster ?? (host == nil ? f.cluster : nil)
-        let noTLS = self.noTLS || f.tls == false
+        let tls = self.tls ?? f.tls ?? true
         if let key, let secret, let appID {
             let useTLS = cluster != nil || tls
             let connection = ConnectionConfiguration(useTLS: useTLS)
@@ -102,7 +102,7 @@ struct BenchCommand: AsyncParsableCommand {
         var flags: [String: String] = [:]
         for (field, flag, given) in [("key", "--key", key != nil), ("secret", "--secret", secret != nil),
             ("app_id", "--app-id", appID != nil), ("host", "--host", host != nil), ("port", "--port", port != nil),
-            ("cluster", "--cluster", cluster != nil), ("tls", "--no-tls", noTLS)] where given {
+            ("cluster", "--cluster", cluster != nil), ("tls", self.tls == false ? "--no-tls" : "--tls", self.tls != nil)] where given {
             flags[field] = flag
         }
         return flags

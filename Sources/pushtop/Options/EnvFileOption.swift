@@ -82,7 +82,7 @@ extension ConnectionOptions {
         if host != nil { flags["host"] = "--host" }
         if port != nil { flags["port"] = "--port" }
         if cluster != nil { flags["cluster"] = "--cluster" }
-        if noTLS { flags["tls"] = "--no-tls" }
+        if let tls { flags["tls"] = tls ? "--tls" : "--no-tls" }
         return flags
     }
 
