@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ClusterCanaryTests {
     let isolated = ["HOME": "/nonexistent-home", "XDG_CONFIG_HOME": ""]
 
-    func nodes(_ count: Int, redis: NodesRedisServer) async throws -> [ServeNode] {
+    func nodes(_ count: Int, redis: RedisServerProcess) async throws -> [ServeNode] {
         var nodes: [ServeNode] = []
         for i in 0..<count { nodes.append(try await ServeNode.start(extra: ["--redis", redis.url, "--node-id", "n\(i)"])) }
         return nodes
@@ -23,8 +23,8 @@ import Testing
     }
 
     @Test func twoJoinedNodesLoseNothing() async throws {
-        try #require(NodesRedisServer.isAvailable, "redis-server is needed (scripts/install-deps)")
-        let redis = try await NodesRedisServer.start()
+        try #require(RedisServerProcess.isAvailable, "redis-server is needed (scripts/install-deps)")
+        let redis = try await RedisServerProcess.start()
         defer { redis.stop() }
         let cluster = try await nodes(2, redis: redis)
         let run = try PushtopProcess(canary(cluster, ["--rate", "20", "--duration", "10"]), environment: isolated)
@@ -36,8 +36,8 @@ import Testing
     }
 
     @Test func threeJoinedNodesUnderChurnLoseNothingForAMinuteAndAKilledNodeIsAway() async throws {
-        try #require(NodesRedisServer.isAvailable, "redis-server is needed (scripts/install-deps)")
-        let redis = try await NodesRedisServer.start()
+        try #require(RedisServerProcess.isAvailable, "redis-server is needed (scripts/install-deps)")
+        let redis = try await RedisServerProcess.start()
         defer { redis.stop() }
         let cluster = try await nodes(3, redis: redis)
         let churn = presenceChurn(ports: cluster.map(\.port), key: ServeNode.key, secret: ServeNode.secret, channel: "presence-lobby")

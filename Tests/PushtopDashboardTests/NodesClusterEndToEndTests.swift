@@ -8,8 +8,8 @@ import Testing
 @Suite(.serialized) struct NodesClusterEndToEndTests {
     @Test func aJoinedClusterUnderChurnRaisesNoFalseAlarmForAMinute() async throws {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
-        try #require(NodesRedisServer.isAvailable, "redis-server is needed (scripts/install-deps)")
-        let redis = try await NodesRedisServer.start()
+        try #require(RedisServerProcess.isAvailable, "redis-server is needed (scripts/install-deps)")
+        let redis = try await RedisServerProcess.start()
         defer { redis.stop() }
         let a = try SeveralAppsEndToEndTests.Server(key: "node-key", secret: "node-secret", extra: ["--redis", redis.url, "--simulate"])
         defer { a.stop() }

@@ -123,6 +123,9 @@ public final class RedisServerProcess: @unchecked Sendable {
         throw Failure(description: "redis-server did not answer PING on port \(port) within \(timeout) s")
     }
 
+    /// Whether `redis-server` is installed (scripts/install-deps installs it).
+    public static var isAvailable: Bool { (try? executable()) != nil }
+
     private static func executable() throws -> URL {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
