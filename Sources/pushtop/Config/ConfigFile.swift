@@ -1,4 +1,5 @@
 import PusherProtocol
+import PushtopDashboard
 
 /// The config file: `$XDG_CONFIG_HOME/pushtop/config.toml` or `~/.config/pushtop/config.toml`.
 ///
