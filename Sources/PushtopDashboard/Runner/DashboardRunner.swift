@@ -151,6 +151,7 @@ final class DashboardRunner {
         }
         for (app, p) in taken.enumerated() where p.framesPosted {
             effects += state.reduce(.frames(p.frames, droppedUpstream: p.framesDroppedSoFar, app: app))
+            guard recorder.isRecording else { continue }
             let dropped: [RecordingItem] = p.framesDroppedSoFar > 0
                 ? [.framesDropped(time: DashboardClock.now(), total: p.framesDroppedSoFar)] : []
             record((p.frames.map(RecordingItem.frame) + dropped).map { .tagged($0, app: app) })

@@ -45,31 +45,14 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
     /// `self` with the fields it leaves empty taken from `base`.
     public func merged(over base: Profile) -> Profile {
         var out = self
-        out.key = key ?? base.key
-        out.cluster = cluster ?? base.cluster
-        out.host = host ?? base.host
-        out.port = port ?? base.port
-        out.tls = tls ?? base.tls
-        out.authEndpoint = authEndpoint ?? base.authEndpoint
-        out.authHeaders = authHeaders ?? base.authHeaders
-        out.authParams = authParams ?? base.authParams
-        out.secret = secret ?? base.secret
-        out.appID = appID ?? base.appID
-        out.userID = userID ?? base.userID
-        out.userInfo = userInfo ?? base.userInfo
-        out.activityTimeout = activityTimeout ?? base.activityTimeout
-        out.pongTimeout = pongTimeout ?? base.pongTimeout
-        out.reconnect = reconnect ?? base.reconnect
-        out.maxRetries = maxRetries ?? base.maxRetries
-        out.minDelay = minDelay ?? base.minDelay
-        out.maxDelay = maxDelay ?? base.maxDelay
-        out.theme = theme ?? base.theme
-        out.channels = channels ?? base.channels
-        out.userAuthEndpoint = userAuthEndpoint ?? base.userAuthEndpoint
-        out.signIn = signIn ?? base.signIn
-        out.watchlist = watchlist ?? base.watchlist
-        out.caFile = caFile ?? base.caFile
-        out.nodes = nodes ?? base.nodes
+        func fill<Value>(_ field: WritableKeyPath<Profile, Value?>) {
+            if out[keyPath: field] == nil { out[keyPath: field] = base[keyPath: field] }
+        }
+        fill(\.key); fill(\.cluster); fill(\.host); fill(\.port); fill(\.tls)
+        fill(\.authEndpoint); fill(\.authHeaders); fill(\.authParams); fill(\.secret); fill(\.appID)
+        fill(\.userID); fill(\.userInfo); fill(\.activityTimeout); fill(\.pongTimeout); fill(\.reconnect)
+        fill(\.maxRetries); fill(\.minDelay); fill(\.maxDelay); fill(\.theme); fill(\.channels)
+        fill(\.userAuthEndpoint); fill(\.signIn); fill(\.watchlist); fill(\.caFile); fill(\.nodes)
         return out
     }
 
@@ -78,24 +61,15 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
 
     /// The profile with the secret replaced, safe to print.
     public var description: String {
-        var parts: [String] = []
-        if let key { parts.append("key=\(key)") }
-        if let cluster { parts.append("cluster=\(cluster)") }
-        if let host { parts.append("host=\(host)") }
-        if let port { parts.append("port=\(port)") }
-        if let tls { parts.append("tls=\(tls)") }
-        if let authEndpoint { parts.append("auth_endpoint=\(authEndpoint)") }
-        if let authHeaders { parts.append("auth_headers=\(authHeaders.keys.sorted())") }
-        if secret != nil { parts.append("secret=<redacted>") }
-        if let appID { parts.append("app_id=\(appID)") }
-        if let userID { parts.append("user_id=\(userID)") }
-        if let channels { parts.append("channels=\(channels)") }
-        if let theme { parts.append("theme=\(theme)") }
-        if let userAuthEndpoint { parts.append("user_auth_endpoint=\(userAuthEndpoint)") }
-        if let signIn { parts.append("sign_in=\(signIn)") }
-        if let watchlist { parts.append("watchlist=\(watchlist)") }
-        if let caFile { parts.append("ca_file=\(caFile)") }
-        if let nodes { parts.append("nodes=\(nodes)") }
-        return "Profile(" + parts.joined(separator: ", ") + ")"
+        func text(_ value: (any Sendable)?) -> String? { value.map { "\($0)" } }
+        let fields: [(String, String?)] = [
+            ("key", key), ("cluster", cluster), ("host", host), ("port", text(port)), ("tls", text(tls)),
+            ("auth_endpoint", authEndpoint), ("auth_headers", text(authHeaders?.keys.sorted())),
+            ("secret", secret == nil ? nil : "<redacted>"), ("app_id", appID), ("user_id", userID),
+            ("channels", text(channels)), ("theme", theme), ("user_auth_endpoint", userAuthEndpoint),
+            ("sign_in", text(signIn)), ("watchlist", text(watchlist)), ("ca_file", caFile), ("nodes", text(nodes)),
+        ]
+        return "Profile(" + fields.compactMap { name, value in value.map { "\(name)=\($0)" } }.joined(separator: ", ")
+            + ")"
     }
 }
