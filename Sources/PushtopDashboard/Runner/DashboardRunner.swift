@@ -23,6 +23,8 @@ final class DashboardRunner {
     var player: ReplayPlayer?
     var lastReplayClock = 0.0
     private var lastDraw = 0.0
+    /// When the loop started taking the feeds.
+    private var openedAt = 0.0
 
     init(apps: [DashboardApp], options: DashboardOptions) {
         feeds = apps.map(\.feed)
@@ -74,6 +76,8 @@ final class DashboardRunner {
         input.watchStdin()
         if options.recordPath != nil { toggleRecording() }
         defer { recorder.close() }
+        // What the clients posted before now reaches the dashboard now (after a recording's start).
+        openedAt = DashboardClock.now()
 
         // The frame clock, on the main queue with the loop: one wake-up per frame, no task hop.
         let inbox = self.inbox
@@ -142,7 +146,7 @@ final class DashboardRunner {
         var bursts = taken.enumerated().flatMap { app, p in p.bursts.map { (app: app, burst: $0) } }
         if taken.count > 1 { bursts.sort { $0.burst.time < $1.burst.time } }
         for (app, burst) in bursts {
-            let time = player?.clock ?? burst.time
+            let time = player?.clock ?? max(burst.time, openedAt)
             effects += state.reduce(.tick(now: time))
             effects += state.reduce(.client(burst.events, app: app))
             if recorder.isRecording {
