@@ -3,7 +3,7 @@ import PusherProtocol
 /// What the dashboard asks of the client. The executable adapts the real client to it; tests and the
 /// preview use ``ScriptedBackend``.
 ///
-/// Results come back through the event stream as ``ClientEvent``s (`.subscribed`, `.subscriptionError`,
+/// Results come back through the app's ``DashboardFeed`` as ``ClientEvent``s (`.subscribed`, `.subscriptionError`,
 /// `.unsubscribed`, `.error(code: nil, …)`, state changes); a thrown error is shown in the log as well.
 public protocol DashboardBackend: Sendable {
     /// Host, port and TLS, for the connection pane (e.g. `ws-eu.pusher.com:443 TLS`).
