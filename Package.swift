@@ -124,6 +124,8 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // WatchLine.swift is a link to `watch`'s output format in Sources/pushtop/Watch (an executable's code
+            // cannot be imported), so that the benchmark measures the very lines `watch` prints.
             path: "Benchmarks/HotPaths",
             swiftSettings: strict,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -136,6 +138,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            // WatchLine.swift: a link to Sources/pushtop/Watch/WatchLine.swift, like HotPaths'.
             path: "Benchmarks/Tools/LoadTools",
             swiftSettings: strict
         ),

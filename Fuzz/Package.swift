@@ -30,6 +30,8 @@ let package = Package(
         .executableTarget(
             name: "fuzz-theme", dependencies: ["CFuzzerDriver", .product(name: "PushtopDashboard", package: "pushtop")],
             swiftSettings: strict),
+        // fuzz-config's ConfigFile, Profile, ConfigError and NodeAddress are links to the executable's files
+        // (Sources/pushtop/Config), which no other module can import.
         .executableTarget(
             name: "fuzz-config", dependencies: ["CFuzzerDriver", .product(name: "PushtopDashboard", package: "pushtop")],
             swiftSettings: strict),

@@ -70,6 +70,6 @@ options.recordEndpoint = "127.0.0.1:0 (scripted, no TLS)"
 options.recordChannels = ["market-data", "private-orders", "cache-config", "presence-lobby"]
 let feed = ScriptedFeed()
 feed.startDemo(eventsPerSecond: rate)
-let reason = try await runDashboard(events: feed.events, frames: feed.frames, backend: feed.backend, options: options)
+let reason = try await runDashboard(feed: feed.feed, backend: feed.backend, options: options)
 feed.finish()
 Glibc.exit(reason.exitStatus)

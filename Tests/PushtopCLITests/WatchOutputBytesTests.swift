@@ -3,6 +3,7 @@ import PushtopServer
 import PushtopTestSupport
 import Testing
 import PusherChannels
+import pushtop
 
 /// `watch` writes event lines straight from the frame's bytes; what it prints must be, byte for byte, the line built
 /// from `JSONValue`s that it printed before (keys sorted, compact, the same escapes and numbers).

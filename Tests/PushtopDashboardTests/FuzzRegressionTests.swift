@@ -1,5 +1,6 @@
 import Testing
 @testable import PushtopDashboard
+@testable import pushtop
 
 /// Inputs the fuzzers (`scripts/fuzz`) found wrong, kept so that they stay fixed. Each is also a corpus entry
 /// under `Fuzz/corpus/`.

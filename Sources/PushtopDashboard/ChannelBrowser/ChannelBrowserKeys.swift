@@ -3,16 +3,8 @@ public enum ChannelBrowserKeys {
     public static let bindings: [KeyBinding] = [
         KeyBinding([.char("b")], hint: "browse", help: "channel browser: the app's occupied channels (HTTP API)",
             action: .channelBrowser),
-        KeyBinding([.char("k"), .up], hint: "", help: "previous channel", action: .browser(.up),
-            scope: .view(.channelBrowser)),
-        KeyBinding([.char("j"), .down], hint: "", help: "next channel", action: .browser(.down),
-            scope: .view(.channelBrowser)),
-        KeyBinding([.pageUp], hint: "", help: "page up", action: .browser(.pageUp), scope: .view(.channelBrowser)),
-        KeyBinding([.pageDown], hint: "", help: "page down", action: .browser(.pageDown), scope: .view(.channelBrowser)),
-        KeyBinding([.home, .char("g")], hint: "", help: "first channel", action: .browser(.top),
-            scope: .view(.channelBrowser)),
-        KeyBinding([.end, .char("G")], hint: "", help: "last channel", action: .browser(.bottom),
-            scope: .view(.channelBrowser)),
+    ] + KeyBinding.moves(in: .channelBrowser, Action.browser, help: ("previous channel", "next channel", "first channel",
+        "last channel")) + [
         KeyBinding([.enter], hint: "subscribe", help: "subscribe to the selected channel",
             action: .browser(.subscribe), scope: .view(.channelBrowser)),
         KeyBinding([.char("o")], hint: "sort", help: "sort by name, subscribers, users",

@@ -164,21 +164,12 @@ final class CursesScreen {
     }
 
     /// Curses key codes.
-    static func key(code: Int32) -> Key? {
-        switch code {
-        case pt_key_up(): return .up
-        case pt_key_down(): return .down
-        case pt_key_left(): return .left
-        case pt_key_right(): return .right
-        case pt_key_home(): return .home
-        case pt_key_end(): return .end
-        case pt_key_ppage(): return .pageUp
-        case pt_key_npage(): return .pageDown
-        case pt_key_btab(): return .backTab
-        case pt_key_enter(): return .enter
-        case pt_key_backspace(): return .backspace
-        case pt_key_dc(): return .delete
-        default: return nil
-        }
-    }
+    static func key(code: Int32) -> Key? { keyCodes[code] }
+
+    /// The keys curses decodes (arrows, Home/End, pages, back-tab, keypad Enter, Backspace, Delete).
+    private static let keyCodes: [Int32: Key] = [
+        pt_key_up(): .up, pt_key_down(): .down, pt_key_left(): .left, pt_key_right(): .right,
+        pt_key_home(): .home, pt_key_end(): .end, pt_key_ppage(): .pageUp, pt_key_npage(): .pageDown,
+        pt_key_btab(): .backTab, pt_key_enter(): .enter, pt_key_backspace(): .backspace, pt_key_dc(): .delete,
+    ]
 }

@@ -1,9 +1,3 @@
-/// An app's HTTP API that can publish: the cross-node canary publishes through each node's (`--node`).
-public protocol CanaryPublisher: Sendable {
-    /// `POST /apps/ID/events` with one event on one channel.
-    func publish(channel: String, event: String, data: String) async throws
-}
-
 extension DashboardRunner {
     /// Performs a request to one node; a failure comes back as a ``NodeAnswer``.
     func performNodeRequest(_ request: NodeRequest) {

@@ -162,3 +162,12 @@ public enum JSONText {
         return lines
     }
 }
+
+extension JSONText {
+    /// A payload's lines in a detail view: pretty-printed when it is JSON, else as it is; `missing` (dimmed) when
+    /// there is none.
+    static func payloadLines(_ text: String?, missing: String) -> [(String, Role)] {
+        guard let text else { return [(missing, .dim)] }
+        return (prettyLines(text) ?? [text]).map { ($0, .eventData) }
+    }
+}

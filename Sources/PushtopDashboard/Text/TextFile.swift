@@ -4,10 +4,11 @@ import Glibc
 import Darwin
 #endif
 
-/// Small file helpers on the C library (the dashboard library does not import Foundation).
-enum TextFile {
+/// Small file helpers on the C library (the dashboard library does not import Foundation); the executable's config
+/// readers use them too.
+public enum TextFile {
     /// The whole file as UTF-8 text, or `nil` when it cannot be read.
-    static func read(_ path: String) -> String? {
+    public static func read(_ path: String) -> String? {
         guard let f = fopen(path, "rb") else { return nil }
         defer { fclose(f) }
         var bytes: [UInt8] = []
@@ -23,7 +24,7 @@ enum TextFile {
 
     /// Writes text to a file (replacing it).
     /// - Returns: `nil` on success, else the reason.
-    static func write(_ text: String, to path: String) -> String? {
+    public static func write(_ text: String, to path: String) -> String? {
         guard let f = fopen(path, "wb") else { return String(cString: strerror(errno)) }
         var utf8 = Array(text.utf8)
         let n = utf8.isEmpty ? 0 : fwrite(&utf8, 1, utf8.count, f)
@@ -33,7 +34,7 @@ enum TextFile {
     }
 
     /// The names of the files in a folder ending with `suffix`, sorted; empty when the folder is missing.
-    static func list(folder: String, suffix: String) -> [String] {
+    public static func list(folder: String, suffix: String) -> [String] {
         guard let dir = opendir(folder) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []

@@ -25,12 +25,7 @@ public enum ThemeParser {
 
     /// Parses a theme file's text. `source` names the file in error messages.
     public static func parse(_ text: String, source: String) throws(ThemeError) -> Theme {
-        let root: TOMLNode
-        do {
-            root = try TOMLDocument.parse(text)
-        } catch {
-            throw ThemeError(source: source, message: "not valid TOML: \(error)")
-        }
+        let root = try TOMLDocument.parse(text) { ThemeError(source: source, message: $0) }
         guard let entries = root.tableEntries else { throw ThemeError(source: source, message: "empty file") }
         var name: String?
         var description = ""

@@ -22,28 +22,33 @@ public enum ConnectionPaneView {
         let labelWidth = min(14, max(4, state.apps.map { DisplayWidth.of($0.label) }.max() ?? 4) + 1)
         var used = 0
         for (i, app) in state.apps.enumerated() where used < inner.height {
-            let r = inner.row + used
-            let selected = i == state.selectedApp
-            if selected {
-                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
-            }
-            var col = inner.column
-            col += canvas.draw(selected ? "▸" : " ", row: r, column: col, maxWidth: 1, role: selected ? .selection : .label)
-            canvas.draw(DisplayWidth.truncate(app.label, to: labelWidth - 1), row: r, column: col, maxWidth: labelWidth,
-                role: selected ? .selection : .label)
-            col += labelWidth
-            let c = app.connection
-            let stateText = "● \(c.state)"
-            canvas.draw(stateText, row: r, column: col, maxWidth: max(0, inner.right - col),
-                role: selected ? .selection : Role.state(c.state))
-            col += 14
-            let rest = (c.socketID ?? "-") + "  \(c.rate.lastSecond)/s"
-            if col < inner.right - 1 {
-                canvas.draw(rest, row: r, column: col, maxWidth: inner.right - 1 - col, role: selected ? .selection : .value)
-            }
+            drawAppRow(app, selected: i == state.selectedApp, labelWidth: labelWidth, row: inner.row + used, in: inner,
+                into: &canvas)
             used += 1
         }
         return used < inner.height - 2 ? used + 1 : used
+    }
+
+    /// An app's row: the selection mark, its label, its connection's state, socket id and events per second.
+    static func drawAppRow(_ app: AppState, selected: Bool, labelWidth: Int, row r: Int, in inner: Rect,
+        into canvas: inout some Canvas)
+    {
+        if selected {
+            canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
+        }
+        var col = inner.column
+        col += canvas.draw(selected ? "▸" : " ", row: r, column: col, maxWidth: 1, role: selected ? .selection : .label)
+        canvas.draw(DisplayWidth.truncate(app.label, to: labelWidth - 1), row: r, column: col, maxWidth: labelWidth,
+            role: selected ? .selection : .label)
+        col += labelWidth
+        let c = app.connection
+        canvas.draw("● \(c.state)", row: r, column: col, maxWidth: max(0, inner.right - col),
+            role: selected ? .selection : Role.state(c.state))
+        col += 14
+        if col < inner.right - 1 {
+            canvas.draw((c.socketID ?? "-") + "  \(c.rate.lastSecond)/s", row: r, column: col,
+                maxWidth: inner.right - 1 - col, role: selected ? .selection : .value)
+        }
     }
 
     static func drawDetails(_ state: DashboardState, in inner: Rect, into canvas: inout some Canvas) {

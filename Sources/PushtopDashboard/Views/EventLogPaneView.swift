@@ -68,29 +68,18 @@ public enum EventLogPaneView {
                 // Several apps open: each entry's app (its profile's name).
                 put(state.apps.indices.contains(entry.app) ? state.apps[entry.app].label : "?", appW, .label)
             }
-            switch entry.kind {
-            case .event:
-                put(entry.channel, channelW, .eventChannel)
-                put(entry.event, eventW, .eventName)
-                put(entry.summary, inner.right - 1 - col, .eventData, last: true)
-            case .error:
-                put(entry.channel.isEmpty ? "!" : entry.channel, channelW, .eventError)
-                put(entry.event, eventW, .eventError)
-                put(entry.summary, inner.right - 1 - col, .eventError, last: true)
-            case .state:
-                put(entry.channel.isEmpty ? "⇄" : entry.channel, channelW, .eventState)
-                put(entry.event, eventW, .eventState)
-                put(entry.summary, inner.right - 1 - col, .eventState, last: true)
-            case .user:
-                // Sent to the signed-in user, not to a channel: "@user" in the channel column.
-                put("@" + entry.channel, channelW, .memberMe)
-                put(entry.event, eventW, .eventName)
-                put(entry.summary, inner.right - 1 - col, .eventData, last: true)
-            case .info:
-                put(entry.channel.isEmpty ? "·" : entry.channel, channelW, .eventInfo)
-                put(entry.event, eventW, .eventInfo)
-                put(entry.summary, inner.right - 1 - col, .eventInfo, last: true)
+            // The channel column (or a mark) and the roles of the channel, name and data columns, by kind; a user
+            // event is sent to the signed-in user, not to a channel: "@user" in the channel column.
+            let (channel, roles): (String, (channel: Role, name: Role, data: Role)) = switch entry.kind {
+            case .event: (entry.channel, (.eventChannel, .eventName, .eventData))
+            case .error: (entry.channel.isEmpty ? "!" : entry.channel, (.eventError, .eventError, .eventError))
+            case .state: (entry.channel.isEmpty ? "⇄" : entry.channel, (.eventState, .eventState, .eventState))
+            case .user: ("@" + entry.channel, (.memberMe, .eventName, .eventData))
+            case .info: (entry.channel.isEmpty ? "·" : entry.channel, (.eventInfo, .eventInfo, .eventInfo))
             }
+            put(channel, channelW, roles.channel)
+            put(entry.event, eventW, roles.name)
+            put(entry.summary, inner.right - 1 - col, roles.data, last: true)
         }
     }
 }

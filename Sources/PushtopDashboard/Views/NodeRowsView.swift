@@ -7,24 +7,8 @@ enum NodeRowsView {
         let labelWidth = min(22, max(4, nodes.nodes.map { DisplayWidth.of($0) }.max() ?? 4) + 1)
         var used = 0
         for (i, app) in state.apps.enumerated() where used < inner.height {
-            let r = inner.row + used
-            let selected = i == state.selectedApp
-            if selected {
-                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
-            }
-            var col = inner.column
-            col += canvas.draw(selected ? "▸" : " ", row: r, column: col, maxWidth: 1, role: selected ? .selection : .label)
-            canvas.draw(DisplayWidth.truncate(app.label, to: labelWidth - 1), row: r, column: col, maxWidth: labelWidth,
-                role: selected ? .selection : .label)
-            col += labelWidth
-            let c = app.connection
-            canvas.draw("● \(c.state)", row: r, column: col, maxWidth: max(0, inner.right - col),
-                role: selected ? .selection : Role.state(c.state))
-            col += 14
-            if col < inner.right - 1 {
-                canvas.draw((c.socketID ?? "-") + "  \(c.rate.lastSecond)/s", row: r, column: col,
-                    maxWidth: inner.right - 1 - col, role: selected ? .selection : .value)
-            }
+            ConnectionPaneView.drawAppRow(app, selected: i == state.selectedApp, labelWidth: labelWidth,
+                row: inner.row + used, in: inner, into: &canvas)
             used += 1
             // The node's canary on a line of its own: latency, misses and the newest problem.
             let node = nodes.nodes.indices.contains(i) ? nodes.nodes[i] : app.label

@@ -113,15 +113,7 @@ public enum DetailOverlayView {
         if let user = entry.userID { lines.append(("user_id  " + user, .value)) }
         lines.append(("", .text))
         lines.append(("data", .header))
-        if let text = entry.dataText {
-            if let pretty = JSONText.prettyLines(text) {
-                for line in pretty { lines.append((line, .eventData)) }
-            } else {
-                lines.append((text, .eventData))
-            }
-        } else {
-            lines.append(("(none)", .dim))
-        }
+        lines += JSONText.payloadLines(entry.dataText, missing: "(none)")
         if entry.kind == .event {
             lines.append(("", .text))
             lines.append(("frame", .header))

@@ -91,15 +91,8 @@ public enum WireFrameDetailView {
                 let at = left.lastIndex { $0.0 == "data (parsed)" } ?? left.lastIndex { $0.0 == "frame (JSON)" } ?? 0
                 right = Array(repeating: ("", .text), count: at)
                 right.append(("decrypted", .header))
-                if let plain = state.wire.decryptedData(forFrame: f.text) {
-                    if let pretty = JSONText.prettyLines(plain) {
-                        for line in pretty { right.append((line, .eventData)) }
-                    } else {
-                        right.append((plain, .eventData))
-                    }
-                } else {
-                    right.append(("(no decrypted event matches this frame)", .dim))
-                }
+                right += JSONText.payloadLines(state.wire.decryptedData(forFrame: f.text),
+                    missing: "(no decrypted event matches this frame)")
             }
         } else {
             left.append(("payload", .header))

@@ -89,13 +89,9 @@ extension RESPDecoder {
             case UInt8(ascii: ":"):
                 return (.integer(try integer(start, end)), next)
             case UInt8(ascii: "$"):
-                let length = try integer(start, end)
-                if length == -1 { return (.bulkString(nil), next) }
-                guard length >= 0 else { throw RESPDecodingError.invalidLength(length) }
-                guard length <= limits.maxBulkLength else {
-                    throw RESPDecodingError.bulkTooLong(length: length, limit: limits.maxBulkLength)
-                }
-                let count = Int(length)
+                guard let count = try length(start, end, limit: limits.maxBulkLength, tooLong: {
+                    RESPDecodingError.bulkTooLong(length: $0, limit: limits.maxBulkLength)
+                }) else { return (.bulkString(nil), next) }
                 guard next + count + 2 <= bytes.count else { return nil }
                 guard bytes[next + count] == Self.cr, bytes[next + count + 1] == Self.lf else {
                     throw RESPDecodingError.bulkNotTerminated
@@ -103,12 +99,9 @@ extension RESPDecoder {
                 let slice = buffer.getSlice(at: buffer.readerIndex + next, length: count) ?? ByteBuffer()
                 return (.bulkString(slice), next + count + 2)
             case UInt8(ascii: "*"):
-                let count = try integer(start, end)
-                if count == -1 { return (.array(nil), next) }
-                guard count >= 0 else { throw RESPDecodingError.invalidLength(count) }
-                guard count <= limits.maxArrayLength else {
-                    throw RESPDecodingError.arrayTooLong(count: count, limit: limits.maxArrayLength)
-                }
+                guard let count = try length(start, end, limit: limits.maxArrayLength, tooLong: {
+                    RESPDecodingError.arrayTooLong(count: $0, limit: limits.maxArrayLength)
+                }) else { return (.array(nil), next) }
                 guard depth < limits.maxDepth || count == 0 else { throw RESPDecodingError.tooDeep(limit: limits.maxDepth) }
                 var elements: [RESPValue] = []
                 // Reserve only what the bytes present could hold (each element takes at least 3 bytes), so a
@@ -148,6 +141,15 @@ extension RESPDecoder {
         }
 
         /// A signed decimal integer (no sign but '-', no spaces), checked for overflow.
+        /// A bulk string's or an array's length header: `nil` for -1 (RESP2's null), else 0 up to `limit`.
+        private func length(_ start: Int, _ end: Int, limit: Int, tooLong: (Int64) -> RESPDecodingError) throws -> Int? {
+            let length = try integer(start, end)
+            if length == -1 { return nil }
+            guard length >= 0 else { throw RESPDecodingError.invalidLength(length) }
+            guard length <= limit else { throw tooLong(length) }
+            return Int(length)
+        }
+
         private func integer(_ start: Int, _ end: Int) throws -> Int64 {
             var index = start
             let negative = index < end && bytes[index] == UInt8(ascii: "-")

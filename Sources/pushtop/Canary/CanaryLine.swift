@@ -1,4 +1,5 @@
 import Foundation
+import PusherProtocol
 import PushtopDashboard
 
 /// `pushtop canary`'s output: one JSON object per line, keys in a fixed order.
@@ -27,21 +28,11 @@ enum CanaryLine {
         }
     }
 
-    /// A JSON string.
+    /// A JSON string (the protocol library's escaping).
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
+        var out = ""
+        JSONValue.writeString(s, to: &out)
+        return out
     }
 
     /// The line for a finding of the audit.

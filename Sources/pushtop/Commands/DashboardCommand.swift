@@ -13,14 +13,7 @@ struct DashboardCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "Theme name (default, light, mono, solarized, gruvbox) or path to a theme file.")
-    var theme: String?
-
-    @Option(name: .customLong("log-file"), help: "Write logs to this file (the screen never shows them).")
-    var logFile: String?
-
-    @Option(name: .customLong("record"), help: "Record everything the dashboard receives to this file (JSON lines; replay with 'pushtop replay FILE'). The key r starts and stops recording too.")
-    var record: String?
+    @OptionGroup var display: DashboardDisplayOptions
 
     @Option(name: .customLong("app-id"), help: "The app id (env PUSHER_APP_ID): with --secret, the channel browser and the presence check use the HTTP API.")
     var appID: String?
@@ -51,11 +44,7 @@ struct DashboardCommand: AsyncParsableCommand {
         let profile = try connection.loadProfile(environment: environment)
         guard connection.hasKey(environment: environment, profile: profile) else {
             // Nothing configured: show something live at once.
-            var arguments: [String] = []
-            if let theme { arguments += ["--theme", theme] }
-            if let logFile { arguments += ["--log-file", logFile] }
-            if let record { arguments += ["--record", record] }
-            try await DemoCommand.parse(arguments).run()
+            try await DemoCommand.parse(display.arguments).run()
             return
         }
         var options = try connection.clientOptions(environment: environment, profile: profile)
@@ -68,20 +57,20 @@ struct DashboardCommand: AsyncParsableCommand {
                 channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),
                 credentials: secret.map { KnownCredentials(key: options.key, secret: $0, appID: appID) }, interval: canaryInterval)
             try DashboardLauncher.requireTerminal()
-            DashboardLauncher.bootstrapLogging(logFile)
-            let status = try await DashboardLauncher.run(apps: launch.apps, theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme,
-                record: record, nodes: launch.state)
+            DashboardLauncher.bootstrapLogging(display.logFile)
+            let status = try await DashboardLauncher.run(apps: launch.apps, theme: display.theme ?? environment["PUSHTOP_THEME"] ?? profile.theme,
+                record: display.record, nodes: launch.state)
             if status != 0 { throw ExitCode(status) }
             return
         }
         try DashboardLauncher.requireTerminal()
-        DashboardLauncher.bootstrapLogging(logFile)
+        DashboardLauncher.bootstrapLogging(display.logFile)
         let client = PusherClient(options: options)
         let secret = connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
             ?? profile.secret
         let status = try await DashboardLauncher.run(
             client: client, channels: channels + (profile.channels ?? []),
-            theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.wantsSignIn(profile: profile), record: record,
+            theme: display.theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.wantsSignIn(profile: profile), record: display.record,
             credentials: secret.map { KnownCredentials(key: options.key, secret: $0,
                 appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID) })
         if status != 0 { throw ExitCode(status) }
@@ -108,9 +97,9 @@ struct DashboardCommand: AsyncParsableCommand {
                 credentials: profile.secret.map { KnownCredentials(key: options.key, secret: $0, appID: profile.appID) }))
         }
         try DashboardLauncher.requireTerminal()
-        DashboardLauncher.bootstrapLogging(logFile)
-        let theme = theme ?? environment["PUSHTOP_THEME"] ?? profiles.compactMap(\.profile.theme).first
-        let status = try await DashboardLauncher.run(apps: apps, theme: theme, record: record)
+        DashboardLauncher.bootstrapLogging(display.logFile)
+        let theme = display.theme ?? environment["PUSHTOP_THEME"] ?? profiles.compactMap(\.profile.theme).first
+        let status = try await DashboardLauncher.run(apps: apps, theme: theme, record: display.record)
         if status != 0 { throw ExitCode(status) }
     }
 }

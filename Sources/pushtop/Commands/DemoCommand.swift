@@ -11,14 +11,7 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "A local server with simulated traffic, and the dashboard connected to it (no account, no network)."
     )
 
-    @Option(help: "Theme name (default, light, mono, solarized, gruvbox) or path to a theme file.")
-    var theme: String?
-
-    @Option(name: .customLong("log-file"), help: "Write logs to this file (the screen never shows them).")
-    var logFile: String?
-
-    @Option(name: .customLong("record"), help: "Record everything the dashboard receives to this file (replay with 'pushtop replay FILE').")
-    var record: String?
+    @OptionGroup var display: DashboardDisplayOptions
 
     @Option(name: .customLong("user-id"), help: "Your name in presence-lobby (default: $USER).")
     var userID: String?
@@ -28,7 +21,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         try DashboardLauncher.requireTerminal()
-        DashboardLauncher.bootstrapLogging(logFile)
+        DashboardLauncher.bootstrapLogging(display.logFile)
         let environment = ProcessInfo.processInfo.environment
         let server: EmbeddedServer
         do {
@@ -53,7 +46,7 @@ struct DemoCommand: AsyncParsableCommand {
         let status: Int32
         do {
             status = try await DashboardLauncher.run(
-                client: client, channels: Self.channels, theme: theme ?? environment["PUSHTOP_THEME"], record: record,
+                client: client, channels: Self.channels, theme: display.theme ?? environment["PUSHTOP_THEME"], record: display.record,
                 credentials: KnownCredentials(key: server.configuration.app.key, secret: server.configuration.app.secret,
                     appID: server.configuration.app.id))
         } catch {

@@ -2,7 +2,7 @@ import PusherChannels
 import PushtopDashboard
 
 /// The dashboard's view of the real client: its commands go to the `PusherClient`, its results come back
-/// through the client's event stream.
+/// through the client's event batches, posted to the dashboard's feed.
 struct ClientDashboardBackend: DashboardBackend {
     let client: PusherClient
 

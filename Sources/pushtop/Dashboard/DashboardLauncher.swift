@@ -64,14 +64,12 @@ enum DashboardLauncher {
                     host: o.resolvedHost, port: o.port ?? (o.connection.useTLS ? 443 : 80), useTLS: o.connection.useTLS)
             api = PusherAppAPI(client: PusherAPIClient(configuration: configuration))
         }
-        // Straight from the client's event loop, one hand-off per read burst (paced by `readCoalescing`); the
-        // screen picks them up at its next frame.
-        let (events, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .unbounded)
-        client.onEventBatch { continuation.yield($0) }
-        // The wire inspector's frames (and each event's exact frame for the detail view), handed over the same way;
-        // the dashboard keeps the newest and counts what it drops.
-        let (frames, frameContinuation) = AsyncStream.makeStream(of: FrameBatch.self, bufferingPolicy: .unbounded)
-        client.onFrames { frameContinuation.yield(FrameBatch(frames: $0, droppedSoFar: 0)) }
+        // Straight from the client's event loop into the dashboard's feed, one post per read burst (paced by
+        // `readCoalescing`), and likewise the wire inspector's frames (and each event's exact frame for the detail
+        // view); the screen takes them at its next frame. The feed is bounded and counts what it drops.
+        let feed = DashboardFeed()
+        client.onEventBatch { feed.post($0) }
+        client.onFrames { feed.post(frames: $0) }
         for channel in launch.channels { try await client.subscribe(channel) }
         if launch.signIn { try await client.signIn() }
         await client.connect()
@@ -85,7 +83,7 @@ enum DashboardLauncher {
         }
         let backend = ClientDashboardBackend(client: client)
         let app = DashboardApp(setup: AppSetup(label: launch.label, endpoint: backend.connectionDescription,
-            credentials: launch.credentials, hasAPI: api != nil), events: events, frames: frames, backend: backend,
+            credentials: launch.credentials, hasAPI: api != nil), feed: feed, backend: backend,
             api: api, channels: launch.channels)
         return (app, [pinger])
     }

@@ -3,8 +3,8 @@ import PusherProtocol
 /// A feed of client events without a network: a replay of scripted steps, or a synthetic demo (connected
 /// state, a few channels, a presence roster with joins and leaves, a steady event stream).
 ///
-/// `events` is what ``runDashboard(events:backend:options:)`` takes; ``backend`` answers the dashboard's
-/// commands into the same stream.
+/// ``feed`` is what ``runDashboard(feed:backend:options:)`` takes; ``backend`` answers the dashboard's commands
+/// into the same feed.
 public final class ScriptedFeed: Sendable {
     /// One step of a script.
     public enum Step: Sendable {
@@ -12,34 +12,28 @@ public final class ScriptedFeed: Sendable {
         case wait(seconds: Double)
     }
 
-    public let events: AsyncStream<[ClientEvent]>
-    private let continuation: AsyncStream<[ClientEvent]>.Continuation
-    /// The frames the scripted events "came in" (the demo's), as a frame tap would deliver them.
-    public let frames: AsyncStream<FrameBatch>
-    private let frameContinuation: AsyncStream<FrameBatch>.Continuation
+    /// The scripted events, and the frames they "came in" (the demo's), as a client would post them.
+    public let feed = DashboardFeed()
     public let backend: ScriptedBackend
     private let task: Locked<Task<Void, Never>?> = Locked(nil)
 
     public init(connectionDescription: String = "127.0.0.1:0 (scripted, no TLS)") {
-        let (stream, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .bufferingNewest(10_000))
-        events = stream
-        self.continuation = continuation
-        (frames, frameContinuation) = AsyncStream.makeStream(of: FrameBatch.self, bufferingPolicy: .bufferingNewest(10_000))
-        backend = ScriptedBackend(connectionDescription: connectionDescription) { continuation.yield($0) }
+        let feed = self.feed
+        backend = ScriptedBackend(connectionDescription: connectionDescription) { feed.post($0) }
     }
 
     /// Emits a batch now.
     public func emit(_ batch: [ClientEvent]) {
-        continuation.yield(batch)
+        feed.post(batch)
     }
 
-    /// Replays steps in order (the stream stays open afterwards).
+    /// Replays steps in order.
     public func replay(_ steps: [Step]) {
-        let continuation = self.continuation
+        let feed = self.feed
         start {
             for step in steps {
                 switch step {
-                case .emit(let batch): continuation.yield(batch)
+                case .emit(let batch): feed.post(batch)
                 case .wait(let seconds): try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
                 }
                 if Task.isCancelled { return }
@@ -50,11 +44,10 @@ public final class ScriptedFeed: Sendable {
     /// Starts the synthetic demo: `eventsPerSecond` events spread over the demo channels, in batches every
     /// 50 ms, a member joining or leaving `presence-lobby` every few seconds, and a pong every 5 s.
     public func startDemo(eventsPerSecond: Int = 20) {
-        let continuation = self.continuation
-        let frameContinuation = self.frameContinuation
+        let feed = self.feed
         start {
-            continuation.yield(ScriptedFeed.demoOpening)
-            frameContinuation.yield(FrameBatch(frames: ScriptedFeed.openingFrames(now: ScriptedFeed.now()), droppedSoFar: 0))
+            feed.post(ScriptedFeed.demoOpening)
+            feed.post(frames: ScriptedFeed.openingFrames(now: DashboardClock.now()))
             var generator = DemoGenerator()
             var tick = 0
             var due = 0.0
@@ -65,7 +58,7 @@ public final class ScriptedFeed: Sendable {
                 var batch: [ClientEvent] = []
                 var frames: [WireFrame] = []
                 while due >= 1 {
-                    let now = ScriptedFeed.now()
+                    let now = DashboardClock.now()
                     let event = ScriptedFeed.withFrame(generator.nextEvent(now: now))
                     if case .event(let e) = event, let raw = e.rawFrame {
                         frames.append(WireFrame(time: now, direction: .inbound, kind: .text, size: raw.utf8.count, text: raw))
@@ -75,23 +68,21 @@ public final class ScriptedFeed: Sendable {
                 }
                 if tick % 60 == 0 { batch.append(generator.nextPresenceChange()) }
                 if tick % 100 == 0 {
-                    let now = ScriptedFeed.now()
+                    let now = DashboardClock.now()
                     let ping = #"{"event":"pusher:ping","data":{}}"#, pong = #"{"event":"pusher:pong","data":{}}"#
                     frames.append(WireFrame(time: now, direction: .outbound, kind: .text, size: ping.utf8.count, text: ping))
                     frames.append(WireFrame(time: now, direction: .inbound, kind: .text, size: pong.utf8.count, text: pong))
                     batch.append(.pong(roundTrip: 0.004 + Double(tick % 7) / 1000))
                 }
-                if !batch.isEmpty { continuation.yield(batch) }
-                if !frames.isEmpty { frameContinuation.yield(FrameBatch(frames: frames, droppedSoFar: 0)) }
+                if !batch.isEmpty { feed.post(batch) }
+                if !frames.isEmpty { feed.post(frames: frames) }
             }
         }
     }
 
-    /// Stops the script and ends the stream.
+    /// Stops the script.
     public func finish() {
         task.withLock { $0?.cancel() }
-        continuation.finish()
-        frameContinuation.finish()
     }
 
     private func start(_ body: @escaping @Sendable () async -> Void) {
@@ -146,58 +137,5 @@ public final class ScriptedFeed: Sendable {
             out.append(frame(.inbound, #"{"event":"pusher_internal:subscription_succeeded","channel":"\#(channel)","data":"{}"}"#))
         }
         return out
-    }
-
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Deterministic synthetic events for the demo feed.
-struct DemoGenerator {
-    private var n = 0
-    private var guests = 0
-    private var present: [String] = []
-    private static let symbols = ["BTC", "ETH", "SOL", "ADA", "東証", "DOGE"]
-
-    mutating func nextEvent(now: Double) -> ClientEvent {
-        n += 1
-        switch n % 10 {
-        case 0, 1, 2, 3, 4, 5:
-            let symbol = Self.symbols[n % Self.symbols.count]
-            let price = 100 + (n * 37) % 900
-            return .event(ChannelEvent(channel: "market-data", name: "price-update",
-                dataText: #"{"symbol":"\#(symbol)","price":\#(price).\#(n % 100),"seq":\#(n)}"#, receivedAt: now))
-        case 6, 7:
-            return .event(ChannelEvent(channel: "private-orders", name: "order-filled",
-                dataText: #"{"id":"ord-\#(n)","qty":\#(n % 17 + 1),"side":"\#(n % 2 == 0 ? "buy" : "sell")"}"#,
-                receivedAt: now))
-        case 8:
-            return .event(ChannelEvent(channel: "presence-lobby", name: "client-typing",
-                dataText: #"{"text":"hello 👋 #\#(n)"}"#, userID: n % 4 == 0 ? "alice" : "bob", receivedAt: now))
-        default:
-            return .event(ChannelEvent(channel: "cache-config", name: "config-changed",
-                dataText: #"{"flag":"beta-\#(n % 5)","on":\#(n % 3 == 0)}"#, receivedAt: now))
-        }
-    }
-
-    mutating func nextPresenceChange() -> ClientEvent {
-        if present.count >= 3 || (!present.isEmpty && guests % 3 == 2) {
-            let id = present.removeFirst()
-            guests += 1
-            return .memberRemoved(channel: "presence-lobby", member: PresenceMember(userID: id))
-        }
-        guests += 1
-        let id = "guest-\(guests)"
-        present.append(id)
-        return .memberAdded(channel: "presence-lobby", member: PresenceMember(userID: id, userInfo: ["name": .string("Guest \(guests)")]))
     }
 }

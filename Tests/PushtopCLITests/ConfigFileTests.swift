@@ -1,5 +1,6 @@
+import Foundation
 import PusherProtocol
-import PushtopDashboard
+@testable import pushtop
 import Testing
 
 #if canImport(Glibc)
@@ -101,10 +102,10 @@ import Glibc
     }
 
     @Test func loadReadsTheFileOrReturnsNil() throws {
-        let root = makeTemporaryFolder()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-config-\(UUID().uuidString)").path
         #expect(try ConfigFile.load(environment: ["XDG_CONFIG_HOME": root]) == nil)
-        mkdir(root + "/pushtop", 0o755)
-        writeText(root + "/pushtop/config.toml", "key = \"k\"\n")
+        try FileManager.default.createDirectory(atPath: root + "/pushtop", withIntermediateDirectories: true)
+        try "key = \"k\"\n".write(toFile: root + "/pushtop/config.toml", atomically: true, encoding: .utf8)
         #expect(try ConfigFile.load(environment: ["XDG_CONFIG_HOME": root])?.defaults.key == "k")
     }
 

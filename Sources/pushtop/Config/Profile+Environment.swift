@@ -24,7 +24,7 @@ extension Profile {
             p.port = n
         }
         if let tls = value("PUSHTOP_TLS") {
-            switch tls.asciiLowercased() {
+            switch tls.lowercased() {
             case "1", "true", "yes", "on": p.tls = true
             case "0", "false", "no", "off": p.tls = false
             default:

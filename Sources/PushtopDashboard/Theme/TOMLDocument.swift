@@ -81,6 +81,16 @@ public enum TOMLDocument {
         public var description: String { "line \(line), column \(column): \(message)" }
     }
 
+    /// Parses a file's text into a ``TOMLNode/table(_:)``; a syntax error becomes the file's own error,
+    /// `not valid TOML: line L, column C: …`.
+    public static func parse<Failure: Error>(_ text: String, failure: (String) -> Failure) throws(Failure) -> TOMLNode {
+        do {
+            return try parse(text)
+        } catch {
+            throw failure("not valid TOML: \(error)")
+        }
+    }
+
     /// Parses a document into a ``TOMLNode/table(_:)``.
     public static func parse(_ text: String) throws(SyntaxError) -> TOMLNode {
         try checkTableHeaders(text)

@@ -1,3 +1,5 @@
+import PushtopDashboard
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

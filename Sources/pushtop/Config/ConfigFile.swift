@@ -1,4 +1,5 @@
 import PusherProtocol
+import PushtopDashboard
 
 /// The config file: `$XDG_CONFIG_HOME/pushtop/config.toml` or `~/.config/pushtop/config.toml`.
 ///
@@ -50,12 +51,7 @@ public struct ConfigFile: Sendable, Hashable {
 
     /// Parses a config file's text; `path` names it in errors.
     public static func parse(_ text: String, path: String) throws(ConfigError) -> ConfigFile {
-        let root: TOMLNode
-        do {
-            root = try TOMLDocument.parse(text)
-        } catch {
-            throw ConfigError(source: path, message: "not valid TOML: \(error)")
-        }
+        let root = try TOMLDocument.parse(text) { ConfigError(source: path, message: $0) }
         var file = ConfigFile(path: path, defaults: Profile(), profiles: [:], defaultProfile: nil)
         var topLevel: [(String, TOMLNode)] = []
         for (key, value) in root.tableEntries ?? [] {
@@ -170,45 +166,31 @@ struct ProfileReader {
             case "max_delay": p.maxDelay = try seconds(key, value)
             case "theme": p.theme = try string(key, value)
             case "channels":
-                guard case .array(let items) = value else { throw error(key, "expected an array of channel names, found \(value.typeName)") }
-                var names: [String] = []
-                for (i, item) in items.enumerated() {
-                    guard case .string(let name) = item else {
-                        throw error("\(key)[\(i)]", "expected a channel name (string), found \(item.typeName)")
-                    }
+                p.channels = try strings(key, value, arrayOf: "channel names", item: "a channel name (string)") { name in
                     do {
                         try ChannelName.validate(name)
+                        return nil
                     } catch {
-                        throw self.error("\(key)[\(i)]", error.description)
+                        return String(describing: error)
                     }
-                    names.append(name)
                 }
-                p.channels = names
             case "user_auth_endpoint": p.userAuthEndpoint = try string(key, value)
             case "sign_in": p.signIn = try bool(key, value)
             case "ca_file": p.caFile = try string(key, value)
             case "nodes":
-                guard case .array(let items) = value else { throw error(key, "expected an array of \"HOST:PORT\" strings, found \(value.typeName)") }
                 var nodes: [String] = []
-                for (i, item) in items.enumerated() {
-                    guard case .string(let text) = item else {
-                        throw error("\(key)[\(i)]", "expected \"HOST:PORT\", found \(item.typeName)")
-                    }
-                    guard let node = NodeAddress(text) else { throw error("\(key)[\(i)]", NodeAddress.problem(text)) }
-                    guard !nodes.contains(node.description) else { throw error("\(key)[\(i)]", "'\(text)' is listed twice") }
+                _ = try strings(key, value, arrayOf: "\"HOST:PORT\" strings", item: "\"HOST:PORT\"") { text in
+                    guard let node = NodeAddress(text) else { return NodeAddress.problem(text) }
+                    guard !nodes.contains(node.description) else { return "'\(text)' is listed twice" }
                     nodes.append(node.description)
+                    return nil
                 }
                 p.nodes = nodes
             case "watchlist":
-                guard case .array(let items) = value else { throw error(key, "expected an array of user ids, found \(value.typeName)") }
-                var ids: [String] = []
-                for (i, item) in items.enumerated() {
-                    guard case .string(let id) = item, ChannelName.isValid(id) else {
-                        throw error("\(key)[\(i)]", "expected a user id (A-Z a-z 0-9 _ - = @ , . ;), found \(item.typeName)")
-                    }
-                    ids.append(id)
+                let item = "a user id (A-Z a-z 0-9 _ - = @ , . ;)"
+                p.watchlist = try strings(key, value, arrayOf: "user ids", item: item) { id in
+                    ChannelName.isValid(id) ? nil : "expected \(item), found string"
                 }
-                p.watchlist = ids
             default:
                 throw error(key, "unknown key (known: \(Self.knownKeys.joined(separator: ", ")))")
             }
@@ -221,6 +203,21 @@ struct ProfileReader {
 
     private func error(_ key: String, _ message: String) -> ConfigError {
         ConfigError(source: source, key: prefix + key, message: message)
+    }
+
+    /// An array of strings, each checked by `check` (why an item is refused, or `nil`); errors name the array
+    /// (`expected an array of WHAT`) or the item (`key[i]`: `expected ITEM`).
+    private func strings(_ key: String, _ value: TOMLNode, arrayOf what: String, item: String,
+        check: (String) -> String?) throws(ConfigError) -> [String]
+    {
+        guard case .array(let items) = value else { throw error(key, "expected an array of \(what), found \(value.typeName)") }
+        var texts: [String] = []
+        for (i, node) in items.enumerated() {
+            guard case .string(let text) = node else { throw error("\(key)[\(i)]", "expected \(item), found \(node.typeName)") }
+            if let problem = check(text) { throw error("\(key)[\(i)]", problem) }
+            texts.append(text)
+        }
+        return texts
     }
 
     private func string(_ key: String, _ value: TOMLNode) throws(ConfigError) -> String {

@@ -1,4 +1,4 @@
-import PushtopDashboard
+@testable import pushtop
 import Testing
 
 /// `.env` files as Laravel (phpdotenv) and dotenv write them, read through the Reverb, Pusher and soketi conventions.

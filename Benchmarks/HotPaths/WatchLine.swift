@@ -1,0 +1,1 @@
+../../Sources/pushtop/Watch/WatchLine.swift

@@ -1,0 +1,1 @@
+../../../Sources/pushtop/Config/Profile.swift

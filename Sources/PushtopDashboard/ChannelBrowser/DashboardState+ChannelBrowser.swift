@@ -1,0 +1,35 @@
+extension DashboardState {
+    /// `b` and the channel browser's own keys.
+    mutating func performChannelBrowser(_ action: Action) -> [Effect] {
+        switch action {
+        case .channelBrowser:
+            if view == .channelBrowser {
+                view = .panes
+                return []
+            }
+            view = .channelBrowser
+            return apiRequestsDue()
+        case .browser(let action):
+            switch browser.perform(action, page: ChannelBrowserView.pageRows(self)) {
+            case .none: break
+            case .leave: view = .panes
+            case .promptFilter: prompt = Prompt(purpose: .browserFilter, text: browser.filter)
+            case .fetch:
+                guard hasAPI else { return [] }
+                browser.started(at: now)
+                return [.fetchOccupiedChannels]
+            case .subscribe(let name):
+                if let error = DashboardState.subscribeError(name, existing: appChannelNames) {
+                    setStatus(error, isError: true)
+                    return []
+                }
+                selectedChannel = upsertChannel(name, status: .subscribing)
+                setStatus("subscribing to \(name)")
+                return [.subscribe(name)]
+            }
+        default:
+            break
+        }
+        return []
+    }
+}
