@@ -37,7 +37,7 @@ extension PusherHub {
     public func publish(_ request: PublishRequest) throws(PublishError) {
         try validate(request)
         deliver(request)
-        dropOverflowed()
+        endTurn()
     }
 
     /// Publishes several events: all are checked before any is sent (as `POST /batch_events`). They leave in one
@@ -45,7 +45,7 @@ extension PusherHub {
     public func publish(batch: [PublishRequest]) throws(PublishError) {
         for request in batch { try validate(request) }
         for request in batch { deliver(request) }
-        dropOverflowed()
+        endTurn()
     }
 
     private func deliver(_ request: PublishRequest) {

@@ -78,7 +78,7 @@ extension PusherHub {
             close(id, code: 4009, reason: "Connection terminated by the app")
         }
         if !ids.isEmpty { logger.info("terminated connections", metadata: ["user_id": "\(userID)", "count": "\(ids.count)"]) }
-        dropOverflowed()
+        endTurn()
         return ids.count
     }
 
