@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "PusherChannels", targets: ["PusherChannels"]),
         .library(name: "PushtopServer", targets: ["PushtopServer"]),
         .library(name: "PushtopDashboard", targets: ["PushtopDashboard"]),
+        .library(name: "PushtopRedis", targets: ["PushtopRedis"]),
         .executable(name: "pushtop", targets: ["pushtop"]),
     ],
     dependencies: [
@@ -64,6 +65,7 @@ let package = Package(
             name: "PushtopServer",
             dependencies: [
                 "PusherProtocol",
+                "PushtopRedis",
                 "CSodium",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -79,6 +81,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict
+        ),
+        // A small RESP2 client on SwiftNIO (commands with pipelining, pub/sub, reconnection) for `serve --redis`.
+        .target(
+            name: "PushtopRedis",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -118,7 +131,11 @@ let package = Package(
         // Whole-system load tools (bulk loopback rate, watch through a pipe, idle connections).
         .executableTarget(
             name: "pushtop-benchmarks",
-            dependencies: ["PusherChannels", "BenchmarkSupport"],
+            dependencies: [
+                "PusherChannels", "BenchmarkSupport", "PushtopRedis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Benchmarks/Tools/LoadTools",
             swiftSettings: strict
         ),
@@ -165,6 +182,7 @@ let package = Package(
                 "PusherChannels",
                 "PushtopServer",
                 .product(name: "Logging", package: "swift-log"),
+                "PushtopRedis",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -191,6 +209,15 @@ let package = Package(
                 "PushtopServer", "PusherChannels", "PushtopTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushtopRedisTests",
+            dependencies: [
+                "PushtopRedis", "PushtopTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -51,13 +51,25 @@ public final class EmbeddedServer: Sendable {
     public static func start(
         _ configuration: ServerConfiguration, logger: Logger = Logger(label: "pushtop.server")
     ) async throws(EmbeddedServerError) -> EmbeddedServer {
-        let hub = PusherHub(configuration: configuration, logger: logger)
+        var logger = logger
+        var backplane: any Backplane = LocalBackplane()
+        if let cluster = configuration.cluster {
+            logger[metadataKey: "node_id"] = .string(cluster.nodeID)
+            do {
+                backplane = try RedisBackplane(cluster: cluster, server: configuration, logger: logger)
+            } catch {
+                throw .badRedisURL(reason: error.description)
+            }
+        }
+        let hub = PusherHub(configuration: configuration, backplane: backplane, logger: logger)
+        await backplane.start(hub: hub)
 
         let router = Router(context: BasicRequestContext.self)
         PusherHTTPAPI(hub: hub, app: configuration.app, limits: configuration.limits).register(on: router)
         if configuration.demoAuthEndpoint {
             DemoAuthEndpoint(app: configuration.app).register(on: router)
         }
+        HealthEndpoint(hub: hub).register(on: router)
         if configuration.metricsEndpoint {
             MetricsEndpoint(hub: hub).register(on: router)
         }
@@ -96,12 +108,14 @@ public final class EmbeddedServer: Sendable {
             case .failure(let error):
                 runTask.cancel()
                 inboxTask.cancel()
+                await backplane.stop()
                 throw error
             }
             break
         }
         guard let boundPort else {
             inboxTask.cancel()
+            await backplane.stop()
             throw .couldNotStart(host: configuration.host, port: configuration.port, reason: "startup was cancelled")
         }
 
@@ -175,6 +189,9 @@ public final class EmbeddedServer: Sendable {
         if let simulator { await simulator.stop() }
         sweepTask.cancel()
         await hub.shutdown()
+        // The cluster hears this node's connections leave (queued by the shutdown), then its goodbye.
+        await hub.backplane.stop()
+        if hub.backplane.isClustered { hub.webhooks?.finish() }
         if let webhooks = hub.webhooks {
             // The last webhooks (channels vacated by the shutdown) get a moment to leave; a receiver that is down
             // does not hold the shutdown up for longer.
@@ -205,6 +222,8 @@ public enum EmbeddedServerError: Error, Sendable, CustomStringConvertible {
     case couldNotStart(host: String, port: Int, reason: String)
     /// The TLS certificate or key could not be read.
     case badTLSFiles(certificate: String, key: String, reason: String)
+    /// The Redis URL of the cluster configuration cannot be used.
+    case badRedisURL(reason: String)
 
     public var description: String {
         switch self {
@@ -212,6 +231,8 @@ public enum EmbeddedServerError: Error, Sendable, CustomStringConvertible {
             return "could not listen on \(host):\(port): \(reason)"
         case .badTLSFiles(let certificate, let key, let reason):
             return "could not use the TLS certificate \(certificate) with the key \(key): \(reason)"
+        case .badRedisURL(let reason):
+            return reason
         }
     }
 }

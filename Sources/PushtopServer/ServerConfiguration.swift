@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Double
     /// Connections served at once; further ones wait in the listen backlog (a warning is logged when it is hit).
     public var maxConnections: Int
+    /// Join a cluster of nodes that act as one app through Redis; `nil` (the default): one process, no Redis.
+    public var cluster: ClusterConfiguration? = nil
 
     /// A configuration; the defaults are `pushtop serve`'s: 127.0.0.1:6001, app `1`/`pushtop-key`/`pushtop-secret`.
     public init(

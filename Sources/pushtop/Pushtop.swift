@@ -10,7 +10,7 @@ struct Pushtop: AsyncParsableCommand {
         version: PushtopVersion.full,
         subcommands: [
             DashboardCommand.self, DemoCommand.self, ServeCommand.self, WatchCommand.self, TriggerCommand.self,
-            BenchCommand.self, ReplayCommand.self, DoctorCommand.self, ConfigCommand.self,
+            BenchCommand.self, ReplayCommand.self, DoctorCommand.self, ConfigCommand.self, CanaryCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self
     )
@@ -26,6 +26,11 @@ struct Pushtop: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            // The canary's bad usage exits 2 (as scripts and CI expect), not 64.
+            if CanaryCommand.isInvocation(), exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
             exit(withError: error)
         }
     }

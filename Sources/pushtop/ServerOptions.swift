@@ -23,6 +23,16 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .long, help: "Built-in traffic: members join and leave presence-lobby, events on ticker, chat and private-encrypted-vault.")
     var simulate: Bool = false
 
+    // Churn for --simulate (kept together: a roster that changes several times a second, events at a rate).
+    @Option(name: .long, help: ArgumentHelp("With --simulate: members of presence-lobby join or leave this many times a second (from 100 users, about half online).", valueName: "PER_SECOND"))
+    var churn: Double = 0
+
+    @Option(name: .customLong("churn-for"), help: ArgumentHelp("With --churn: stop membership changes after this many seconds (the roster then holds still).", valueName: "SECONDS"))
+    var churnFor: Double?
+
+    @Option(name: .customLong("event-rate"), help: ArgumentHelp("With --simulate: price ticks on ticker per second.", valueName: "PER_SECOND"))
+    var eventRate: Double?
+
     @Option(name: .customLong("activity-timeout"), help: ArgumentHelp("Seconds of client silence before the server pings (then 4201 after --pong-timeout).", valueName: "SECONDS"))
     var activityTimeout: Double = 120
 
@@ -73,6 +83,11 @@ struct ServerOptions: ParsableArguments {
         for path in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
             throw ValidationError("cannot read \(path)")
         }
+        guard churn >= 0, churn <= 1000 else { throw ValidationError("--churn must be 0...1000 changes a second, got \(churn)") }
+        if let churnFor, !(churnFor > 0) { throw ValidationError("--churn-for must be positive, got \(churnFor)") }
+        if let eventRate, !(eventRate > 0 && eventRate <= 10_000) {
+            throw ValidationError("--event-rate must be more than 0 and at most 10000 a second, got \(eventRate)")
+        }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
         guard requestTimeout > 0, idleTimeout > 0 else {
             throw ValidationError("--request-timeout and --idle-timeout must be positive")
@@ -91,6 +106,8 @@ struct ServerOptions: ParsableArguments {
             tls: tlsCert.flatMap { cert in tlsKey.map { TLSFiles(certificatePath: cert, keyPath: $0) } },
             requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
         configuration.metricsEndpoint = !noMetrics
+        configuration.simulator.churn(changesPerSecond: churn, duration: churnFor)
+        if let eventRate { configuration.simulator.eventRate(eventRate) }
         return configuration
     }
 }
@@ -103,7 +120,8 @@ struct APIOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("API port (ignored with --cluster).", valueName: "PORT"))
     var port: Int = 6001
 
-    @Flag(name: .long, help: "Use HTTPS.")
+    /// `--tls` / `--no-tls` (the last one given wins), the same spellings as the client commands.
+    @Flag(name: .customLong("tls"), inversion: .prefixedNo, help: "Use HTTPS (--tls) or plain HTTP (--no-tls, the default).")
     var tls: Bool = false
 
     @Option(name: .long, help: ArgumentHelp("Pusher cluster (e.g. eu, mt1): sends to api-CLUSTER.pusher.com over HTTPS.", valueName: "CLUSTER"))

@@ -61,6 +61,12 @@ struct ChannelBrowserTests {
         var state = withAPI()
         #expect(state.reduce(.tick(now: t0 + 1)) == [.fetchPresenceUsers("presence-lobby")])
         _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "li", "zoe", "mallory"], error: nil))
+        // One answer is not enough to accuse anyone: checking, and asked again soon.
+        #expect(frame(state).contains("5 · checking"))
+        #expect(!frame(state).contains("ghost"))
+        #expect(state.reduce(.tick(now: t0 + 3)) == [])
+        #expect(state.reduce(.tick(now: t0 + 3.6)) == [.fetchPresenceUsers("presence-lobby")])
+        _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "li", "zoe", "mallory"], error: nil))
         let screen = frame(state)
         #expect(screen.contains("5 · 2 differ"))
         #expect(screen.split(separator: "\n").contains { $0.contains("bob") && $0.contains("ghost: not on the server") })
@@ -68,7 +74,7 @@ struct ChannelBrowserTests {
         _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "bob", "li", "zoe"], error: nil))
         #expect(frame(state).contains("· ✓ server"))
         // Asked again every few seconds.
-        #expect(state.reduce(.tick(now: t0 + 3)) == [])
-        #expect(state.reduce(.tick(now: t0 + 6.5)) == [.fetchPresenceUsers("presence-lobby")])
+        #expect(state.reduce(.tick(now: t0 + 8)) == [])
+        #expect(state.reduce(.tick(now: t0 + 8.7)) == [.fetchPresenceUsers("presence-lobby")])
     }
 }

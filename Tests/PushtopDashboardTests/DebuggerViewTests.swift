@@ -55,8 +55,8 @@ struct DebuggerViewTests {
         #expect(screen.contains(#""ciphertext": "Y2lwaGVy""#))
         #expect(screen.contains("decrypted"))
         #expect(screen.contains(#""code": "1234""#))
-        // Side by side: the ciphertext and the plaintext on the same screen row.
-        let row = screen.split(separator: "\n").first { $0.contains(#""ciphertext": "Y2lwaGVy""#) }
+        // Side by side: the encrypted data (its keys in the order received) and the plaintext on the same rows.
+        let row = screen.split(separator: "\n").first { $0.contains(#""nonce": "bm9uY2U=""#) }
         #expect(row?.contains(#""code": "1234""#) == true, "not side by side:\n\(screen)")
     }
 
@@ -119,7 +119,7 @@ struct DebuggerViewTests {
         #expect(screen.contains("✓ signature matches"))
         #expect(screen.contains("HTTP status  200"))
         state.press(.right)
-        #expect(frame(state).contains("wrong socket id: signed for the earlier socket 1.1"))
+        #expect(frame(state).contains("wrong socket id: signed for 1.1, another connection"))
         state.press(.right)
         #expect(frame(state).contains("wrong key: signed with key nope"))
         state.press(.right)

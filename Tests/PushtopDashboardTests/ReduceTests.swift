@@ -328,7 +328,9 @@ import Testing
             return
         }
         let text = frame(state)
-        #expect(text.contains(#"  "a": "x","#))
+        // Keys in the order they came: "b" first, "a" last (no comma after it).
+        #expect(text.contains(#"  "b": ["#) && text.contains(#"  "a": "x""#) && !text.contains(#"  "a": "x","#))
+        #expect(text.range(of: #""b": ["#)!.lowerBound < text.range(of: #""a": "x""#)!.lowerBound)
         #expect(text.contains(#"    1,"#))
         #expect(text.contains(#"{"channel":"market-data","data":"{\"b\":[1,2],\"a\":\"x\"}","event":"price"}"#))
         state.press(.escape)

@@ -12,13 +12,13 @@ import Testing
         let key: String
         let secret: String
 
-        init(key: String, secret: String) throws {
+        init(key: String, secret: String, extra: [String] = []) throws {
             self.key = key
             self.secret = secret
             let out = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-serve-\(UInt32.random(in: 0...UInt32.max)).out")
             _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: DemoEndToEndTests.binary)
-            process.arguments = ["serve", "--port", "0", "--key", key, "--secret", secret, "--app-id", "1"]
+            process.arguments = ["serve", "--port", "0", "--key", key, "--secret", secret, "--app-id", "1"] + extra
             process.standardOutput = try FileHandle(forWritingTo: out)
             process.standardError = FileHandle.nullDevice
             try process.run()

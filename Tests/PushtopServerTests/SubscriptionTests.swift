@@ -96,6 +96,8 @@ struct SubscriptionTests {
             #expect(await alice.all(PusherEventName.memberRemoved).isEmpty)
             #expect(await alice.all(PusherEventName.memberAdded).count == 2)
             await carol.close()
+            let carolRemoved = try await alice.next(PusherEventName.memberRemoved, channel: "presence-room")
+            #expect(carolRemoved.dataJSON?["user_id"] == "carol")
             await bob2.close()
             let removed = try await alice.next(PusherEventName.memberRemoved, channel: "presence-room")
             #expect(removed.dataJSON?["user_id"] == "bob")

@@ -61,6 +61,9 @@ public final class RawSocket: @unchecked Sendable {
         }
         guard connected == 0 else {
             let error = errno
+            // Closed here, so not again by deinit (which runs when an initializer throws after full
+            // initialization): a second close could close a descriptor another thread has just opened.
+            isClosed = true
             _ = systemClose(fd)
             throw Failure(description: "connect to port \(port) failed: errno \(error)")
         }

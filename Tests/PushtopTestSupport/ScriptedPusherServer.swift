@@ -6,6 +6,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
+import NIOWebSocket
 import WSCompression
 import PusherProtocol
 import Synchronization
@@ -153,6 +154,9 @@ public final class ScriptedPusherServer: Sendable {
                     case .close(let code, let reason):
                         try await outbound.close(.unknown(UInt16(code)), reason: reason)
                         return
+                    case .rawClose(let payload):
+                        try await outbound.write(.custom(
+                            WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer(bytes: payload))))
                     case .drop:
                         throw CancellationError()
                     }
@@ -212,6 +216,7 @@ public final class ScriptedConnection: Sendable {
         case text(String)
         case binary([UInt8])
         case close(code: Int, reason: String)
+        case rawClose([UInt8])
         case drop
     }
 
@@ -238,6 +243,9 @@ public final class ScriptedConnection: Sendable {
     public func send(_ message: PusherMessage) { send(message.jsonString) }
     public func sendBinary(_ bytes: [UInt8]) { continuation.yield(.binary(bytes)) }
     public func close(code: Int, reason: String = "") { continuation.yield(.close(code: code, reason: reason)) }
+    /// Sends a close frame with exactly this payload (unchecked: a 1-byte payload, a code that must not be sent, a
+    /// reason that is not UTF-8), then keeps reading: the client's answer ends the connection.
+    public func closeRaw(payload: [UInt8]) { continuation.yield(.rawClose(payload)) }
     /// Drops the TCP connection without a close frame.
     public func drop() { continuation.yield(.drop) }
 

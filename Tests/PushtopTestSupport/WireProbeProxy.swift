@@ -15,6 +15,8 @@ public final class WireProbeProxy: Sendable {
         public var usedTLS = false
         /// The client sent a complete WebSocket close frame (plain connections only).
         public var closeFrameFromClient = false
+        /// The status code of the client's close frame (1005 when it carried none).
+        public var closeCodeFromClient: Int?
         /// The client's close frame arrived before its side of the TCP connection ended.
         public var closeBeforeEnd = false
         /// The client ended the TCP connection.
@@ -101,7 +103,10 @@ private final class ClientSideHandler: ChannelInboundHandler {
         if var scanner, !scanner.sawClose {
             scanner.scan(buffer)
             self.scanner = scanner
-            if scanner.sawClose { proxy.update(index) { $0.closeFrameFromClient = true; $0.closeBeforeEnd = true } }
+            if scanner.sawClose {
+                let code = scanner.closeCode
+                proxy.update(index) { $0.closeFrameFromClient = true; $0.closeBeforeEnd = true; $0.closeCodeFromClient = code }
+            }
         }
         if let server {
             server.writeAndFlush(buffer, promise: nil)
@@ -177,6 +182,8 @@ private struct CloseFrameScanner {
     private var bytes: [UInt8] = []
     private var pastHTTP = false
     private(set) var sawClose = false
+    /// The status code of that close frame (1005 when it carried none).
+    private(set) var closeCode: Int?
 
     mutating func scan(_ buffer: ByteBuffer) {
         bytes += buffer.readableBytesView
@@ -198,13 +205,20 @@ private struct CloseFrameScanner {
                 length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[$1]) }
                 header = 10
             }
-            if bytes[1] & 0x80 != 0 { header += 4 }
+            let masked = bytes[1] & 0x80 != 0
+            if masked { header += 4 }
             guard bytes.count >= header + length else { return }
-            bytes.removeSubrange(..<(header + length))
             if opcode == 0x8 {
                 sawClose = true
+                closeCode = 1005
+                if length >= 2 {
+                    let mask = masked ? Array(bytes[(header - 4)..<header]) : [0, 0, 0, 0]
+                    closeCode = Int(bytes[header] ^ mask[0]) << 8 | Int(bytes[header + 1] ^ mask[1])
+                }
+                bytes.removeSubrange(..<(header + length))
                 return
             }
+            bytes.removeSubrange(..<(header + length))
         }
     }
 }

@@ -10,6 +10,8 @@ import PusherChannels
 //       through the HTTP API of a running `pushtop serve` to raw subscribers: latency per delivery, server CPU
 //   pushtop-benchmarks sustain --port P [--rate 50000] [--seconds 30] [--subscribers 10] [--connections 16]
 //       [--server-pid PID]   numbered events through /batch_events (10 a request): lost, reordered, server RSS
+//   pushtop-benchmarks redis-pubsub [--redis-port 6379] [--rate 1000] [--seconds 5] [--bytes 200] [--server-pid PID]
+//       PushtopRedis's publish -> subscriber latency through a running redis-server (the Redis hop of a cluster)
 //   pushtop-benchmarks decode|decode-string|watch-line [--n N]   N operations and nothing else, for instruction counts:
 //       valgrind --tool=callgrind .build/release/pushtop-benchmarks decode --n 100000   (then / N, less --n 0)
 // The per-operation micro-benchmarks live in Benchmarks/HotPaths (`swift package benchmark`).
@@ -49,6 +51,14 @@ case "fanout", "sustain":
         settings.batch = value("--batch").flatMap(Int.init) ?? settings.batch
         print(try SustainedPublish.run(settings))
     }
+case "redis-pubsub":
+    var settings = RedisPubSubLatency.Settings()
+    settings.port = value("--redis-port").flatMap(Int.init) ?? settings.port
+    settings.rate = value("--rate").flatMap(Int.init) ?? settings.rate
+    settings.seconds = value("--seconds").flatMap(Double.init) ?? settings.seconds
+    settings.payloadBytes = value("--bytes").flatMap(Int.init) ?? settings.payloadBytes
+    settings.serverPID = value("--server-pid").flatMap(Int32.init)
+    print(try await RedisPubSubLatency.run(settings))
 case "decode":
     // As the client's transport: from the frame's bytes.
     var sink = 0
@@ -73,6 +83,6 @@ case "watch-line":
     }
     print("encoded \(n) lines (\(bytes) bytes)")
 default:
-    FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|sustain [--n N] ...\n".utf8))
+    FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|sustain|redis-pubsub [--n N] ...\n".utf8))
     exit(64)
 }

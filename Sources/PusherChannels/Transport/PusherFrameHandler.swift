@@ -153,20 +153,37 @@ final class PusherFrameHandler: ChannelDuplexHandler {
     }
 
     private func receiveClose(_ context: ChannelHandlerContext, _ payload: ByteBuffer) {
-        var payload = payload
-        let code = payload.readInteger(as: UInt16.self).map(Int.init) ?? 1005
-        let reason = payload.readString(length: payload.readableBytes) ?? ""
+        let verdict = payload.withUnsafeReadableBytes { WebSocketClosePayload.check($0) }
         if tap.isOn {
-            tapped.append(WireFrame(time: Self.wallClock(), direction: .inbound, kind: .close, size: reason.utf8.count + 2,
-                                    text: reason, closeCode: code))
+            // The frame as it came, whether or not it is valid.
+            var raw = payload
+            let code = raw.readableBytes >= 2 ? raw.readInteger(as: UInt16.self).map(Int.init) : nil
+            let reason = String(decoding: raw.readableBytesView, as: UTF8.self)
+            tapped.append(WireFrame(time: Self.wallClock(), direction: .inbound, kind: .close, size: payload.readableBytes,
+                                    text: reason, closeCode: code ?? 1005))
         }
-        outcome.closeFrame = (code, reason)
-        if closeSent {
-            // Our close was answered: the handshake is complete.
-            context.close(promise: nil)
-        } else {
-            // Echo the code (RFC 6455 5.5.1), then let the server end TCP, or end it ourselves if it does not.
-            sendClose(context, code: code == 1005 ? 1000 : code, reason: "")
+        switch verdict {
+        case .valid(let code, let reason):
+            // The connection's close code is the first close frame's (RFC 6455 7.1.5); when we failed the
+            // connection ourselves, the server's echo of our code is not the reason it ended: the failure is.
+            if outcome.closeFrame == nil, outcome.failure == nil { outcome.closeFrame = (code ?? 1005, reason) }
+            if closeSent {
+                // Our close was answered: the handshake is complete.
+                context.close(promise: nil)
+            } else {
+                // Echo the code (RFC 6455 5.5.1), then let the server end TCP, or end it ourselves if it does not.
+                sendClose(context, code: code ?? 1000, reason: "")
+            }
+        case .invalid(let failCode, let why):
+            if closeSent {
+                // Our close was answered with a broken one: nothing more to say.
+                outcome.fail("the server answered with \(why)")
+                context.close(promise: nil)
+            } else {
+                // A broken close fails the connection (RFC 6455 7.4): 1002 or 1007, and the server's code is
+                // not taken as the reason the connection ended.
+                closeForError(context, code: failCode, reason: "the server sent \(why)")
+            }
         }
     }
 

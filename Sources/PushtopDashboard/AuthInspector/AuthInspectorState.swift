@@ -2,7 +2,7 @@ import PusherProtocol
 
 /// What a key does in the auth inspector.
 public enum AuthAction: Sendable, Hashable {
-    case up, down
+    case up, down, pageUp, pageDown, top, bottom
     /// The previous / next channel with a trace.
     case previous, next
     case close
@@ -34,10 +34,14 @@ public struct AuthInspectorState: Sendable {
     }
 
     /// Performs a key; `channels` is the channel list's order (for previous / next).
-    mutating func perform(_ action: AuthAction, channels: [String]) -> Outcome {
+    mutating func perform(_ action: AuthAction, channels: [String], page: Int = 10) -> Outcome {
         switch action {
         case .up: scroll = max(0, scroll - 1)
         case .down: scroll += 1
+        case .pageUp: scroll = max(0, scroll - page)
+        case .pageDown: scroll += page
+        case .top: scroll = 0
+        case .bottom: scroll = Int.max / 2  // the state clamps it to the view's last line
         case .previous, .next:
             let traced = channels.filter { traces[$0] != nil } + traces.keys.sorted().filter { !channels.contains($0) }
             guard !traced.isEmpty else { return .none }

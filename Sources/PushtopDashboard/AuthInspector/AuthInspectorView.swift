@@ -13,7 +13,10 @@ public enum AuthInspectorView {
         lines.append(("HTTP status  " + (trace.status.map(String.init) ?? "-"), (trace.status ?? 200) < 300 ? .value : .eventError))
         lines.append(("time         " + Format.millis(trace.duration) + " at "
             + Format.clock(trace.startedAt, utcOffset: state.configuration.utcOffset), .value))
-        lines.append(("socket id    " + trace.socketID, .value))
+        // The trace is the newest attempt, which may be from an earlier connection than the one now open.
+        let current = state.connection.socketID
+        let which = current == nil ? "" : current == trace.socketID ? " (this connection)" : " (an earlier connection)"
+        lines.append(("socket id    " + trace.socketID + which, current == nil || current == trace.socketID ? .value : .dim))
         if ChannelKind(channelName: trace.channel) == .encrypted {
             lines.append(("shared key   " + (trace.hasSharedSecret ? "received (not shown)" : "missing"),
                 trace.hasSharedSecret ? .value : .eventError))
@@ -37,8 +40,8 @@ public enum AuthInspectorView {
         lines.append(("", .text))
         lines.append(("response (excerpt, shared_secret removed)", .header))
         if let body = trace.responseExcerpt, !body.isEmpty {
-            if let json = JSONValue.parseIfJSON(body) {
-                for line in json.prettyLines() { lines.append((line, .eventData)) }
+            if let pretty = JSONText.prettyLines(body) {
+                for line in pretty { lines.append((line, .eventData)) }
             } else {
                 lines.append((DisplayWidth.sanitized(body), .eventData))
             }
@@ -48,11 +51,20 @@ public enum AuthInspectorView {
         return lines
     }
 
+    /// Rows a page moves and the last first line at the state's size (for scrolling keys).
+    static func scrollMetrics(_ state: DashboardState) -> (page: Int, last: Int) {
+        guard let body = state.layout?.body, let trace = state.auth.selected.flatMap({ state.auth.traces[$0] }) else {
+            return (1, 0)
+        }
+        let height = max(1, body.height - 2)
+        return (max(1, height - 1), max(0, lines(state, trace: trace).count - height))
+    }
+
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         canvas.fill(rect, role: .text)
         let name = state.auth.selected ?? ""
         canvas.box(rect, title: "Auth inspector\(state.appTitleSuffix) · \(name)", focused: true,
-            badge: "←→ channel · ↑↓ scroll · Esc back · \(Format.counted(state.auth.traces.count, "authorization"))")
+            badge: "←→ channel · ↑↓ PgUp PgDn g G scroll · Esc back · \(Format.counted(state.auth.traces.count, "authorization"))")
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         guard let trace = state.auth.traces[name] else {

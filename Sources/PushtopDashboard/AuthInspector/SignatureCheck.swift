@@ -25,7 +25,7 @@ public struct SignatureCheck: Sendable, Hashable {
             case .matches: return "✓ signature matches"
             case .malformed: return "✗ auth is not key:signature"
             case .wrongKey(let received): return "✗ wrong key: signed with key \(received)"
-            case .wrongSocketID(let id): return "✗ wrong socket id: signed for the earlier socket \(id)"
+            case .wrongSocketID(let id): return "✗ wrong socket id: signed for \(id), another connection of this dashboard"
             case .wrongChannel(let channel): return "✗ wrong channel: signed for \(channel)"
             case .wrongChannelData: return "✗ wrong channel_data: the signed string leaves it out or differs"
             case .wrongSecret: return "✗ wrong secret (or the signed string differs in a way not found)"

@@ -56,3 +56,14 @@ extension Canvas {
         return width
     }
 }
+
+/// A box title's badge in the longest form that fits: views shorten, never cut.
+public enum BoxBadge {
+    /// The first of `variants` (longest first) that ``Canvas/box(_:title:focused:badge:)`` shows whole beside
+    /// `title` in a box `width` wide, else the last one.
+    public static func fitting(_ variants: [String], title: String, width: Int) -> String {
+        let room = width - 4
+        let available = room - min(room, DisplayWidth.of(" \(title) ")) - 3
+        return variants.first { DisplayWidth.of($0) <= available } ?? variants.last ?? ""
+    }
+}

@@ -23,23 +23,27 @@ public struct GridCanvas: Canvas, Sendable {
         let base = row * size.columns
         var col = column
         var lastCell = -1
-        for scalar in DisplayWidth.sanitized(text).unicodeScalars {
-            let w = DisplayWidth.of(scalar)
+        // Whole grapheme clusters, as the terminal gets them (``DisplayWidth/sanitized(_:)``).
+        for character in DisplayWidth.sanitized(text) {
+            let w = DisplayWidth.of(character)
             if w == 0 {
                 if lastCell >= 0 {
                     var s = String(cells[lastCell])
-                    s.unicodeScalars.append(scalar)
+                    s.unicodeScalars.append(contentsOf: character.unicodeScalars)
                     cells[lastCell] = Character(s)
                 }
                 continue
             }
             if col - column + w > limit { break }
-            cells[base + col] = Character(scalar)
+            // Overwriting half of a wide character leaves its other half blank, as a terminal does.
+            if cells[base + col] == Self.continuation, col > 0 { cells[base + col - 1] = " " }
+            if col + w < size.columns, cells[base + col + w] == Self.continuation { cells[base + col + w] = " " }
+            cells[base + col] = character
             roles[base + col] = role
             lastCell = base + col
-            if w == 2 {
-                cells[base + col + 1] = Self.continuation
-                roles[base + col + 1] = role
+            for extra in 1..<max(1, w) {
+                cells[base + col + extra] = Self.continuation
+                roles[base + col + extra] = role
             }
             col += w
         }
@@ -51,6 +55,9 @@ public struct GridCanvas: Canvas, Sendable {
         let c0 = max(0, rect.column), c1 = min(size.columns, rect.right)
         guard r0 < r1, c0 < c1 else { return }
         for r in r0..<r1 {
+            // A wide character cut by the rectangle's edge loses its other half too.
+            if c0 > 0, cells[r * size.columns + c0] == Self.continuation { cells[r * size.columns + c0 - 1] = " " }
+            if c1 < size.columns, cells[r * size.columns + c1] == Self.continuation { cells[r * size.columns + c1] = " " }
             for c in c0..<c1 {
                 cells[r * size.columns + c] = " "
                 roles[r * size.columns + c] = role
@@ -79,6 +86,12 @@ public struct GridCanvas: Canvas, Sendable {
     /// The whole frame, rows joined by newlines, trailing spaces trimmed.
     public var text: String {
         (0..<size.rows).map { line($0).trimmingTrailingSpaces() }.joined(separator: "\n")
+    }
+
+    /// The character a cell shows, `nil` for the second column of a wide character.
+    public func character(row: Int, column: Int) -> Character? {
+        let ch = cells[row * size.columns + column]
+        return ch == Self.continuation ? nil : ch
     }
 
     /// The role a cell was last drawn with.

@@ -2,7 +2,7 @@ import PusherProtocol
 
 /// What a key does in the channel browser.
 public enum BrowserAction: Sendable, Hashable {
-    case up, down, top, bottom
+    case up, down, top, bottom, pageUp, pageDown
     /// Subscribe to the selected channel.
     case subscribe
     /// Next sort order.
@@ -61,6 +61,8 @@ public struct ChannelBrowserState: Sendable {
 
     mutating func received(_ list: [OccupiedChannel]?, error: String?, at now: Double) {
         inFlight = false
+        // The selection stays on its channel when a refresh reorders or shortens the list.
+        let before = rows.indices.contains(selected) ? rows[selected].name : nil
         if let list {
             channels = list
             fetchedAt = now
@@ -68,6 +70,7 @@ public struct ChannelBrowserState: Sendable {
         } else {
             self.error = error ?? "the HTTP API failed"
         }
+        if let before, let i = rows.firstIndex(where: { $0.name == before }) { selected = i }
         selected = max(0, min(selected, rows.count - 1))
     }
 
@@ -76,11 +79,14 @@ public struct ChannelBrowserState: Sendable {
         selected = 0
     }
 
-    mutating func perform(_ action: BrowserAction) -> Outcome {
+    /// Performs a key; `page` is the rows a page moves (the list's height).
+    mutating func perform(_ action: BrowserAction, page: Int = 10) -> Outcome {
         let count = rows.count
         switch action {
-        case .up: selected = max(0, selected - 1)
-        case .down: selected = max(0, min(count - 1, selected + 1))
+        case .up: selected = Scrolling.apply(.up, to: selected, page: page, last: count - 1)!
+        case .down: selected = Scrolling.apply(.down, to: selected, page: page, last: count - 1)!
+        case .pageUp: selected = Scrolling.apply(.pageUp, to: selected, page: page, last: count - 1)!
+        case .pageDown: selected = Scrolling.apply(.pageDown, to: selected, page: page, last: count - 1)!
         case .top: selected = 0
         case .bottom: selected = max(0, count - 1)
         case .subscribe:

@@ -1,6 +1,12 @@
 /// `b`: the app's occupied channels from the HTTP API: name, kind, subscribers, users, whether this
 /// dashboard is subscribed; sorted, filtered, refreshed every few seconds.
 public enum ChannelBrowserView {
+    /// Rows of channels the list shows at the state's size (a page).
+    static func pageRows(_ state: DashboardState) -> Int {
+        guard let body = state.layout?.body else { return 1 }
+        return max(1, body.height - 3 - (state.browser.error == nil ? 0 : 1))
+    }
+
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         let browser = state.browser
         canvas.fill(rect, role: .text)
@@ -52,7 +58,14 @@ public enum ChannelBrowserView {
         for (i, channel) in rows.enumerated().dropFirst(max(0, top)).prefix(max(0, visible)) {
             let selected = i == browser.selected
             if selected { canvas.fill(Rect(row: row, column: inner.column, height: 1, width: inner.width), role: .selection) }
-            let here = state.channels.contains { $0.name == channel.name && $0.app == state.selectedApp } ? "✓" : ""
+            // ✓ only once the server confirmed the subscription; … while subscribing, ✗ when it was refused.
+            let here: String
+            switch state.channels.first(where: { $0.name == channel.name && $0.app == state.selectedApp })?.status {
+            case .subscribed?: here = "✓"
+            case .subscribing?: here = "…"
+            case .error?: here = "✗"
+            case nil: here = ""
+            }
             line([(channel.name, nameW), (ChannelKind(channelName: channel.name).rawValue, 10),
                 (channel.subscriptionCount.map(String.init) ?? "-", 12), (channel.userCount.map(String.init) ?? "-", 8),
                 (here, 8)], role: selected ? .selection : .text, at: row)

@@ -124,7 +124,7 @@ struct ProfileReader {
 
     static let knownKeys = ["key", "cluster", "host", "port", "tls", "auth_endpoint", "auth_headers", "auth_params",
         "secret", "app_id", "user_id", "user_info", "activity_timeout", "pong_timeout", "reconnect", "max_retries",
-        "min_delay", "max_delay", "theme", "channels", "user_auth_endpoint", "sign_in", "watchlist", "ca_file"]
+        "min_delay", "max_delay", "theme", "channels", "user_auth_endpoint", "sign_in", "watchlist", "ca_file", "nodes"]
 
     func read(_ entries: [(String, TOMLNode)]) throws(ConfigError) -> Profile {
         var p = Profile()
@@ -187,6 +187,18 @@ struct ProfileReader {
             case "user_auth_endpoint": p.userAuthEndpoint = try string(key, value)
             case "sign_in": p.signIn = try bool(key, value)
             case "ca_file": p.caFile = try string(key, value)
+            case "nodes":
+                guard case .array(let items) = value else { throw error(key, "expected an array of \"HOST:PORT\" strings, found \(value.typeName)") }
+                var nodes: [String] = []
+                for (i, item) in items.enumerated() {
+                    guard case .string(let text) = item else {
+                        throw error("\(key)[\(i)]", "expected \"HOST:PORT\", found \(item.typeName)")
+                    }
+                    guard let node = NodeAddress(text) else { throw error("\(key)[\(i)]", NodeAddress.problem(text)) }
+                    guard !nodes.contains(node.description) else { throw error("\(key)[\(i)]", "'\(text)' is listed twice") }
+                    nodes.append(node.description)
+                }
+                p.nodes = nodes
             case "watchlist":
                 guard case .array(let items) = value else { throw error(key, "expected an array of user ids, found \(value.typeName)") }
                 var ids: [String] = []

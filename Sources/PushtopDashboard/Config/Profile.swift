@@ -37,6 +37,8 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
     public var watchlist: [String]?
     /// A PEM file of extra certificate authorities to trust for `wss://` (`--ca-file`).
     public var caFile: String?
+    /// The nodes of one app behind a load balancer (`HOST:PORT` each): one connection per node (`--node`).
+    public var nodes: [String]?
 
     public init() {}
 
@@ -67,6 +69,7 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
         out.signIn = signIn ?? base.signIn
         out.watchlist = watchlist ?? base.watchlist
         out.caFile = caFile ?? base.caFile
+        out.nodes = nodes ?? base.nodes
         return out
     }
 
@@ -92,6 +95,7 @@ public struct Profile: Sendable, Hashable, CustomStringConvertible {
         if let signIn { parts.append("sign_in=\(signIn)") }
         if let watchlist { parts.append("watchlist=\(watchlist)") }
         if let caFile { parts.append("ca_file=\(caFile)") }
+        if let nodes { parts.append("nodes=\(nodes)") }
         return "Profile(" + parts.joined(separator: ", ") + ")"
     }
 }

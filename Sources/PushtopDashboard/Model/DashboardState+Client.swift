@@ -23,6 +23,7 @@ extension DashboardState {
             upsertChannel(channel, status: .subscribed)
             if ChannelKind(channelName: channel) == .presence || presence != nil {
                 rosters[channel] = MemberRoster(snapshot: presence)
+                presenceCheck.rosterReset(channel)
             }
             var text = "subscribed"
             if let presence { text += " (\(Format.counted(presence.members.count, "member")))" }
@@ -35,11 +36,13 @@ extension DashboardState {
         case .unsubscribed(let channel):
             removeChannel(channel)
         case .event(let e):
+            // Counted in the second the client read it (the clock only moves once per tick).
+            let at = e.receivedAt > 0 ? e.receivedAt : now
             if let i = channelIndex(e.channel) {
                 channels[i].events += 1
-                channels[i].rate.record(at: now)
+                channels[i].rate.record(at: at)
             }
-            connection.rate.record(at: now)
+            connection.rate.record(at: at)
             connection.totalEvents += 1
             let kind: LogEntry.Kind = e.name == "pusher:error" ? .error : .event
             log.append(app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel, event: e.name,
@@ -47,10 +50,12 @@ extension DashboardState {
             if e.rawFrame != nil { wire.note(e) }
         case .memberAdded(let channel, let member):
             rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
+            presenceCheck.memberChanged(channel, userID: member.userID)
             log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "member added",
                 dataText: member.userInfo.map { "\(member.userID) \($0.jsonString)" } ?? member.userID)
         case .memberRemoved(let channel, let member):
             rosters[channel]?.remove(userID: member.userID, at: now)
+            presenceCheck.memberChanged(channel, userID: member.userID)
             log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "member removed", dataText: member.userID)
         case .subscriptionCount(let channel, let count):
             if let i = channelIndex(channel) { channels[i].subscriptionCount = count }
@@ -113,8 +118,12 @@ extension DashboardState {
         }
         if previous == .connected, change.current != .connected {
             // The client subscribes again after reconnecting; rosters are rebuilt from scratch.
-            for i in channels.indices where channels[i].status == .subscribed { channels[i].status = .subscribing }
+            for i in channels.indices where channels[i].app == selectedApp {
+                if channels[i].status == .subscribed { channels[i].status = .subscribing }
+                channels[i].subscriptionCount = nil  // the old connection's count: unknown until the server says again
+            }
             rosters.removeAll()
+            presenceCheck.rostersReset()
             connection.socketID = nil
         }
         var text = "\(change.previous) → \(change.current)"
@@ -146,6 +155,7 @@ extension DashboardState {
         guard let i = channelIndex(name) else { return }
         channels.remove(at: i)
         rosters[name] = nil
+        presenceCheck.rosterReset(name)
         if selectedChannel > i || selectedChannel >= channels.count { selectedChannel = max(0, selectedChannel - 1) }
     }
 

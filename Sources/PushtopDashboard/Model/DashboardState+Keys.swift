@@ -7,15 +7,19 @@ extension DashboardState {
         switch overlay {
         case .help:
             if key == .char("?") || key == .escape || key == .char("q") || key == .enter { overlay = .none }
+            if let move = configuration.keyTable.move(for: key) {
+                let metrics = HelpOverlayView.scrollMetrics(self)
+                helpScroll = Scrolling.apply(move, to: min(helpScroll, metrics.last), page: metrics.page,
+                    last: metrics.last) ?? helpScroll
+            }
             return []
         case .detail(let seq, let scroll):
-            switch key {
-            case .up, .char("k"): overlay = .detail(seq: seq, scroll: max(0, scroll - 1))
-            case .down, .char("j"): overlay = .detail(seq: seq, scroll: scroll + 1)
-            case .pageUp: overlay = .detail(seq: seq, scroll: max(0, scroll - 10))
-            case .pageDown: overlay = .detail(seq: seq, scroll: scroll + 10)
-            case .escape, .enter, .char("q"): overlay = .none
-            default: break
+            if key == .escape || key == .enter || key == .char("q") {
+                overlay = .none
+            } else if let move = configuration.keyTable.move(for: key) {
+                let metrics = DetailOverlayView.scrollMetrics(self, seq: seq)
+                overlay = .detail(seq: seq, scroll: Scrolling.apply(move, to: min(scroll, metrics.last),
+                    page: metrics.page, last: metrics.last) ?? scroll)
             }
             return []
         case .none:
@@ -104,6 +108,7 @@ extension DashboardState {
             return [.redraw]
         case .help:
             overlay = .help
+            helpScroll = 0
         case .close:
             if log.filter != nil {
                 log.setFilter(nil)
@@ -115,7 +120,12 @@ extension DashboardState {
             view = view == .wireInspector ? .panes : .wireInspector
         case .wire(let action):
             switch wire.perform(action, rows: wireRows) {
-            case .none: break
+            case .none:
+                if let detail = wire.detail {
+                    // Scrolling the open frame: within its lines (End goes to the last page).
+                    let last = WireFrameDetailView.scrollMetrics(self, seq: detail.seq).last
+                    wire.detail = (detail.seq, action == .bottom ? last : min(detail.scroll, last))
+                }
             case .promptFilter: prompt = Prompt(purpose: .wireFilter, text: wire.log.filter?.query ?? "")
             case .leave: view = .panes
             }
@@ -133,7 +143,9 @@ extension DashboardState {
             auth.scroll = 0
             view = .authInspector
         case .auth(let action):
-            if auth.perform(action, channels: appChannelNames) == .leave { view = .panes }
+            let metrics = AuthInspectorView.scrollMetrics(self)
+            if auth.perform(action, channels: appChannelNames, page: metrics.page) == .leave { view = .panes }
+            auth.scroll = min(auth.scroll, metrics.last)
         case .channelBrowser:
             if view == .channelBrowser {
                 view = .panes
@@ -142,7 +154,7 @@ extension DashboardState {
             view = .channelBrowser
             return apiRequestsDue()
         case .browser(let action):
-            switch browser.perform(action) {
+            switch browser.perform(action, page: ChannelBrowserView.pageRows(self)) {
             case .none: break
             case .leave: view = .panes
             case .promptFilter: prompt = Prompt(purpose: .browserFilter, text: browser.filter)

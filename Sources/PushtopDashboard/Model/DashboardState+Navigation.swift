@@ -8,7 +8,10 @@ extension DashboardState {
 
     /// Entries newer than the selection (the "N new" badge while not following).
     public var newBelowSelection: Int {
-        guard let selected = logSelected, let i = log.visibleIndex(atOrBefore: selected) else { return 0 }
+        guard let selected = logSelected else { return 0 }
+        // The selected entry has left the log (buffer full): every kept entry is newer.
+        if selected < log.firstSeq { return log.visibleCount }
+        guard let i = log.visibleIndex(atOrBefore: selected) else { return 0 }
         return log.visibleCount - 1 - i
     }
 
@@ -25,7 +28,7 @@ extension DashboardState {
             followChannelSelection()
             memberTop = 0
         case .members:
-            memberTop = max(0, memberTop + delta)
+            memberTop = max(0, min(MembersPaneView.lastTop(self), memberTop + delta))
         case .log:
             moveLog(by: delta)
         }
@@ -82,7 +85,7 @@ extension DashboardState {
         case .channels:
             selectedChannel = max(0, channels.count - 1)
             followChannelSelection()
-        case .members: memberTop = Int.max / 2
+        case .members: memberTop = MembersPaneView.lastTop(self)
         case .log:
             logSelected = nil
             pausedAt = nil

@@ -57,6 +57,8 @@ public struct DashboardState: Sendable {
     public internal(set) var focus: Pane = .log
     public internal(set) var prompt: Prompt?
     public internal(set) var overlay: Overlay = .none
+    /// The first line the help overlay shows (it scrolls when the terminal is short).
+    public internal(set) var helpScroll = 0
     public internal(set) var themeIndex = 0
     /// A one-line message in the footer (saved file, errors), and when it was set.
     public internal(set) var status: (text: String, isError: Bool, at: Double)?
@@ -70,6 +72,8 @@ public struct DashboardState: Sendable {
     public internal(set) var recordingPath: String?
     /// Where a replay stands; `nil` when live.
     public internal(set) var replay: ReplayStatus?
+    /// Several nodes of one app (each an app here): the cross-node canary and roster comparison.
+    public internal(set) var nodes: NodeState?
 
     public init(size: Size, now: Double = 0, configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -191,8 +195,9 @@ public struct DashboardState: Sendable {
     /// Changes the state. Returns what the outside world must do.
     public mutating func reduce(_ event: UIEvent) -> [Effect] {
         switch event {
-        case .client(let batch, let app):
+        case .client(var batch, let app):
             guard apps.indices.contains(app) else { return [] }
+            if nodes != nil { batch = takeNodeEvents(batch, app: app) }
             inApp(app) { state in
                 for e in batch { state.apply(e) }
                 if !batch.isEmpty {
@@ -222,7 +227,9 @@ public struct DashboardState: Sendable {
             return []
         case .tick(let t):
             tick(t)
-            return apiRequestsDue()
+            return apiRequestsDue() + nodeTick()
+        case .nodes(let answer):
+            return nodeAnswer(answer)
         case .dropped(let n):
             droppedByUI += n
             needsDraw = true
@@ -252,7 +259,10 @@ public struct DashboardState: Sendable {
             return []
         case .presenceUsers(let channel, let userIDs, let error, let app):
             guard apps.indices.contains(app) else { return [] }
-            apps[app].presenceCheck.received(channel, userIDs: userIDs, error: error, at: now)
+            let client = apps[app].rosters[channel].map { roster in
+                Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID))
+            }
+            apps[app].presenceCheck.received(channel, userIDs: userIDs, error: error, clientUserIDs: client, at: now)
             needsDraw = true
             return []
         }

@@ -45,8 +45,8 @@ public struct LogEntry: Sendable, Hashable {
     public var summary: String {
         guard let dataText else { return "" }
         let trimmed = dataText.utf8.first.map { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") } ?? false
-        if trimmed, let value = JSONValue.parseIfJSON(dataText) {
-            return DisplayWidth.sanitized(value.jsonString)
+        if trimmed, let compact = JSONText.compact(dataText) {
+            return DisplayWidth.sanitized(compact)  // keys in the order received
         }
         return DisplayWidth.sanitized(dataText)
     }

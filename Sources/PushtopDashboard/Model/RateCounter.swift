@@ -7,10 +7,13 @@ public struct RateCounter: Sendable, Hashable {
 
     public init() {}
 
-    /// Adds `n` events at time `now`.
+    /// Adds `n` events at time `now`: in the bucket of `now`'s second (an event read before the newest tick
+    /// counts in its own second, not the tick's).
     public mutating func record(_ n: Int = 1, at now: Double) {
         advance(to: now)
-        buckets[newestSecond % Self.seconds] &+= Int32(clamping: n)
+        let second = Int(now)
+        let target = second < newestSecond && newestSecond - second < Self.seconds && second >= 0 ? second : newestSecond
+        buckets[target % Self.seconds] &+= Int32(clamping: n)
     }
 
     /// Moves the window so that the newest bucket is `now`'s second (older seconds become zero).

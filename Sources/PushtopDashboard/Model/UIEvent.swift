@@ -29,6 +29,8 @@ public enum UIEvent: Sendable {
     case occupiedChannels([OccupiedChannel]?, error: String?, app: Int = 0)
     /// The HTTP API's user ids of a presence channel, or why it failed.
     case presenceUsers(channel: String, userIDs: [String]?, error: String?, app: Int = 0)
+    /// An answer to a request to the nodes of one app (``NodeRequest``).
+    case nodes(NodeAnswer)
 }
 
 /// What `reduce` asks the outside world to do: talk to the client, save a file, quit. Effects that talk to
@@ -57,5 +59,7 @@ public enum Effect: Sendable, Hashable {
     case fetchOccupiedChannels
     /// Ask the HTTP API for a presence channel's users (``UIEvent/presenceUsers(channel:userIDs:error:)``).
     case fetchPresenceUsers(String)
+    /// A request to one of several nodes (the cross-node canary), answered with ``UIEvent/nodes(_:)``.
+    case nodes(NodeRequest)
     case quit
 }

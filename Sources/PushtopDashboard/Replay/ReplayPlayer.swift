@@ -136,7 +136,7 @@ public struct ReplayPlayer: Sendable {
         case .header:
             break
         case .client(let time, let event):
-            _ = state.reduce(.tick(now: time))
+            _ = state.reduce(.tick(now: max(state.now, time)))  // the clock never runs backwards
             _ = state.reduce(.client([event], app: app))
         case .frame(let frame):
             _ = state.reduce(.frames([frame], droppedUpstream: framesDropped[app] ?? 0, app: app))
@@ -146,7 +146,7 @@ public struct ReplayPlayer: Sendable {
         case .apiAnswer(let time, let query, let result, let error):
             // The channel browser's and the presence check's answers, as they came live.
             if let event = RecordedAnswer.event(query: query, result: result, error: error, app: app) {
-                _ = state.reduce(.tick(now: time))
+                _ = state.reduce(.tick(now: max(state.now, time)))
                 _ = state.reduce(event)
             }
         case .inApp(let app, let item):

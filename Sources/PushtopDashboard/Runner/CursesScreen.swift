@@ -115,7 +115,7 @@ final class CursesScreen {
             }
         }
         flushText()
-        return events
+        return EscapeSequences.combine(events)
     }
 
     private func readMouse() -> MouseAction? {
@@ -137,8 +137,10 @@ final class CursesScreen {
         doupdate()
     }
 
-    /// Forgets what is on the terminal so that the next frame repaints everything (Ctrl-L).
+    /// Forgets what is on the terminal and in curses' own copy of the screen, so that the next frame repaints
+    /// every cell (Ctrl-L).
     func invalidate() {
+        werase(pt_stdscr())
         clearok(pt_curscr(), true)
     }
 

@@ -48,6 +48,8 @@ public struct DashboardOptions: Sendable {
     public var credentials: KnownCredentials?
     /// The app's HTTP API, when the app id and secret are known (channel browser, presence check).
     public var api: (any AppAPI)?
+    /// With several nodes of one app (`--node`): the cross-node canary and roster comparison.
+    public var nodes: NodeState?
 
     public init(theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,
         saveDirectory: String = ".", framesPerSecond: Int = 30, mouse: Bool = true, inboxCapacity: Int = 200_000)

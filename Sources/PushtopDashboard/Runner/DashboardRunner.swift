@@ -87,6 +87,7 @@ final class DashboardRunner {
         state.themeIndex = names.firstIndex(of: theme.name) ?? 0
         if apps.count > 1 {
             state.setApps(apps.map(\.setup))
+            if let nodes = options.nodes { state.setNodes(nodes) }
         } else {
             state.setEndpoint(apps[0].backend.connectionDescription)
         }
@@ -316,6 +317,8 @@ final class DashboardRunner {
             }
         case .replay(let command):
             replayCommand(command)
+        case .nodes(let request):
+            performNodeRequest(request)
         case .quit:
             break
         }

@@ -1,10 +1,19 @@
 /// Display-column measurement with `wcwidth` semantics: CJK and emoji take two columns, combining marks and
 /// zero-width characters none, control characters are replaced before drawing.
 ///
-/// Curses places text by the C library's `wcwidth`; measuring the same way keeps every pane's text inside
-/// its borders (a `String.count` would be wrong for `"東京"`, `"é"` written as e + U+0301, or `"🚀"`).
+/// Curses places text by the C library's `wcwidth`, one scalar at a time; measuring the same way keeps every
+/// pane's text inside its borders (a `String.count` would be wrong for `"東京"`, `"é"` written as e + U+0301,
+/// or `"🚀"`).
+///
+/// Emoji *sequences* are where terminals disagree with `wcwidth` and with each other: tmux 3.3 draws
+/// `👩‍👩‍👧‍👦` (four emoji joined by U+200D) in 2 columns where curses counted 8, newer terminals widen `❤️`
+/// (U+2764 + VS16) to 2 and merge a skin tone into its emoji. Text drawn that way moves every border to its
+/// right. So ``sanitized(_:)`` sends the terminal only what every terminal draws at the `wcwidth` width: the
+/// joiners, emoji variation selectors and skin-tone modifiers inside emoji sequences are left out (the family
+/// shows as its four members, `👍🏽` as `👍`, `❤️` as `❤`); regional-indicator flags stay (a pair takes the two
+/// columns of its two letters in every terminal). Text is cut only between grapheme clusters, never inside one.
 public enum DisplayWidth {
-    /// The columns one scalar takes: 0, 1 or 2.
+    /// The columns one scalar takes: 0, 1 or 2 (C1 controls 0: they never reach the terminal).
     @inline(__always)
     public static func of(_ scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
@@ -14,44 +23,115 @@ public enum DisplayWidth {
         return slowWidth(v, scalar)
     }
 
-    /// The columns a string takes (the sum of its scalars' widths; controls count as the replacement's width).
+    /// The columns a string takes once sanitized (controls count as the replacement's width).
     public static func of(_ text: String) -> Int {
         var total = 0
-        for scalar in text.unicodeScalars {
+        for scalar in sanitized(text).unicodeScalars {
             let v = scalar.value
-            if v >= 0x20 && v < 0x7F {
-                total += 1
-            } else if v < 0x20 || v == 0x7F {
-                total += 1  // drawn as a replacement character by `sanitized`
-            } else {
-                total += of(scalar)
-            }
+            total += v >= 0x20 && v < 0x7F ? 1 : of(scalar)
         }
         return total
     }
 
-    /// The text with control characters (newlines, tabs, escapes) replaced, so that one line stays one line.
-    public static func sanitized(_ text: String) -> String {
-        var needs = false
-        for b in text.utf8 where b < 0x20 || b == 0x7F {
-            needs = true
-            break
-        }
-        guard needs else { return text }
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x09, 0x0A, 0x0D: out.append(" ")
-            case 0..<0x20, 0x7F: out.append("\u{FFFD}")
-            default: out.append(scalar)
+    /// The columns one grapheme cluster of sanitized text takes.
+    @inline(__always)
+    public static func of(_ character: Character) -> Int {
+        var total = 0
+        for scalar in character.unicodeScalars { total += of(scalar) }
+        return total
+    }
+
+    /// Whether `text` needs ``sanitized(_:)`` to change anything: a control character (C0, DEL, C1), or a
+    /// scalar that may belong to an emoji sequence (U+200D, a variation selector, an emoji modifier).
+    @inline(__always)
+    static func needsSanitizing(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable(needsSanitizing) ?? needsSanitizing(Array(text.utf8))
+    }
+
+    /// The UTF-8 scan behind ``needsSanitizing(_:)``: exact byte patterns, so that box drawing (`E2 94 xx`)
+    /// and other common text stays on the fast path.
+    static func needsSanitizing<C: RandomAccessCollection>(_ b: C) -> Bool where C.Element == UInt8, C.Index == Int {
+        var i = b.startIndex
+        let end = b.endIndex
+        while i < end {
+            let x = b[i]
+            if x < 0x20 || x == 0x7F { return true }
+            if x >= 0xC2 {
+                let y = i + 1 < end ? b[i + 1] : 0, z = i + 2 < end ? b[i + 2] : 0
+                switch x {
+                case 0xC2 where y >= 0x80 && y <= 0x9F: return true  // C1 controls
+                case 0xE2 where y == 0x80 && z == 0x8D: return true  // U+200D
+                case 0xEF where y == 0xB8 && (z == 0x8E || z == 0x8F): return true  // U+FE0E, U+FE0F
+                case 0xF0 where y == 0x9F && z == 0x8F && i + 3 < end && b[i + 3] >= 0xBB && b[i + 3] <= 0xBF:
+                    return true  // a skin tone
+                default: break
+                }
             }
+            i += 1
         }
-        return String(out)
+        return false
+    }
+
+    /// The text as the terminal may receive it: control characters (newlines, tabs, escapes, C1 controls such
+    /// as U+009B, a one-byte CSI) replaced so that one line stays one line and nothing reaches the terminal as
+    /// a command; inside emoji sequences, the joiners, variation selectors and skin tones left out (see the
+    /// type's discussion).
+    public static func sanitized(_ text: String) -> String {
+        guard needsSanitizing(text) else { return text }
+        var out = String.UnicodeScalarView()
+        var previousIsEmoji = false
+        let scalars = Array(text.unicodeScalars)
+        var changed = false
+        for (i, scalar) in scalars.enumerated() {
+            let v = scalar.value
+            switch v {
+            case 0x09, 0x0A, 0x0D:
+                out.append(" ")
+                changed = true
+                previousIsEmoji = false
+                continue
+            case 0..<0x20, 0x7F..<0xA0:
+                out.append("\u{FFFD}")
+                changed = true
+                previousIsEmoji = false
+                continue
+            case 0x200D:
+                // A joiner between emoji (or after one, dangling at the end) would make the terminal merge cells.
+                let nextIsEmoji = i + 1 < scalars.count && isEmoji(scalars[i + 1])
+                if previousIsEmoji || nextIsEmoji || i + 1 == scalars.count {
+                    changed = true
+                    continue
+                }
+            case 0xFE0E, 0xFE0F:
+                // Text / emoji presentation: terminals disagree on the width it gives.
+                changed = true
+                continue
+            case 0x1F3FB...0x1F3FF where previousIsEmoji:
+                // A skin tone after an emoji: merged into it by some terminals, drawn beside it by others.
+                changed = true
+                continue
+            default:
+                break
+            }
+            out.append(scalar)
+            previousIsEmoji = isEmoji(scalar)
+        }
+        return changed ? String(out) : text
+    }
+
+    /// Pictographic emoji (not the digits, `#` and `*` that Unicode also marks as emoji).
+    @inline(__always)
+    static func isEmoji(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        guard v >= 0x2000 else { return false }
+        if v >= 0x1F000 && v < 0x1FB00 { return true }
+        return scalar.properties.isEmoji
     }
 
     /// The longest prefix of `text` (sanitized) that fits in `columns`, and its width.
     ///
-    /// A wide character that would straddle the limit is left out; combining marks stay with their base.
+    /// Whole grapheme clusters only: a wide character that would straddle the limit is left out, combining
+    /// marks stay with their base, a flag is never cut in half.
     public static func clip(_ text: String, to columns: Int) -> (text: String, width: Int) {
         guard columns > 0 else { return ("", 0) }
         let clean = sanitized(text)
@@ -60,29 +140,72 @@ public enum DisplayWidth {
         if utf8.count <= columns, utf8.allSatisfy({ $0 < 0x80 }) {
             return (clean, utf8.count)
         }
+        // Scalar by scalar while every scalar is a grapheme cluster of its own (no zero-width scalar, no
+        // regional indicator): box drawing, CJK, plain emoji. Else cluster by cluster.
         var width = 0
-        var out = String.UnicodeScalarView()
-        for scalar in clean.unicodeScalars {
+        var scalarEnd = clean.unicodeScalars.startIndex
+        var simple = true
+        for index in clean.unicodeScalars.indices {
+            let scalar = clean.unicodeScalars[index]
             let w = of(scalar)
+            if w == 0 || (0x1F1E6...0x1F1FF).contains(scalar.value) {
+                simple = false
+                break
+            }
             if width + w > columns { break }
             width += w
-            out.append(scalar)
+            scalarEnd = clean.unicodeScalars.index(after: index)
         }
-        return (String(out), width)
+        if simple { return (String(clean.unicodeScalars[..<scalarEnd]), width) }
+        width = 0
+        var end = clean.startIndex
+        for index in clean.indices {
+            let w = of(clean[index])
+            if width + w > columns { break }
+            width += w
+            end = clean.index(after: index)
+        }
+        var kept = String(clean[..<end])
+        // A joiner left at the cut (inside a script's cluster) must not join the terminal's next cell to it.
+        while kept.unicodeScalars.last?.value == 0x200D { kept.unicodeScalars.removeLast() }
+        return (kept, width)
     }
 
     /// `text` clipped to `columns`, with `…` as the last column when something was cut.
     public static func truncate(_ text: String, to columns: Int) -> String {
         guard columns > 0 else { return "" }
-        let full = of(sanitized(text))
-        if full <= columns { return sanitized(text) }
-        return clip(text, to: columns - 1).text + "…"
+        let clean = sanitized(text)
+        if of(clean) <= columns { return clean }
+        return clip(clean, to: columns - 1).text + "…"
     }
 
     /// `text` clipped or padded with spaces to exactly `columns`.
     public static func pad(_ text: String, to columns: Int) -> String {
         let (clipped, width) = clip(text, to: columns)
         return width < columns ? clipped + String(repeating: " ", count: columns - width) : clipped
+    }
+
+    /// `text` (sanitized) cut into lines of at most `columns` columns, between grapheme clusters; lines after
+    /// the first start with `continuation` (e.g. an indent). Always at least one line.
+    public static func wrap(_ text: String, to columns: Int, continuation: String = "") -> [String] {
+        let clean = sanitized(text)
+        guard columns > 0, of(clean) > columns else { return [clean] }
+        let prefixWidth = of(continuation) < columns / 2 ? of(continuation) : 0
+        var lines: [String] = []
+        var current = ""
+        var width = 0
+        for character in clean {
+            let w = of(character)
+            if width + w > columns, width > (lines.isEmpty ? 0 : prefixWidth) {
+                lines.append(current)
+                current = prefixWidth > 0 ? continuation : ""
+                width = prefixWidth
+            }
+            current.append(character)
+            width += w
+        }
+        if width > (lines.isEmpty ? 0 : prefixWidth) || lines.isEmpty { lines.append(current) }
+        return lines
     }
 
     private static func slowWidth(_ v: UInt32, _ scalar: Unicode.Scalar) -> Int {

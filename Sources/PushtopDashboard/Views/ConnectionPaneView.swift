@@ -5,11 +5,12 @@ public enum ConnectionPaneView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         let title = state.isMultiApp ? "1 Connections" : "1 Connection"
         canvas.box(rect, title: title, focused: state.focus == .connection,
-            badge: state.isMultiApp ? "\(state.apps.count) apps · A switches" : "")
+            badge: state.isMultiApp ? "\(state.apps.count) \(state.isMultiNode ? "nodes" : "apps") · A switches" : "")
         var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         if state.isMultiApp {
-            let used = drawApps(state, in: inner, into: &canvas)
+            let used = state.nodes.map { NodeRowsView.draw(state, nodes: $0, in: inner, into: &canvas) }
+                ?? drawApps(state, in: inner, into: &canvas)
             inner = Rect(row: inner.row + used, column: inner.column, height: inner.height - used, width: inner.width)
             guard !inner.isEmpty else { return }
         }

@@ -1,6 +1,14 @@
 /// The members pane: the roster of the selected presence channel, `me` marked, a stable colour per member,
 /// joins and leaves highlighted for a moment; below it the signed-in user's watchlist (● online, ○ offline).
 public enum MembersPaneView {
+    /// The last first row the roster can be scrolled to (its rows minus those shown) at the state's size.
+    static func lastTop(_ state: DashboardState) -> Int {
+        guard let layout = state.layout, let channel = state.memberChannel, let roster = state.rosters[channel] else { return 0 }
+        var height = layout.members.height - 2
+        if !state.watchlist.isEmpty, height >= 4 { height -= min(state.watchlist.users.count + 1, height / 2) }
+        return max(0, roster.rows.count - max(1, height))
+    }
+
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         guard let channel = state.memberChannel, let roster = state.rosters[channel] else {
             if !state.watchlist.isEmpty {
@@ -18,15 +26,27 @@ public enum MembersPaneView {
             }
             return
         }
-        // The presence check: members the client holds that the server does not (ghosts), and the reverse.
-        let present = Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID))
-        let check = state.presenceCheck.differences(channel, clientUserIDs: present)
-        var badge = "\(roster.count)"
+        // The presence check: members the client holds that the server does not (ghosts), and the reverse,
+        // once two answers agree on them (``RosterAgreement``); `checking` while a first difference waits.
+        let check = state.presenceCheck.judgement(channel)
+        var badges = ["\(roster.count)"]
         if let check {
             let n = check.ghosts.count + check.missing.count
-            badge += n == 0 ? " · ✓ server" : " · \(n) differ"
+            let word = n > 0 ? "\(n) differ" : check.suspects > 0 ? "checking" : "✓ server"
+            let age = state.now - check.at
+            if age >= 2 * PresenceCheckState.interval {
+                // The last answer is old (the requests fail): say so, shortened to fit rather than cut.
+                let ago = Format.seconds(age) + " ago"
+                let short = n > 0 ? "\(n) differ" : check.suspects > 0 ? "?" : "✓"
+                badges = ["\(roster.count) · \(word) (as of \(ago))", "\(roster.count) · \(word) \(ago)",
+                    "\(roster.count) · \(short) \(ago)"]
+            } else {
+                badges = ["\(roster.count) · \(word)"]
+            }
         }
-        canvas.box(rect, title: "3 Members · \(channel)", focused: state.focus == .members, badge: badge)
+        let title = "3 Members · \(channel)"
+        canvas.box(rect, title: title, focused: state.focus == .members,
+            badge: BoxBadge.fitting(badges, title: title, width: rect.width))
         var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         if !state.watchlist.isEmpty, inner.height >= 4 {

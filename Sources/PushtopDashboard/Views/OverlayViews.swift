@@ -40,24 +40,54 @@ public enum HelpOverlayView {
         return out
     }
 
-    public static func draw(_ state: DashboardState, into canvas: inout some Canvas) {
-        let bindings = state.configuration.keyTable.bindings
-        let main = bindings.filter { section($0.scope) == nil }
-        let views = bindings.filter { section($0.scope) != nil }
+    /// The panes' bindings, each set of keys once: `End/G` goes to the end everywhere and makes the log follow
+    /// again, one line (the log's binding, which says both).
+    static func mainBindings(_ table: KeyTable) -> [KeyBinding] {
+        var seen: Set<[Key]> = []
+        return table.bindings.filter { section($0.scope) == nil && seen.insert($0.keys).inserted }
+    }
+
+    /// What the overlay shows at a size: its box, the columns' lines, and whether they sit side by side.
+    static func arrangement(_ state: DashboardState, size: Size) -> (rect: Rect, left: [(heading: String?, binding: KeyBinding?)],
+        right: [(heading: String?, binding: KeyBinding?)], twoColumns: Bool, leftHelp: Int)
+    {
+        let table = state.configuration.keyTable
+        let main = mainBindings(table)
+        // A view's key that does what the same key does in the panes (PgDn: page down) is listed once, there.
+        let views = table.bindings.filter { b in
+            section(b.scope) != nil && !table.bindings.contains { section($0.scope) == nil && $0.keys == b.keys && $0.help == b.help }
+        }
         let left = lines(main, headed: false)
         let right = lines(views, headed: true)
-        let keyW = 14
         let leftHelp = main.map { DisplayWidth.of($0.help) }.max() ?? 40
-        let twoColumns = canvas.size.columns >= 120 && max(left.count, right.count) + 4 <= canvas.size.rows - 2
-        let all = twoColumns ? left : left + [(nil, nil)] + right
-        let rows = twoColumns ? max(left.count, right.count) : all.count
-        let rect = OverlayFrame.rect(in: canvas.size, width: twoColumns ? canvas.size.columns : 100, height: rows + 4)
-        canvas.fill(rect, role: .overlay)
-        canvas.box(rect, title: "Keys", focused: true, badge: "? or Esc closes")
+        let twoColumns = size.columns >= 120 && max(left.count, right.count) + 4 <= size.rows - 2
+        let rows = twoColumns ? max(left.count, right.count) : left.count + 1 + right.count
+        let rect = OverlayFrame.rect(in: size, width: twoColumns ? size.columns : 100, height: rows + 4)
+        return twoColumns ? (rect, left, right, true, leftHelp) : (rect, left + [(nil, nil)] + right, [], false, leftHelp)
+    }
+
+    /// Rows a page moves and the last first line, for scrolling keys (the help scrolls on short terminals).
+    static func scrollMetrics(_ state: DashboardState) -> (page: Int, last: Int) {
+        let a = arrangement(state, size: state.size)
+        let visible = max(1, a.rect.height - 3)
+        return (max(1, visible - 1), max(0, max(a.left.count, a.right.count) - visible))
+    }
+
+    public static func draw(_ state: DashboardState, into canvas: inout some Canvas) {
+        let a = arrangement(state, size: canvas.size)
+        let rect = a.rect
+        let keyW = 14
         let inner = rect.inset(by: 1)
-        let leftW = twoColumns ? min(inner.width / 2 + 12, keyW + leftHelp + 3) : inner.width
+        let visible = max(1, inner.height - 1)
+        let total = max(a.left.count, a.right.count)
+        let top = max(0, min(state.helpScroll, total - visible))
+        canvas.fill(rect, role: .overlay)
+        canvas.box(rect, title: "Keys", focused: true,
+            badge: total <= visible ? "? or Esc closes"
+                : "\(top + 1)-\(min(total, top + visible))/\(total)\(top + visible < total ? " · PgDn more" : "") · ? or Esc closes")
+        let leftW = a.twoColumns ? min(inner.width / 2 + 12, keyW + a.leftHelp + 3) : inner.width
         func put(_ column: [(heading: String?, binding: KeyBinding?)], at c: Int, width: Int, keyWidth: Int) {
-            for (i, line) in column.enumerated() where i < inner.height - 1 {
+            for (i, line) in column.dropFirst(top).enumerated() where i < visible {
                 let r = inner.row + 1 + i
                 if let heading = line.heading {
                     canvas.draw(heading, row: r, column: c + 2, maxWidth: width - 3, role: .header)
@@ -68,8 +98,8 @@ public enum HelpOverlayView {
                 }
             }
         }
-        put(all, at: inner.column, width: leftW, keyWidth: keyW)
-        if twoColumns { put(right, at: inner.column + leftW, width: inner.width - leftW, keyWidth: 10) }
+        put(a.left, at: inner.column, width: leftW, keyWidth: keyW)
+        if a.twoColumns { put(a.right, at: inner.column + leftW, width: inner.width - leftW, keyWidth: 10) }
     }
 }
 
@@ -84,8 +114,8 @@ public enum DetailOverlayView {
         lines.append(("", .text))
         lines.append(("data", .header))
         if let text = entry.dataText {
-            if let json = JSONValue.parseIfJSON(text) {
-                for line in json.prettyLines() { lines.append((line, .eventData)) }
+            if let pretty = JSONText.prettyLines(text) {
+                for line in pretty { lines.append((line, .eventData)) }
             } else {
                 lines.append((text, .eventData))
             }
@@ -105,29 +135,50 @@ public enum DetailOverlayView {
                 if let user = entry.userID { frame["user_id"] = .string(user) }
                 raw = JSONValue.object(frame).jsonString
             }
-            // Wrap the frame over several lines rather than cut it.
-            var rest = Substring(raw)
-            while !rest.isEmpty {
-                let chunk = rest.prefix(96)
-                lines.append((String(chunk), .dim))
-                rest = rest.dropFirst(chunk.count)
-            }
+            lines.append((raw, .dim))  // wrapped when drawn, never cut
         }
         return lines
     }
 
+    /// The box at a screen size.
+    static func rect(_ size: Size) -> Rect {
+        OverlayFrame.rect(in: size, width: 100, height: size.rows - 4)
+    }
+
+    /// The lines as drawn `width` columns wide: long ones (a long string value, the frame) wrapped between
+    /// grapheme clusters, continued under their indent.
+    static func displayLines(for entry: LogEntry, utcOffset: Int, width: Int) -> [(String, Role)] {
+        var out: [(String, Role)] = []
+        for (text, role) in lines(for: entry, utcOffset: utcOffset) {
+            let indent = String(repeating: " ", count: text.prefix { $0 == " " }.count + 2)
+            for piece in DisplayWidth.wrap(text, to: width, continuation: indent) { out.append((piece, role)) }
+        }
+        return out
+    }
+
+    /// Rows a page moves and the last first line, for scrolling keys.
+    static func scrollMetrics(_ state: DashboardState, seq: Int) -> (page: Int, last: Int) {
+        let inner = rect(state.size).inset(by: 1)
+        guard let entry = state.log.entry(seq: seq), inner.height > 0 else { return (1, 0) }
+        let count = displayLines(for: entry, utcOffset: state.configuration.utcOffset, width: inner.width - 2).count
+        return (max(1, inner.height - 1), max(0, count - inner.height))
+    }
+
     public static func draw(_ state: DashboardState, seq: Int, scroll: Int, into canvas: inout some Canvas) {
-        let rect = OverlayFrame.rect(in: canvas.size, width: 100, height: canvas.size.rows - 4)
+        let rect = rect(canvas.size)
         canvas.fill(rect, role: .overlay)
-        canvas.box(rect, title: "Event #\(seq)", focused: true, badge: "↑↓ scroll · Esc closes")
         let inner = rect.inset(by: 1)
         guard let entry = state.log.entry(seq: seq) else {
+            canvas.box(rect, title: "Event #\(seq)", focused: true, badge: "Esc closes")
             canvas.draw("this entry has left the log (buffer full)", row: inner.row, column: inner.column + 1,
                 maxWidth: inner.width - 2, role: .dim)
             return
         }
-        let all = lines(for: entry, utcOffset: state.configuration.utcOffset)
+        let all = displayLines(for: entry, utcOffset: state.configuration.utcOffset, width: inner.width - 2)
         let top = max(0, min(scroll, all.count - inner.height))
+        var badge = "↑↓ PgUp PgDn g G · Esc closes"
+        if all.count > inner.height { badge = "\(top + 1)-\(min(all.count, top + inner.height))/\(all.count) · " + badge }
+        canvas.box(rect, title: "Event #\(seq)", focused: true, badge: badge)
         for (i, line) in all[top..<min(all.count, top + inner.height)].enumerated() {
             canvas.draw(line.0, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2, role: line.1)
         }

@@ -75,8 +75,8 @@ public struct WireInspectorState: Sendable {
             switch action {
             case .up: d.scroll = max(0, d.scroll - 1)
             case .down: d.scroll += 1
-            case .pageUp: d.scroll = max(0, d.scroll - 10)
-            case .pageDown: d.scroll += 10
+            case .pageUp: d.scroll = max(0, d.scroll - max(1, rows - 5))
+            case .pageDown: d.scroll += max(1, rows - 5)
             case .top: d.scroll = 0
             case .open, .close: detail = nil; return .none
             case .bottom, .toggleKeepAlives, .filter: break

@@ -78,13 +78,13 @@ public enum WireFrameDetailView {
         var right: [(String, Role)] = []
         if f.kind == .text, let json = JSONValue.parseIfJSON(f.text) {
             left.append(("frame (JSON)", .header))
-            for line in json.prettyLines() { left.append((line, .eventData)) }
+            for line in JSONText.prettyLines(f.text) ?? json.prettyLines() { left.append((line, .eventData)) }
             if let data = json["data"]?.stringValue, let inner = JSONValue.parseIfJSON(data),
                 inner.objectValue != nil || inner.arrayValue != nil
             {
                 left.append(("", .text))
                 left.append(("data (parsed)", .header))
-                for line in inner.prettyLines() { left.append((line, .eventData)) }
+                for line in JSONText.prettyLines(data) ?? inner.prettyLines() { left.append((line, .eventData)) }
             }
             if let channel = json["channel"]?.stringValue, ChannelKind(channelName: channel) == .encrypted {
                 // Level with the ciphertext.
@@ -92,8 +92,8 @@ public enum WireFrameDetailView {
                 right = Array(repeating: ("", .text), count: at)
                 right.append(("decrypted", .header))
                 if let plain = state.wire.decryptedData(forFrame: f.text) {
-                    if let value = JSONValue.parseIfJSON(plain) {
-                        for line in value.prettyLines() { right.append((line, .eventData)) }
+                    if let pretty = JSONText.prettyLines(plain) {
+                        for line in pretty { right.append((line, .eventData)) }
                     } else {
                         right.append((plain, .eventData))
                     }
@@ -108,10 +108,52 @@ public enum WireFrameDetailView {
         return (left, right)
     }
 
+    /// The columns at an inner width: side by side from 80 columns, else the right one under the left one;
+    /// long lines wrapped to their column.
+    static func arranged(_ entry: WireEntry, state: DashboardState, width: Int)
+        -> (left: [(String, Role)], right: [(String, Role)], leftWidth: Int)
+    {
+        var (left, right) = columns(for: entry, state: state)
+        var leftWidth = width - 2
+        if !right.isEmpty {
+            if width >= 80 {
+                leftWidth = (width - 3) / 2
+            } else {
+                left += [("", .text)] + right.drop { $0.0.isEmpty }
+                right = []
+            }
+        }
+        let rightWidth = width - leftWidth - 5
+        func wrapped(_ line: (String, Role), _ w: Int) -> [(String, Role)] {
+            let indent = String(repeating: " ", count: line.0.prefix { $0 == " " }.count + 2)
+            return DisplayWidth.wrap(line.0, to: w, continuation: indent).map { ($0, line.1) }
+        }
+        guard !right.isEmpty else { return (left.flatMap { wrapped($0, leftWidth) }, [], leftWidth) }
+        // Row by row, so that lines side by side stay level when one of them wraps.
+        var l: [(String, Role)] = [], r: [(String, Role)] = []
+        for i in 0..<max(left.count, right.count) {
+            let a = i < left.count ? wrapped(left[i], leftWidth) : []
+            let b = i < right.count ? wrapped(right[i], rightWidth) : []
+            let rows = max(a.count, b.count)
+            l += a + Array(repeating: ("", .text), count: rows - a.count)
+            r += b + Array(repeating: ("", .text), count: rows - b.count)
+        }
+        return (l, r, leftWidth)
+    }
+
+    /// Rows a page moves and the last first line at the state's size (for scrolling keys).
+    static func scrollMetrics(_ state: DashboardState, seq: Int) -> (page: Int, last: Int) {
+        guard let body = state.layout?.body, let entry = state.wire.log.entry(seq: seq) else { return (1, 0) }
+        let inner = body.inset(by: 1).inset(by: 1)
+        guard inner.height > 0 else { return (1, 0) }
+        let (left, right, _) = arranged(entry, state: state, width: inner.width)
+        return (max(1, inner.height - 1), max(0, max(left.count, right.count) - inner.height))
+    }
+
     public static func draw(_ state: DashboardState, seq: Int, scroll: Int, in body: Rect, into canvas: inout some Canvas) {
         let rect = body.inset(by: 1)
         canvas.fill(rect, role: .overlay)
-        canvas.box(rect, title: "Frame #\(seq)", focused: true, badge: "↑↓ scroll · Esc closes")
+        canvas.box(rect, title: "Frame #\(seq)", focused: true, badge: "↑↓ PgUp PgDn g G · Esc closes")
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         guard let entry = state.wire.log.entry(seq: seq) else {
@@ -119,16 +161,7 @@ public enum WireFrameDetailView {
                 maxWidth: inner.width - 2, role: .dim)
             return
         }
-        var (left, right) = columns(for: entry, state: state)
-        var leftWidth = inner.width - 2
-        if !right.isEmpty {
-            if inner.width >= 80 {
-                leftWidth = (inner.width - 3) / 2
-            } else {
-                left += [("", .text)] + right.drop { $0.0.isEmpty }
-                right = []
-            }
-        }
+        let (left, right, leftWidth) = arranged(entry, state: state, width: inner.width)
         let total = max(left.count, right.count)
         let top = max(0, min(scroll, total - inner.height))
         for i in 0..<inner.height where top + i < total {

@@ -158,7 +158,7 @@ struct PusherHTTPAPI: Sendable {
         guard !wanted.isEmpty else { return .json("{}") }
         var channels: [String: JSONValue] = [:]
         for name in request.channels {
-            channels[name] = info(await hub.channelSummary(name), wanted)
+            channels[name] = info(await hub.clusterChannelSummary(name), wanted)
         }
         return .json(JSONValue.object(["channels": .object(channels)]).jsonString)
     }
@@ -188,7 +188,7 @@ struct PusherHTTPAPI: Sendable {
         guard wanted.contains(where: { !$0.isEmpty }) else { return .json("{}") }
         var results: [JSONValue] = []
         for (request, attributes) in zip(requests, wanted) {
-            results.append(info(await hub.channelSummary(request.channels[0]), attributes))
+            results.append(info(await hub.clusterChannelSummary(request.channels[0]), attributes))
         }
         return .json(JSONValue.object(["batch": .array(results)]).jsonString)
     }
@@ -202,7 +202,7 @@ struct PusherHTTPAPI: Sendable {
             throw .badRequest("info=user_count requires filter_by_prefix=presence-")
         }
         var channels: [String: JSONValue] = [:]
-        for summary in await hub.channelSummaries(prefix: prefix) {
+        for summary in await hub.clusterChannelSummaries(prefix: prefix) {
             channels[summary.name] = info(summary, wanted)
         }
         return .json(JSONValue.object(["channels": .object(channels)]).jsonString)
@@ -211,7 +211,7 @@ struct PusherHTTPAPI: Sendable {
     private func channelInfo(_ name: String, parameters: [String: String]) async throws(APIFailure) -> Response {
         try validChannel(name)
         let wanted = try Self.attributes(parameters["info"] ?? "")
-        let summary = await hub.channelSummary(name)
+        let summary = await hub.clusterChannelSummary(name)
         if wanted.contains("user_count") && summary.userCount == nil {
             throw .badRequest("info=user_count is only available for presence channels")
         }
@@ -225,7 +225,7 @@ struct PusherHTTPAPI: Sendable {
         guard ChannelKind(channelName: name) == .presence else {
             throw .badRequest("Users can only be retrieved for presence channels; '\(name)' is not one")
         }
-        let ids = await hub.users(in: name)
+        let ids = await hub.clusterUsers(in: name)
         return .json(JSONValue.object(["users": .array(ids.map { ["id": .string($0)] })]).jsonString)
     }
 

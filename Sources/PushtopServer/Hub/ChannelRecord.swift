@@ -8,6 +8,9 @@ struct ChannelRecord {
     var members: [String: MemberRecord] = [:]
     /// User ids in the order they joined.
     var memberOrder: [String] = []
+    /// In a cluster: the members this node's sockets were told of (rosters, `member_added`, `member_removed`), to
+    /// tell them what changed elsewhere while Redis was away.
+    var toldMemberIDs: Set<String> = []
 
     struct MemberRecord {
         var info: JSONValue?

@@ -37,6 +37,7 @@ extension PusherHub {
     public func publish(_ request: PublishRequest) throws(PublishError) {
         try validate(request)
         deliver(request)
+        if backplane.isClustered { backplane.send(.publish([request])) }
         endTurn()
     }
 
@@ -45,10 +46,13 @@ extension PusherHub {
     public func publish(batch: [PublishRequest]) throws(PublishError) {
         for request in batch { try validate(request) }
         for request in batch { deliver(request) }
+        if backplane.isClustered { backplane.send(.publish(batch)) }
         endTurn()
     }
 
-    private func deliver(_ request: PublishRequest) {
+    /// Delivers an event to this node's subscribers (the excluded socket may be on another node: then it is
+    /// not here). `userID` marks client events on presence channels.
+    func deliver(_ request: PublishRequest, userID: String? = nil) {
         let excluded = request.excludedSocketID.flatMap { connectionsBySocketID[$0] }
         for channel in request.channels {
             if ChannelNames.isCache(channel) {
@@ -56,7 +60,7 @@ extension PusherHub {
             }
             stats.eventsPublished += 1
             guard let subscribers = channels[channel]?.subscribers, !subscribers.isEmpty else { continue }
-            let frame = ServerFrame.event(request.name, channel: channel, data: request.data)
+            let frame = ServerFrame.event(request.name, channel: channel, data: request.data, userID: userID)
             for (id, outbox) in subscribers where id != excluded {
                 deliver(frame, via: outbox, to: id)
                 stats.deliveries += 1

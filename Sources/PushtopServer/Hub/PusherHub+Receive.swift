@@ -88,6 +88,10 @@ extension PusherHub {
         webhooks?.enqueue(.clientEvent(channel: channel, event: message.event, data: data, socketID: record.socketID,
                                        userID: userID))
         let frame = ServerFrame.event(message.event, channel: channel, data: data, userID: userID)
+        if backplane.isClustered {
+            backplane.send(.clientEvent(channel: channel, name: message.event, data: data, userID: userID,
+                                        socketID: record.socketID))
+        }
         guard let subscribers = channels[channel]?.subscribers else { return }
         stats.eventsPublished += 1
         for (other, outbox) in subscribers where other != id {

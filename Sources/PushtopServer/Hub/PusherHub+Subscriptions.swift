@@ -67,6 +67,8 @@ extension PusherHub {
             }
         }
 
+        // In a cluster the shared registry decides members, counts and webhooks (see ``clusterJoined``).
+        let shared = clusterShared && !isUserChannel
         let wasOccupied = channels[channel] != nil
         var channelRecord = channels[channel] ?? ChannelRecord()
         var isNewMember = false
@@ -76,7 +78,7 @@ extension PusherHub {
                 existing.info = member.info
                 channelRecord.members[member.userID] = existing
             } else {
-                guard channelRecord.members.count < limits.maxPresenceMembers else {
+                guard shared || channelRecord.members.count < limits.maxPresenceMembers else {
                     return fail("LimitReached", "Presence channel \(channel) is full: the limit is \(limits.maxPresenceMembers) members", 403)
                 }
                 channelRecord.members[member.userID] = .init(info: member.info, connections: [id])
@@ -88,18 +90,27 @@ extension PusherHub {
         channelRecord.subscribers[id] = record.outbox
         channels[channel] = channelRecord
         connections[id]?.channels.insert(channel)
-        if !wasOccupied, !isUserChannel { webhooks?.enqueue(.channelOccupied(channel: channel)) }
-        if let member, isNewMember { webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID)) }
+        if shared {
+            backplane.send(.subscribed(
+                channel: channel, socketID: record.socketID,
+                member: member.map { ClusterMember(userID: $0.userID, info: $0.info) }))
+            // A presence subscription succeeds when the cluster's roster arrives (``clusterJoined``).
+            if member == nil { send(ServerFrame.subscriptionSucceeded(channel: channel, presence: nil), to: id) }
+        } else {
+            let decides = !backplane.isClustered
+            if decides, !wasOccupied, !isUserChannel { webhooks?.enqueue(.channelOccupied(channel: channel)) }
+            if decides, let member, isNewMember { webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID)) }
 
-        let presence: JSONValue? = member == nil ? Optional.none : channelRecord.presenceJSON
-        send(ServerFrame.subscriptionSucceeded(channel: channel, presence: presence), to: id)
-        if let member, isNewMember {
-            let frame = ServerFrame.memberAdded(channel: channel, userID: member.userID, info: member.info)
-            for (other, outbox) in channelRecord.subscribers where other != id {
-                deliver(frame, via: outbox, to: other)
+            let presence: JSONValue? = member == nil ? Optional.none : channelRecord.presenceJSON
+            send(ServerFrame.subscriptionSucceeded(channel: channel, presence: presence), to: id)
+            if let member, isNewMember {
+                let frame = ServerFrame.memberAdded(channel: channel, userID: member.userID, info: member.info)
+                for (other, outbox) in channelRecord.subscribers where other != id {
+                    deliver(frame, via: outbox, to: other)
+                }
             }
+            if kind != .presence, !isUserChannel { announceSubscriptionCount(channel) }
         }
-        if kind != .presence, !isUserChannel { announceSubscriptionCount(channel) }
         if ChannelNames.isCache(channel) {
             if let cached = cache[channel], ContinuousClock.now - cached.at < Self.cacheTTL {
                 send(ServerFrame.event(cached.name, channel: channel, data: cached.data), to: id)
@@ -145,6 +156,13 @@ extension PusherHub {
         connections[id]?.channels.remove(channel)
         let userID = connections[id]?.presenceUserIDs.removeValue(forKey: channel)
         guard var record = channels[channel] else { return }
+        let isUserChannel = channel.hasPrefix(PusherEventName.serverToUserPrefix)
+        // In a cluster the shared registry announces departures and counts, and owns the webhooks.
+        let shared = clusterShared && !isUserChannel
+        let decides = !backplane.isClustered
+        if shared, let socketID = connections[id]?.socketID {
+            backplane.send(.left(channel: channel, socketID: socketID, presence: userID != nil))
+        }
         record.subscribers[id] = nil
         var departed: String?
         if let userID, var member = record.members[userID] {
@@ -157,15 +175,16 @@ extension PusherHub {
                 record.members[userID] = member
             }
         }
-        if let departed { webhooks?.enqueue(.memberRemoved(channel: channel, userID: departed)) }
+        if decides, let departed { webhooks?.enqueue(.memberRemoved(channel: channel, userID: departed)) }
         if record.subscribers.isEmpty {
             channels[channel] = nil
-            if !channel.hasPrefix(PusherEventName.serverToUserPrefix) {
+            if decides, !isUserChannel {
                 webhooks?.enqueue(.channelVacated(channel: channel))
             }
             return
         }
         channels[channel] = record
+        if shared { return }
         if let departed {
             let frame = ServerFrame.memberRemoved(channel: channel, userID: departed)
             for (other, outbox) in record.subscribers { deliver(frame, via: outbox, to: other) }
@@ -196,7 +215,8 @@ extension PusherHub {
         pendingSubscriptionCounts = []
         for name in names {
             guard let record = channels[name], !record.subscribers.isEmpty else { continue }
-            let frame = ServerFrame.subscriptionCount(channel: name, count: record.subscribers.count)
+            let count = clusterCounts.removeValue(forKey: name) ?? record.subscribers.count
+            let frame = ServerFrame.subscriptionCount(channel: name, count: count)
             for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
         }
     }

@@ -41,6 +41,11 @@ extension PusherHub {
         send(ServerFrame.event(PusherEventName.signinSuccess, channel: nil,
                                data: JSONValue.object(["user_data": .string(userData)]).jsonString), to: id)
         logger.debug("signed in", metadata: ["connection": "\(id)", "user_id": "\(user.id)"])
+        if clusterShared {
+            // The cluster says who is online (``clusterSignedIn``) and tells every node's watchers.
+            backplane.send(.signedIn(userID: user.id, socketID: record.socketID, watchlist: user.watchlist))
+            return
+        }
         let online = user.watchlist.filter { users.isOnline($0) }
         if !online.isEmpty {
             send(Self.watchlistFrame([WatchlistChange(status: .online, userIDs: online)]), to: id)
@@ -51,6 +56,11 @@ extension PusherHub {
     /// Forgets the sign-in of a connection that is going away; its user's watchers hear it went offline when
     /// it was the user's last connection.
     func signOut(_ id: ConnectionID) {
+        if clusterShared, let userID = users.userOf[id], let socketID = connections[id]?.socketID {
+            backplane.send(.signedOut(userID: userID, socketID: socketID))
+            _ = users.remove(id)
+            return
+        }
         guard let wentOffline = users.remove(id) else { return }
         notifyWatchers(of: wentOffline, status: .offline, except: id)
     }
@@ -70,16 +80,13 @@ extension PusherHub {
 
     /// Closes every connection signed in as `userID` (`POST /users/{id}/terminate_connections`): each gets
     /// `pusher:error` 4009 and a close with 4009, so clients do not reconnect on their own. Returns how many.
+    /// In a cluster every node closes its own connections of the user; the count is this node's.
     @discardableResult
     public func terminateConnections(ofUser userID: String) -> Int {
-        let ids = users.connectionsOf[userID] ?? []
-        for id in ids {
-            send(ServerFrame.error(code: 4009, message: "Connection terminated by the app"), to: id)
-            close(id, code: 4009, reason: "Connection terminated by the app")
-        }
-        if !ids.isEmpty { logger.info("terminated connections", metadata: ["user_id": "\(userID)", "count": "\(ids.count)"]) }
+        let count = terminateLocally(userID)
+        if backplane.isClustered { backplane.send(.terminate(userID: userID)) }
         endTurn()
-        return ids.count
+        return count
     }
 
     /// The users signed in now, sorted (for tests and diagnostics).

@@ -44,13 +44,24 @@ public actor PusherHub {
     var stats = HubStats()
     /// Busy channels whose `subscription_count` changed since the last sweep (see ``announceSubscriptionCount(_:)``).
     var pendingSubscriptionCounts: Set<String> = []
+    /// What carries events, presence and counts to the other nodes (``LocalBackplane`` for a single node).
+    public nonisolated let backplane: any Backplane
+    /// Whether presence and counts are the cluster's right now (clustered and Redis reachable); when `false` the
+    /// hub decides alone, as a single node does.
+    var clusterShared = false
+    /// The cluster's subscription count of busy channels, for the next sweep (see ``flushSubscriptionCounts()``).
+    var clusterCounts: [String: Int] = [:]
 
     /// How long a cache channel remembers its last event (Pusher: 30 minutes).
     static let cacheTTL: Duration = .seconds(30 * 60)
 
     /// A hub for the app, limits and timeouts of `configuration`, with a ``WebhookDispatcher`` when it names
     /// webhook URLs. Logs to `logger`.
-    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "pushtop.server")) {
+    public init(
+        configuration: ServerConfiguration, backplane: any Backplane = LocalBackplane(),
+        logger: Logger = Logger(label: "pushtop.server")
+    ) {
+        self.backplane = backplane
         app = configuration.app
         limits = configuration.limits
         activityTimeoutSeconds = max(1, Int(configuration.activityTimeout.rounded()))
@@ -64,6 +75,9 @@ public actor PusherHub {
 
     /// The number of open connections.
     public var connectionCount: Int { connections.count }
+
+    /// Whether ``shutdown(code:reason:)`` was called (new connections are refused).
+    public var isShuttingDown: Bool { isShutDown }
 
     // MARK: Connections
 
@@ -247,7 +261,9 @@ public actor PusherHub {
         for id in Array(connections.keys) {
             close(id, code: code, reason: reason)
         }
-        webhooks?.finish()
+        // In a cluster the last webhooks (channels vacated by this shutdown) are decided by Redis' replies: the
+        // server finishes the dispatcher once the backplane stopped.
+        if !backplane.isClustered { webhooks?.finish() }
         endTurn()
     }
 }

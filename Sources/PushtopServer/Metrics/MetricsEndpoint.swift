@@ -7,7 +7,8 @@ struct MetricsEndpoint: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/metrics") { _, _ in
-            let text = metrics.render(await hub.statistics)
+            var text = metrics.render(await hub.statistics)
+            if let cluster = ClusterMetrics(backplane: hub.backplane) { text += cluster.exposition }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))

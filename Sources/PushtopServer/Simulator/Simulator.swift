@@ -14,6 +14,7 @@ public actor Simulator {
     let logger: Logger
     private var tasks: [Task<Void, Never>] = []
     private var members: [SimulatedMember] = []
+    private var startedAt = Date()
     private var prices: [String: Double] = ["BTC": 64_250, "ETH": 3_120, "SOL": 148, "PUSH": 7.25]
 
     /// A simulator publishing through `hub` as `app`; call ``start()`` to begin.
@@ -27,7 +28,8 @@ public actor Simulator {
     /// Starts the traffic: the first members join at once, the rest happens on timers.
     public func start() async {
         guard tasks.isEmpty else { return }
-        for _ in 0..<min(3, configuration.maxMembers) { await changeMembership(join: true) }
+        startedAt = Date()
+        for _ in 0..<min(configuration.initialMembers, configuration.maxMembers) { await changeMembership(join: true) }
         tasks.append(every(configuration.tickInterval) { await $0.tick() })
         tasks.append(every(configuration.chatInterval) { await $0.chat() })
         tasks.append(every(configuration.membershipInterval) { await $0.changeMembership(join: nil) })
@@ -58,6 +60,9 @@ public actor Simulator {
 
     /// Joins (true), leaves (false) or picks at random (nil), keeping between 1 and `maxMembers` online.
     func changeMembership(join: Bool?) async {
+        if join == nil, let duration = configuration.membershipDuration, Date().timeIntervalSince(startedAt) >= duration {
+            return  // the roster holds still from now on
+        }
         let online = Set(members.map(\.name))
         let offline = configuration.memberNames.filter { !online.contains($0) }
         let shouldJoin = join ?? (members.count <= 1 || (members.count < configuration.maxMembers && Bool.random()))

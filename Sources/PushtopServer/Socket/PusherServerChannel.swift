@@ -16,7 +16,8 @@ import NIOWebSocket
 /// handler instead of a task and an async stream per connection. Before NIO's upgrader, three handlers guard the
 /// HTTP side: ``WebSocketHandshakeValidator`` (400/426 for broken handshakes) and
 /// ``HTTPRequestDeadlineHandler`` (header, body and idle timeouts), and ``HTTPParseErrorResponder`` answers
-/// malformed HTTP with 400 (431 for oversized headers) and a close.
+/// malformed HTTP with 400 (431 for oversized headers) and a close. Before the HTTP decoder,
+/// ``HTTP09RequestGuard`` answers an HTTP/0.9 request line, which the decoder would wait on forever.
 struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
     /// What the first request of a connection became.
     enum UpgradeResult: Sendable {
@@ -92,6 +93,9 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                 position: .before(upgradeHandler))
             try operations.addHandler(WebSocketHandshakeValidator(), position: .before(upgradeHandler))
             try operations.addHandler(HTTPParseErrorResponder(), position: .before(upgradeHandler))
+            // Before the response encoder (which comes first): its raw answer must not pass through the encoder.
+            let encoder = try operations.handler(type: HTTPResponseEncoder.self)
+            try operations.addHandler(HTTP09RequestGuard(), position: .before(encoder))
             return Value(upgradeResult: upgraded, channel: channel)
         }
     }

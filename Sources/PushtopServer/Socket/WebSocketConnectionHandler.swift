@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOWebSocket
+import enum PusherProtocol.WebSocketClosePayload
 
 /// One Pusher WebSocket on its event loop: reads frames into messages for the hub, writes the hub's frames,
 /// answers pings and runs the close handshake. No task or stream exists per connection.
@@ -116,13 +117,13 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         }
         switch frame.opcode {
         case .connectionClose:
-            if state == .open {
-                // Answer the client's close with its own code (RFC 6455 section 5.5.1), then end the socket.
-                var payload = frame.unmaskedData
-                let code = payload.readInteger(as: UInt16.self).map(Int.init) ?? 1000
-                writeThenClose(Self.closeFrame(code: code, reason: ""))
-            } else {
-                context.close(promise: nil)
+            guard state == .open else { return context.close(promise: nil) }
+            // Answer a valid close with its own code (RFC 6455 section 5.5.1), then end the socket; a close that
+            // breaks the protocol (1-byte payload, a code that must not be sent, a reason that is not UTF-8) is
+            // answered with 1002 or 1007 instead (section 7.4).
+            switch frame.unmaskedData.withUnsafeReadableBytes({ WebSocketClosePayload.check($0) }) {
+            case .valid(let code, _): writeThenClose(Self.closeFrame(code: code ?? 1000, reason: ""))
+            case .invalid(let failCode, let why): fail(code: failCode, reason: "The client sent \(why)")
             }
         case .ping:
             if state == .open { writeNow(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)) }

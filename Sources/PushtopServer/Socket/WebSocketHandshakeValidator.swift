@@ -4,7 +4,7 @@ import NIOHTTP1
 /// Answers a broken WebSocket handshake with an HTTP error before NIO's upgrader sees it, and closes.
 ///
 /// - `Upgrade` other than `websocket`, no `Connection: upgrade`, not `GET`, no valid `Sec-WebSocket-Key`, or a
-///   plain request to `/app/{key}`: 400.
+///   plain request to `/app/{key}`: 400. A handshake to any other path (`/app/{key}/more` too): 404.
 /// - `Sec-WebSocket-Version` other than 13: 426 with `Sec-WebSocket-Version: 13` (RFC 6455 section 4.4).
 ///
 /// Removed from the pipeline when the upgrade succeeds.
@@ -29,7 +29,7 @@ final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannel
 
     /// The response a request gets when it is a broken WebSocket handshake; `nil` when it may pass.
     static func refusal(of head: HTTPRequestHead) -> (HTTPResponseStatus, String, HTTPHeaders)? {
-        let isAppPath = head.uri.hasPrefix("/app/")
+        let isAppPath = isAppEndpoint(head.uri)
         guard let upgrade = head.headers.first(name: "upgrade") else {
             if isAppPath, head.method == .GET {
                 return (.badRequest, "This endpoint takes WebSocket connections (Upgrade: websocket)", [:])
@@ -53,6 +53,15 @@ final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannel
             return (.upgradeRequired, "Only WebSocket version 13 is supported", ["Sec-WebSocket-Version": "13"])
         }
         return nil
+    }
+
+    /// Whether `uri` is a WebSocket endpoint: `/app/KEY` (one non-empty path segment after `/app/`) with an optional
+    /// query string. `/app/KEY/anything` is not: it gets the router's 404 like any other unknown path.
+    static func isAppEndpoint(_ uri: String) -> Bool {
+        let path = uri.prefix { $0 != "?" }
+        guard path.hasPrefix("/app/") else { return false }
+        let key = path.dropFirst("/app/".count)
+        return !key.isEmpty && !key.contains("/")
     }
 
     /// A base64 encoding of 16 bytes: 22 characters of the alphabet and `==`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PusherChannels
+import PushtopDashboard
 import PushtopServer
 
 /// `pushtop bench`: publish through the HTTP API to N subscribers and measure delivery.
@@ -21,13 +22,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Server host for WebSocket and HTTP API.") var host: String?
     @Option(help: "WebSocket port (default 443 with TLS, 80 without).") var port: Int?
     @Option(name: .customLong("api-port"), help: "HTTP API port (default: the WebSocket port).") var apiPort: Int?
-    @Flag(name: .customLong("no-tls"), help: "Plain ws:// and http://.") var noTLS = false
+    @Flag(name: .customLong("tls"), inversion: .prefixedNo, help: "wss:// and https:// (the default) or, with --no-tls, plain ws:// and http://.")
+    var tls: Bool?
     @Option(help: "Events published per second.") var rate: Int = 1000
     @Option(help: "Subscriber connections (0: only publish, e.g. to feed other consumers of the channel).") var subscribers: Int = 10
     @Option(help: "Seconds to publish for.") var duration: Double = 10
     @Option(help: "Channel to publish on.") var channel: String = "bench"
     @Option(name: .customLong("payload-bytes"), help: "Approximate size of each event's data.") var payloadBytes: Int = 100
     @Flag(help: "Print the result as one JSON object.") var json = false
+    @OptionGroup var envFile: EnvFileOption
 
     mutating func validate() throws {
         guard rate > 0 else { throw ValidationError("--rate must be at least 1") }
@@ -48,20 +51,28 @@ struct BenchCommand: AsyncParsableCommand {
         let clientOptions: PusherClientOptions
         let api: PusherAPIConfiguration
         let target: String
+        // --env-file fills what the flags leave out.
+        let file = try envFile.settings()?.requiring(["key", "secret", "app_id"].filter { flagsOverEnvFile[$0] == nil }, for: "the bench publishes through the HTTP API")
+        if let file { StandardStreams.writeErr("pushtop bench: \(EnvFileOption.describe(file, flags: flagsOverEnvFile))\n") }
+        let f = file?.profile ?? Profile()
+        let key = self.key ?? f.key, secret = self.secret ?? f.secret, appID = self.appID ?? f.appID
+        let host = self.host ?? f.host, port = self.port ?? f.port
+        let cluster = self.cluster ?? (host == nil ? f.cluster : nil)
+        let tls = self.tls ?? f.tls ?? true
         if let key, let secret, let appID {
-            let useTLS = cluster != nil || !noTLS
+            let useTLS = cluster != nil || tls
             let connection = ConnectionConfiguration(useTLS: useTLS)
             if let cluster {
                 clientOptions = PusherClientOptions(key: key, cluster: cluster, connection: connection)
                 api = .cluster(cluster, appID: appID, key: key, secret: secret)
                 target = "Pusher cluster \(cluster)"
             } else {
-                let host = self.host ?? "127.0.0.1"
-                clientOptions = PusherClientOptions(key: key, host: host, port: port, connection: connection)
+                let wsHost = host ?? "127.0.0.1"
+                clientOptions = PusherClientOptions(key: key, host: wsHost, port: port, connection: connection)
                 let wsPort = port ?? (useTLS ? 443 : 80)
-                api = PusherAPIConfiguration(appID: appID, key: key, secret: secret, host: host,
+                api = PusherAPIConfiguration(appID: appID, key: key, secret: secret, host: wsHost,
                                              port: apiPort ?? wsPort, useTLS: useTLS)
-                target = "\(host):\(wsPort)"
+                target = "\(wsHost):\(wsPort)"
             }
         } else {
             let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
@@ -84,5 +95,16 @@ struct BenchCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         await embedded?.shutdown()
+    }
+
+    /// The bench's flags that win over the `.env` file.
+    private var flagsOverEnvFile: [String: String] {
+        var flags: [String: String] = [:]
+        for (field, flag, given) in [("key", "--key", key != nil), ("secret", "--secret", secret != nil),
+            ("app_id", "--app-id", appID != nil), ("host", "--host", host != nil), ("port", "--port", port != nil),
+            ("cluster", "--cluster", cluster != nil), ("tls", self.tls == false ? "--no-tls" : "--tls", self.tls != nil)] where given {
+            flags[field] = flag
+        }
+        return flags
     }
 }

@@ -21,8 +21,18 @@ struct ConfigCommand: ParsableCommand {
         @Flag(help: "Replace an existing file.")
         var force = false
 
+        @Option(name: .customLong("from-env-file"), help: ArgumentHelp("Write a profile from this .env file (Laravel's REVERB_* or PUSHER_*, soketi's SOKETI_DEFAULT_APP_*) instead of the template; added to an existing file.", valueName: "PATH"))
+        var fromEnvFile: String?
+
+        @Option(help: ArgumentHelp("The profile's name with --from-env-file (default: reverb, pusher or soketi).", valueName: "NAME"))
+        var name: String?
+
         func run() throws {
             let path = try ConfigCommand.resolvePath(path)
+            if let fromEnvFile {
+                try ProfileFromEnvFile.write(envFile: fromEnvFile, name: name, to: path)
+                return
+            }
             let manager = FileManager.default
             if manager.fileExists(atPath: path), !force {
                 FileHandle.standardError.write(Data("pushtop config init: \(path) exists; not overwritten (use --force to replace it)\n".utf8))
@@ -48,10 +58,25 @@ struct ConfigCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The file to check (default: the config file pushtop reads).", valueName: "PATH"))
         var path: String?
 
+        @OptionGroup var envFile: EnvFileOption
+
         func run() throws {
             let environment = ProcessInfo.processInfo.environment
+            let explicitPath = path
             let path = try ConfigCommand.resolvePath(path)
-            let report = ConfigCheck.run(path: path, environment: environment)
+            var report = ConfigCheck()
+            if let envPath = envFile.path {
+                report.checkEnvFile(envPath, environment: environment)
+                // With --env-file the config file is optional.
+                if explicitPath == nil, !FileManager.default.fileExists(atPath: path) {
+                    report.lines.append("ok: no config file at \(path) (not needed with --env-file)")
+                    report.checkThemes(environment: environment)
+                } else {
+                    report.merge(ConfigCheck.run(path: path, environment: environment))
+                }
+            } else {
+                report = ConfigCheck.run(path: path, environment: environment)
+            }
             for line in report.lines { print(line) }
             for problem in report.problems {
                 FileHandle.standardError.write(Data("error: \(problem)\n".utf8))

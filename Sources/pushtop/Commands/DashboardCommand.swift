@@ -25,17 +25,25 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(name: .customLong("app-id"), help: "The app id (env PUSHER_APP_ID): with --secret, the channel browser and the presence check use the HTTP API.")
     var appID: String?
 
+    @Option(name: .customLong("node"), help: ArgumentHelp("A node of the app behind a load balancer (repeatable): one connection per node, a row each; with the secret and app id, a canary every few seconds and the nodes' presence rosters compared.", valueName: "HOST:PORT"))
+    var nodes: [String] = []
+
+    @Option(name: .customLong("canary-interval"), help: ArgumentHelp("Seconds between cross-node canaries (with --node).", valueName: "S"))
+    var canaryInterval: Double = 5
+
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
     mutating func validate() throws {
+        for node in nodes where NodeAddress(node) == nil { throw ValidationError("--node: \(NodeAddress.problem(node))") }
+        guard canaryInterval >= 0.5, canaryInterval.isFinite else { throw ValidationError("--canary-interval must be 0.5 s or more") }
         for channel in channels {
             do { try ChannelName.validate(channel) } catch { throw ValidationError("channel '\(channel)': \(error)") }
         }
     }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
+        let (environment, _) = try connection.resolvedEnvironment()
         if let several = try connection.severalProfiles(environment: environment) {
             try await runSeveral(several, environment: environment)
             return
@@ -52,6 +60,20 @@ struct DashboardCommand: AsyncParsableCommand {
         }
         var options = try connection.clientOptions(environment: environment, profile: profile)
         options.readCoalescing = DashboardLauncher.readCoalescing
+        let nodeList = nodes.isEmpty ? profile.nodes ?? [] : nodes
+        if !nodeList.isEmpty {
+            let secret = connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.secret
+            let appID = self.appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID
+            let launch = try NodesLauncher(addresses: nodeList.compactMap(NodeAddress.init), options: options,
+                channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),
+                credentials: secret.map { KnownCredentials(key: options.key, secret: $0, appID: appID) }, interval: canaryInterval)
+            try DashboardLauncher.requireTerminal()
+            DashboardLauncher.bootstrapLogging(logFile)
+            let status = try await DashboardLauncher.run(apps: launch.apps, theme: theme ?? environment["PUSHTOP_THEME"] ?? profile.theme,
+                record: record, nodes: launch.state)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         try DashboardLauncher.requireTerminal()
         DashboardLauncher.bootstrapLogging(logFile)
         let client = PusherClient(options: options)

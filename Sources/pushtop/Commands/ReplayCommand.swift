@@ -9,8 +9,9 @@ struct ReplayCommand: AsyncParsableCommand {
         abstract: "Open the dashboard on a recording (pushtop --record FILE, watch --record FILE), without network.",
         discussion: """
             Keys: Space play/pause, . step, + / - speed (×0.5 to ×16), J jump to a time (m:ss, seconds, +/-s); \
-            every other key works as live (w wire inspector, Enter detail, / filter, ...). A truncated or damaged \
-            recording replays up to the damage; the header says at which line it stopped.
+            every other key works as live (w wire inspector, Enter detail, / filter, ...).
+
+            A truncated or damaged recording replays up to the damage; the header says at which line it stopped.
             """
     )
 

@@ -10,17 +10,23 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run a local Pusher-protocol server (WebSocket + HTTP API on one port).",
         discussion: """
-            Serves one app on ws://HOST:PORT/app/KEY and its HTTP API on http://HOST:PORT/apps/ID/...
-            (wss:// and https:// with --tls-cert and --tls-key). POST /pusher/auth signs any private or
-            presence subscription and POST /pusher/user-auth signs any user in (development only: they authorize
-            everybody; turn both off with --no-auth-endpoint). --webhook URL posts Pusher's signed webhook batches
-            (channel_occupied, channel_vacated, member_added, member_removed, client_event, cache_miss) to URL,
-            retrying failures with back-off. A subscriber that falls more than 1 MiB of unsent frames behind is
-            closed with 4100. Stops cleanly on Ctrl-C or SIGTERM.
+            Serves one app on ws://HOST:PORT/app/KEY and its HTTP API on http://HOST:PORT/apps/ID/... \
+            (wss:// and https:// with --tls-cert and --tls-key).
+
+            POST /pusher/auth signs any private or presence subscription and POST /pusher/user-auth signs any \
+            user in (development only: they authorize everybody; turn both off with --no-auth-endpoint).
+
+            --webhook URL posts Pusher's signed webhook batches (channel_occupied, channel_vacated, member_added, \
+            member_removed, client_event, cache_miss) to URL, retrying failures with back-off.
+
+            A subscriber that falls more than 1 MiB of unsent frames behind is closed with 4100. Stops cleanly \
+            on Ctrl-C or SIGTERM.
             """
     )
 
     @OptionGroup var server: ServerOptions
+
+    @OptionGroup(title: "Several nodes (Redis)") var cluster: ClusterOptions
 
     @Option(name: .customLong("webhook"), help: ArgumentHelp("Post Pusher webhooks to this http(s) URL (repeatable).", valueName: "URL"))
     var webhooks: [String] = []
@@ -64,6 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             var configuration = server.configuration()
             configuration.webhooks.urls = webhooks
+            configuration.cluster = cluster.configuration
             embedded = try await EmbeddedServer.start(configuration)
         } catch {
             FileHandle.standardError.write(Data("pushtop serve: \(error)\n".utf8))
@@ -80,6 +87,9 @@ struct ServeCommand: AsyncParsableCommand {
         for url in webhooks { lines.append("  webhooks to: \(url)") }
         if config.metricsEndpoint { lines.append("  metrics: \(embedded.httpURL)/metrics") }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
+        if let node = config.cluster {
+            lines.append("  cluster: node \(node.nodeID) through \(cluster.redisDisplay) (prefix \(node.prefix)); health: \(embedded.httpURL)/health")
+        }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 
         let received = await signals.next()

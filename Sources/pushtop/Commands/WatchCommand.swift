@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PusherChannels
+import PushtopDashboard
 
 /// `pushtop watch`: headless; one JSON object per line on stdout, commands on stdin with `--stdin`.
 struct WatchCommand: AsyncParsableCommand {
@@ -11,10 +12,12 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             Lines: state, connecting_in, subscribed, subscription_error, unsubscribed, event, member_added, \
             member_removed, subscription_count, error, decryption_error; with --sign-in also signin, \
-            signin_error, signout, user_event, watchlist; with --frames also frame. With --stdin, each input line is a \
-            command: {"action":"subscribe","channel":"x"}, unsubscribe, trigger (channel, event, data), \
-            connect, disconnect, signin, signout. Exit 0 on SIGINT/SIGTERM or end of stdin, 1 when refused or \
-            out of retries.
+            signin_error, signout, user_event, watchlist; with --frames also frame.
+
+            With --stdin, each input line is a command: {"action":"subscribe","channel":"x"}, unsubscribe, \
+            trigger (channel, event, data), connect, disconnect, signin, signout.
+
+            Exit 0 on SIGINT/SIGTERM or end of stdin, 1 when refused or out of retries.
             """
     )
 
@@ -29,10 +32,14 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("record"), help: "Also record what arrives to this file (the dashboard's recording format; replay with 'pushtop replay FILE').")
     var record: String?
 
+    @Option(name: .customLong("node"), help: ArgumentHelp("A node of the app (repeatable): one connection per node; each line names its node (\"node\":\"HOST:PORT\").", valueName: "HOST:PORT"))
+    var nodes: [String] = []
+
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
     mutating func validate() throws {
+        for node in nodes where NodeAddress(node) == nil { throw ValidationError("--node: \(NodeAddress.problem(node))") }
         for channel in channels {
             do {
                 try ChannelName.validate(channel)
@@ -40,25 +47,44 @@ struct WatchCommand: AsyncParsableCommand {
                 throw ValidationError("channel '\(channel)': \(error)")
             }
         }
-        if channels.isEmpty && !readStdin && connection.profile == nil && !connection.signIn {
+        if channels.isEmpty && !readStdin && connection.profile == nil && !connection.signIn && connection.envFile.path == nil {
             throw ValidationError("name at least one channel (or use --stdin to subscribe later, or --sign-in)")
         }
     }
 
     func run() async throws {
         PushtopLogging.bootstrap(.standardError)
-        let profile = try connection.loadProfile()
-        var options = try connection.clientOptions(profile: profile)
+        let (environment, envFile) = try connection.resolvedEnvironment()
+        connection.announceEnvFile(envFile, command: "watch")
+        let profile = try connection.loadProfile(environment: environment)
+        var options = try connection.clientOptions(environment: environment, profile: profile)
         options.logger = Logger(label: "pushtop.watch")
-        let client = PusherClient(options: options)
         let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
-        let recorder = try record.map { try RecordingWriter.open($0, options: options, channels: channels + (profile.channels ?? []),
-            secret: connection.secret ?? ProcessInfo.processInfo.environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
-        WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
-
-        for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
-        if connection.wantsSignIn(profile: profile) { try await client.signIn() }
-        await client.connect()
+        let nodeList = (nodes.isEmpty ? profile.nodes ?? [] : nodes).compactMap(NodeAddress.init)
+        var created: [PusherClient] = []
+        if nodeList.isEmpty {
+            let client = PusherClient(options: options)
+            let recorder = try record.map { try RecordingWriter.open($0, options: options, channels: channels + (profile.channels ?? []),
+                secret: connection.secret ?? environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
+            WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
+            created.append(client)
+        } else {
+            if record != nil { throw ValidationError("--record takes one connection: not with --node") }
+            for node in nodeList {
+                var o = options
+                o.host = node.host
+                o.port = node.port
+                let client = PusherClient(options: o)
+                WatchWriter(client: client, exit: exit, node: node.description).start(frames: printFrames)
+                created.append(client)
+            }
+        }
+        let clients = created
+        for client in clients {
+            for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
+            if connection.wantsSignIn(profile: profile) { try await client.signIn() }
+            await client.connect()
+        }
 
         let signals = SignalWatcher.terminationSignals()
         let signalTask = Task {
@@ -71,7 +97,7 @@ struct WatchCommand: AsyncParsableCommand {
         if readStdin {
             stdinTask = Task {
                 for await line in StandardStreams.inputLines() {
-                    await Self.perform(line: line, on: client)
+                    for client in clients { await Self.perform(line: line, on: client) }
                 }
                 exit.yield(0)
             }
@@ -85,7 +111,7 @@ struct WatchCommand: AsyncParsableCommand {
         signalTask.cancel()
         stdinTask?.cancel()
         // Sends a close frame and waits (up to a second) for the server's reply before the process ends.
-        await client.shutdown(closeTimeout: .seconds(1))
+        for client in clients { await client.shutdown(closeTimeout: .seconds(1)) }
         if code != 0 { throw ExitCode(code) }
     }
 

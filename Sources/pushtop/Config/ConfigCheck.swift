@@ -62,6 +62,31 @@ struct ConfigCheck {
         }
     }
 
+    /// Checks the themes alone (when there is no config file to check).
+    mutating func checkThemes(environment: [String: String]) {
+        checkThemes(catalog: ThemeCatalog(environment: environment), environment: environment)
+    }
+
+    /// Adds another check's lines and problems.
+    mutating func merge(_ other: ConfigCheck) {
+        lines += other.lines
+        problems += other.problems
+    }
+
+    /// Checks a `.env` file (`--env-file`) and names the key and line each setting comes from.
+    mutating func checkEnvFile(_ path: String, environment: [String: String]) {
+        do {
+            let settings = try DotEnvSettings.read(DotEnvFile.load(path: path, environment: environment))
+            lines.append("ok: " + EnvFileOption.describe(settings))
+            var missing: [String] = []
+            if settings.profile.secret == nil { missing.append("\(settings.expectedKey("secret")) (signing private channels, the HTTP API)") }
+            if settings.profile.appID == nil { missing.append("\(settings.expectedKey("app_id")) (the HTTP API)") }
+            if !missing.isEmpty { lines.append("note: \(path) has no " + missing.joined(separator: " and no ")) }
+        } catch {
+            problems.append("\(error)")
+        }
+    }
+
     private mutating func checkThemes(catalog: ThemeCatalog, environment: [String: String]) {
         problems += catalog.warnings
         let folders = [ThemeCatalog.installedFolder(environment: environment), catalog.userFolder].compactMap { $0 }

@@ -49,6 +49,7 @@ enum ConfigTemplate {
         # user_auth_endpoint = "https://staging.example.com/pusher/user-auth"
         # sign_in = true                 # pusher.signin() on every connection, through user_auth_endpoint
         # watchlist = ["alice", "bob"]   # when signing in locally with the secret
+        # nodes = ["10.0.0.1:6001", "10.0.0.2:6001"]  # one connection per node of the app (like --node)
         # ca_file = "/etc/ssl/private-ca.pem"   # trust a private CA for wss://
 
         """

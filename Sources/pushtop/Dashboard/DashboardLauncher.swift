@@ -28,7 +28,7 @@ enum DashboardLauncher {
     }
 
     /// Runs the dashboard on one or several apps (one connection each).
-    static func run(apps launches: [App], theme: String?, record: String? = nil) async throws -> Int32 {
+    static func run(apps launches: [App], theme: String?, record: String? = nil, nodes: NodeState? = nil) async throws -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         var apps: [DashboardApp] = []
         var tasks: [Task<Void, Never>] = []
@@ -44,6 +44,7 @@ enum DashboardLauncher {
         options.recordChannels = launches.count == 1 ? launches[0].channels : []
         options.credentials = launches.count == 1 ? launches[0].credentials : nil
         options.api = launches.count == 1 ? apps[0].api : nil
+        options.nodes = nodes
         let exit = try await runDashboard(apps: apps, options: options)
         for task in tasks { task.cancel() }
         for launch in launches { await launch.client.shutdown() }

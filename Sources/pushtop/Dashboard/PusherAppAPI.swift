@@ -37,3 +37,12 @@ struct PusherAppAPI: AppAPI {
         return users.compactMap { $0["id"]?.stringValue }
     }
 }
+
+extension PusherAppAPI: CanaryPublisher {
+    func publish(channel: String, event: String, data: String) async throws {
+        let response = try await client.trigger(channels: [channel], event: event, data: data)
+        guard (200..<300).contains(response.status) else {
+            throw Failure(description: "POST /events answered \(response.status): \(response.body.prefix(200))")
+        }
+    }
+}

@@ -19,8 +19,10 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Custom port (default 443 with TLS, 80 without; env PUSHER_PORT).")
     var port: Int?
 
-    @Flag(name: .customLong("no-tls"), help: "Plain ws:// instead of wss://.")
-    var noTLS = false
+    /// `--tls` / `--no-tls` (the last one given wins); neither: the profile's `tls`, else TLS on.
+    @Flag(name: .customLong("tls"), inversion: .prefixedNo,
+          help: "wss:// (the default) or, with --no-tls, plain ws://.")
+    var tls: Bool?
 
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("Also trust the certificate authorities in this PEM file for wss:// (a private CA).", valueName: "PEM"))
     var caFile: String?
@@ -72,6 +74,8 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(name: .customLong("profile"), help: ArgumentHelp("Read options from this profile of the config file. The dashboard takes it more than once: one connection per profile (keys act on the selected app; A switches).", valueName: "NAME"))
     var profiles: [String] = []
+
+    @OptionGroup var envFile: EnvFileOption
 
     /// The first `--profile` (commands other than the dashboard take one).
     var profile: String? { profiles.first }
@@ -164,7 +168,9 @@ struct ConnectionOptions: ParsableArguments {
             let file = try ConfigFile.load(environment: environment)
             let name = profile ?? environment["PUSHTOP_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
             var base = Profile()
-            if let file {
+            if environment[EnvFileOption.marker] != nil, name == nil {
+                // --env-file names the app: the config file's default profile stays out of it.
+            } else if let file {
                 base = try file.profile(named: name)
             } else if let name {
                 let path = ConfigFile.path(environment: environment) ?? "~/.config/pushtop/config.toml"
@@ -185,7 +191,10 @@ struct ConnectionOptions: ParsableArguments {
         do {
             let file = try ConfigFile.load(environment: environment)
             let names: [String]
-            if profiles.count > 1 {
+            if environment[EnvFileOption.marker] != nil {
+                if profiles.count > 1 { throw ValidationError("--env-file cannot be combined with several profiles") }
+                return nil
+            } else if profiles.count > 1 {
                 names = profiles
             } else if profiles.isEmpty, (environment["PUSHTOP_PROFILE"] ?? "").isEmpty, let file, !file.open.isEmpty {
                 names = file.open
@@ -253,7 +262,7 @@ struct ConnectionOptions: ParsableArguments {
         }
         let policy = ReconnectPolicy(kind: kind, minDelay: minDelay, maxDelay: maxDelay,
                                      maxRetries: maxRetries ?? profile.maxRetries ?? defaults.maxRetries)
-        let useTLS = noTLS ? false : (profile.tls ?? true)
+        let useTLS = tls ?? profile.tls ?? true
         let connection = ConnectionConfiguration(
             useTLS: useTLS, activityTimeout: activityTimeout ?? profile.activityTimeout,
             pongTimeout: pongTimeout ?? profile.pongTimeout ?? 30, reconnect: policy)

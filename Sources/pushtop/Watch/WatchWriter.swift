@@ -15,10 +15,20 @@ final class WatchWriter: @unchecked Sendable {
     /// The lines of the batch being printed, as bytes (kept between batches, so its storage is reused).
     private var out: [UInt8] = []
 
-    init(client: PusherClient, exit: AsyncStream<Int32>.Continuation, recorder: RecordingWriter? = nil) {
+    /// With several nodes (`--node`): `{"node":"HOST:PORT",` in place of each line's `{`.
+    private let nodePrefix: [UInt8]?
+
+    init(client: PusherClient, exit: AsyncStream<Int32>.Continuation, recorder: RecordingWriter? = nil, node: String? = nil) {
         self.client = client
         self.exit = exit
         self.recorder = recorder
+        nodePrefix = node.map { Array(("{\"node\":" + CanaryLine.quote($0) + ",").utf8) }
+    }
+
+    /// Puts the node's name first in the line that starts at `start`.
+    private func nameNode(from start: Int) {
+        guard let nodePrefix, start < out.count, out[start] == UInt8(ascii: "{") else { return }
+        out.replaceSubrange(start..<start + 1, with: nodePrefix)
     }
 
     /// Starts printing events (and, with `frames`, `frame` lines) from now until the client shuts down.
@@ -38,7 +48,9 @@ final class WatchWriter: @unchecked Sendable {
             record(batch.map { .client(time: now, event: $0) })
         }
         for event in batch {
+            let start = out.count
             if WatchLine.append(event, to: &out) {
+                nameNode(from: start)
                 out.append(UInt8(ascii: "\n"))
             }
             switch event {
@@ -59,7 +71,9 @@ final class WatchWriter: @unchecked Sendable {
 
     private func printFrames(_ batch: [WireFrame]) {
         for frame in batch {
+            let start = out.count
             out.append(contentsOf: WatchLine.frame(frame).utf8)
+            nameNode(from: start)
             out.append(UInt8(ascii: "\n"))
         }
         flush()

@@ -1,0 +1,217 @@
+import Logging
+import NIOCore
+import PusherProtocol
+import PushtopRedis
+import Synchronization
+
+/// The backplane of a cluster: Redis pub/sub carries events between nodes, Lua scripts keep the presence
+/// registry and counts (see ``RedisScripts``), and heartbeat keys let the survivors remove a dead node.
+///
+/// Operations go out in the order the hub made them, each as one pipelined command on one connection (no task
+/// per operation); replies that matter come back to the hub as calls (``PusherHub/clusterJoined``). Messages of
+/// the bus are decoded on the subscriber's event loop and handed to the hub in batches, in order.
+public final class RedisBackplane: Backplane {
+    let configuration: ClusterConfiguration
+    let keyPrefix: String
+    let bus: String
+    let redis: RedisClient
+    let subscriber: RedisSubscriber
+    let logger: Logger
+    let limits: PusherLimits
+    let countEvents: Bool
+    let app: AppCredentials
+    let hubBox = Mutex<PusherHub?>(nil)
+    let state = Mutex(LinkState())
+    let inbound = InboundQueue()
+    let doorbell: AsyncStream<Void>.Continuation
+    let rings: AsyncStream<Void>
+    let linkChanges: AsyncStream<Bool>.Continuation
+    let linkStream: AsyncStream<Bool>
+    let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// Bus messages decoded on the subscriber's loop, waiting for the hub.
+    final class InboundQueue: Sendable {
+        let messages = Mutex<[ClusterMessage]>([])
+    }
+
+    struct LinkState {
+        var commandsUp = false
+        var subscriberUp = false
+        /// The bus channel was subscribed (or queued for the next connection).
+        var busRequested = false
+        /// Whether the hub was told the link is up (presence shared).
+        var announcedUp = false
+        /// Whether the link was ever up (so a later connection is a reconnection).
+        var wasUp = false
+        /// The resynchronisation after the last (re)connection is done.
+        var synced = false
+        /// Bus messages that could not be published (Redis away).
+        var lostPublishes = 0
+        /// Dead nodes whose members this node removed.
+        var nodesRemoved = 0
+        var isUp: Bool { commandsUp && subscriberUp }
+    }
+
+    /// A backplane for `server`'s app through the Redis of `cluster`.
+    /// - Throws: ``RedisError/invalidURL(_:reason:)`` for a bad URL.
+    public init(cluster: ClusterConfiguration, server: ServerConfiguration, logger: Logger) throws(RedisError) {
+        configuration = cluster
+        let url = try RedisURL(cluster.redisURL)
+        keyPrefix = "\(cluster.prefix):\(server.app.id):"
+        bus = keyPrefix + "bus"
+        self.logger = logger
+        limits = server.limits
+        countEvents = server.subscriptionCountEvents
+        app = server.app
+        (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        (linkStream, linkChanges) = AsyncStream.makeStream(of: Bool.self)
+        let timeout = Duration.milliseconds(Int64(max(500, min(3000, cluster.nodeTimeout * 250))))
+        redis = RedisClient(
+            configuration: RedisConfiguration(url: url, commandTimeout: timeout, name: "commands"), logger: logger)
+        let inbound = self.inbound
+        let doorbell = self.doorbell
+        subscriber = RedisSubscriber(
+            configuration: RedisConfiguration(url: url, commandTimeout: timeout, name: "subscriber"), logger: logger
+        ) { message in
+            guard let decoded = ClusterMessage(decoding: String(buffer: message.payload)) else { return }
+            inbound.messages.withLock { $0.append(decoded) }
+            doorbell.yield()
+        }
+    }
+
+    public var isClustered: Bool { true }
+    public var nodeID: String? { configuration.nodeID }
+
+    public var health: ClusterHealth {
+        state.withLock { state in
+            if state.isUp { return state.synced ? .up : .reconnecting }
+            return state.wasUp ? .reconnecting : .down
+        }
+    }
+
+    /// Bus messages not published because Redis was away, and dead nodes removed by this node.
+    public var counters: (lostPublishes: Int, nodesRemoved: Int) {
+        state.withLock { ($0.lostPublishes, $0.nodesRemoved) }
+    }
+
+    var hub: PusherHub? { hubBox.withLock { $0 } }
+
+    // MARK: Operations
+
+    public func send(_ operation: ClusterOperation) {
+        switch operation {
+        case .publish(let requests):
+            for request in requests {
+                publish(.event(origin: configuration.nodeID, channels: request.channels, name: request.name,
+                               data: request.data, excludedSocketID: request.excludedSocketID, userID: nil))
+            }
+        case .clientEvent(let channel, let name, let data, let userID, let socketID):
+            publish(.event(origin: configuration.nodeID, channels: [channel], name: name, data: data,
+                           excludedSocketID: socketID, userID: userID))
+        case .terminate(let userID):
+            publish(.terminate(userID: userID))
+        case .subscribed(let channel, let socketID, nil):
+            script(RedisScripts.subscribe, [.string(channel), countEvents ? "1" : "0"]) { [weak self] reply in
+                if case .success(let value) = reply, value.integer == 1 {
+                    self?.hub?.webhooks?.enqueue(.channelOccupied(channel: channel))
+                }
+                _ = socketID
+            }
+        case .subscribed(let channel, let socketID, let member?):
+            join(channel: channel, socketID: socketID, member: member)
+        case .left(let channel, let socketID, let presence):
+            let arguments: [RedisCommand.Argument] = [
+                .string(channel), .string(socketID), presence ? "1" : "0", countEvents ? "1" : "0",
+            ]
+            script(RedisScripts.leave, arguments) { [weak self] reply in
+                guard case .success(let value) = reply, let parts = value.array, parts.count == 2,
+                    let count = parts[0].integer, count >= 0, let webhooks = self?.hub?.webhooks
+                else { return }
+                if let removed = parts[1].string, !removed.isEmpty {
+                    webhooks.enqueue(.memberRemoved(channel: channel, userID: removed))
+                }
+                if count == 0 { webhooks.enqueue(.channelVacated(channel: channel)) }
+            }
+        case .signedIn(let userID, let socketID, let watchlist):
+            script(RedisScripts.signIn, [.string(socketID), .string(userID)] + watchlist.map { .string($0) }) {
+                [weak self] reply in
+                guard case .success(let value) = reply, let online = value.array?.compactMap(\.string),
+                    !online.isEmpty, let hub = self?.hub
+                else { return }
+                Task { await hub.clusterSignedIn(socketID: socketID, online: online) }
+            }
+        case .signedOut(_, let socketID):
+            script(RedisScripts.signOut, [.string(socketID)]) { _ in }
+        case .resync(let snapshot):
+            resync(snapshot)
+        }
+    }
+
+    private func join(channel: String, socketID: String, member: ClusterMember) {
+        let arguments: [RedisCommand.Argument] = [
+            .string(channel), .string(socketID), .string(member.userID), .string(member.infoJSON),
+            .integer(limits.maxPresenceMembers),
+        ]
+        script(RedisScripts.join, arguments) { [weak self] reply in
+            guard let self, let hub = self.hub else { return }
+            let answer: ClusterJoinAnswer
+            switch reply {
+            case .success(let value):
+                guard let parts = value.array, parts.count == 3, let status = parts[0].string else {
+                    self.logger.warning("unexpected reply to a presence join", metadata: ["reply": "\(value)"])
+                    answer = .unavailable
+                    break
+                }
+                if status == "full" {
+                    answer = .full
+                    break
+                }
+                if status == "new" { hub.webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID)) }
+                if parts[1].integer == 1 { hub.webhooks?.enqueue(.channelOccupied(channel: channel)) }
+                answer = .joined(roster: Self.roster(parts[2]))
+            case .failure:
+                answer = .unavailable
+            }
+            Task { await hub.clusterJoined(channel: channel, socketID: socketID, answer: answer) }
+        }
+    }
+
+    /// `HGETALL` of a channel's `user_info`s as members.
+    static func roster(_ value: RESPValue) -> [ClusterMember] {
+        let flat = value.array ?? []
+        var members: [ClusterMember] = []
+        var index = 0
+        while index + 1 < flat.count {
+            if let userID = flat[index].string {
+                var member = ClusterMember(userID: userID, info: nil)
+                member.infoJSON = flat[index + 1].string ?? ""
+                members.append(member)
+            }
+            index += 2
+        }
+        return members
+    }
+
+    /// Publishes a message on the bus (lost, and counted, when Redis is away).
+    func publish(_ message: ClusterMessage) {
+        let command = RedisCommand("PUBLISH", .string(bus), .string(message.encoded))
+        redis.send(command) { [weak self] result in
+            if case .failure = result { self?.state.withLock { $0.lostPublishes += 1 } }
+        }
+    }
+
+    /// Runs a script with ARGV `K, node, arguments...`; `onReply` gets its reply on the connection's loop.
+    func script(_ source: String, _ arguments: [RedisCommand.Argument],
+                onReply: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void) {
+        let command = RedisCommand(
+            "EVAL", arguments: [.string(source), 0, .string(keyPrefix), .string(configuration.nodeID)] + arguments)
+        redis.send(command) { [logger] result in
+            if case .success(let value) = result, let message = value.errorMessage {
+                logger.error("a cluster script failed", metadata: ["error": "\(message)"])
+                onReply(.failure(.server(command: "EVAL", message: message)))
+                return
+            }
+            onReply(result)
+        }
+    }
+}

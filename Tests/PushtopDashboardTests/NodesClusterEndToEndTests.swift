@@ -1,0 +1,48 @@
+import Foundation
+import PushtopTestSupport
+import Testing
+
+/// `pushtop --node A --node B` in tmux on a real cluster (two `pushtop serve --redis` nodes and a real
+/// `redis-server`) while members join and leave `presence-lobby` through both nodes: sampled for 60 s, the
+/// screen never shows a split roster or a missed canary, and both nodes' canary latencies show.
+@Suite(.serialized) struct NodesClusterEndToEndTests {
+    @Test func aJoinedClusterUnderChurnRaisesNoFalseAlarmForAMinute() async throws {
+        try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
+        try #require(RedisServerProcess.isAvailable, "redis-server is needed (scripts/install-deps)")
+        let redis = try await RedisServerProcess.start()
+        defer { redis.stop() }
+        let a = try SeveralAppsEndToEndTests.Server(key: "node-key", secret: "node-secret", extra: ["--redis", redis.url, "--simulate"])
+        defer { a.stop() }
+        let b = try SeveralAppsEndToEndTests.Server(key: "node-key", secret: "node-secret", extra: ["--redis", redis.url])
+        defer { b.stop() }
+        let nodeA = "127.0.0.1:\(a.port)", nodeB = "127.0.0.1:\(b.port)"
+        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=/nonexistent XDG_CONFIG_HOME= "
+        let tmux = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) --node \(nodeA) --node \(nodeB)"
+            + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval 2 presence-lobby", columns: 220, rows: 42)
+        defer { tmux.stop() }
+        tmux.waitFor("both nodes connected", timeout: 20) {
+            $0.contains("2 nodes · A switches") && $0.components(separatedBy: "● connected").count >= 3
+        }
+        let churn = presenceChurn(ports: [a.port, b.port], key: "node-key", secret: "node-secret", channel: "presence-lobby")
+        defer { churn.cancel() }
+        var samples = 0, alarms: [String] = []
+        var screen = ""
+        let end = Date().addingTimeInterval(60)
+        while Date() < end {
+            try await Task.sleep(for: .milliseconds(500))
+            screen = tmux.capture()
+            samples += 1
+            if screen.contains(": on node ") || screen.contains("; not on ") || screen.contains("'s API") || screen.contains("missed canary")
+                || screen.range(of: "  (missed|away) [0-9]", options: .regularExpression) != nil
+            {
+                alarms.append(screen)
+            }
+        }
+        churn.cancel()
+        #expect(samples >= 60)
+        #expect(alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")")
+        #expect(screen.components(separatedBy: "canary p50").count >= 3, "\(screen)")
+        tmux.send("q")
+        _ = tmux.waitForExit()
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import PusherChannels
+import PusherProtocol
+import PushtopServer
+import PushtopTestSupport
+import Testing
+
+@Suite("Cluster: faults", .serialized)
+struct ClusterFaultTests {
+    /// A node cut off from Redis looks dead to the others (its heartbeat stops): they remove its members within
+    /// the node timeout. It keeps serving its own sockets, says so on `/health`, and when Redis is reachable again
+    /// it registers its members again.
+    @Test func aNodeCutOffIsRemovedBySurvivorsWithinTheTimeoutKeepsServingAndRejoins() async throws {
+        try await withCluster(nodes: 2, nodeTimeout: 1) { cluster in
+            let proxy = try await FaultProxy.start(upstreamPort: cluster.redis.port)
+            let cutOff = try await cluster.startNode("node-cut") { configuration in
+                configuration.cluster?.redisURL = "redis://127.0.0.1:\(proxy.port)"
+            }
+            do {
+                let (ann, _, _) = try await cluster[0].presenceSocket("presence-room", userID: "ann")
+                let (zed, _, roster) = try await cutOff.presenceSocket("presence-room", userID: "zed")
+                #expect(roster.presenceIDs == ["ann", "zed"])
+                let (local, _) = try await cutOff.subscribedSocket("news")
+                _ = try await ann.next(PusherEventName.memberAdded)
+
+                await proxy.takeDown()
+                let cutAt = Date()
+                let removed = try await ann.next(PusherEventName.memberRemoved, timeout: 10)
+                #expect(removed.dataJSON?["user_id"]?.stringValue == "zed")
+                #expect(Date().timeIntervalSince(cutAt) < 1.25 * 1 + 3)   // the bound, and slack for a loaded machine
+                #expect(await cluster[1].hub.clusterUsers(in: "presence-room") == ["ann"])
+                #expect(await cluster[1].hub.clusterChannelSummary("news").subscriptionCount == 0)
+
+                // Alone, the node still serves its own sockets, and says how it stands.
+                try await waitUntil("the node to notice") { cutOff.hub.backplane.health != .up }
+                let (status, body) = try await ClusterEventTests.get("\(cutOff.httpURL)/health")
+                #expect(status == 200)
+                #expect(body.contains(#""node_id":"node-cut""#))
+                #expect(!body.contains(#""redis":"up""#))
+                _ = try await cutOff.api.trigger(channels: ["news"], event: "alone", data: "{}")
+                _ = try await local.next("alone", channel: "news")
+                let metrics = try await ClusterEventTests.get("\(cutOff.httpURL)/metrics").1
+                #expect(metrics.contains(#"pushtop_cluster_redis_up{node_id="node-cut""#))
+                // Meanwhile amy joins elsewhere: zed's node cannot hear it now, but tells zed once it is back.
+                let (amy, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "amy")
+                _ = try await ann.next(PusherEventName.memberAdded)   // amy
+
+                try await proxy.bringUp()
+                let back = try await ann.next(PusherEventName.memberAdded, timeout: 15)   // zed again
+                #expect(back.dataJSON?["user_id"]?.stringValue == "zed")
+                try await waitUntil(timeout: 15, "the node to be up") { cutOff.hub.backplane.health == .up }
+                let amyForZed = try await zed.next(PusherEventName.memberAdded, channel: "presence-room", timeout: 15)
+                #expect(amyForZed.dataJSON?["user_id"]?.stringValue == "amy")
+                #expect(await cluster[0].hub.clusterUsers(in: "presence-room") == ["amy", "ann", "zed"])
+                _ = amy
+                #expect(await cluster[0].hub.clusterChannelSummary("news").subscriptionCount == 1)
+                // And events flow both ways again.
+                _ = try await cluster[0].api.trigger(channels: ["presence-room"], event: "hello", data: "{}")
+                _ = try await zed.next("hello", channel: "presence-room")
+                await cutOff.shutdown()
+            } catch {
+                await cutOff.shutdown()
+                throw error
+            }
+            await proxy.shutdown()
+        }
+    }
+
+    /// Redis itself dies and comes back empty: every node re-registers, so no member is lost and no count is
+    /// wrong.
+    @Test func redisLossAndReturnLosesNoMember() async throws {
+        try await withCluster(nodes: 2, nodeTimeout: 1) { cluster in
+            let (ann, _, _) = try await cluster[0].presenceSocket("presence-room", userID: "ann")
+            let (ben, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "ben")
+            _ = try await ann.next(PusherEventName.memberAdded)
+            _ = try await cluster[1].subscribedSocket("news")
+
+            cluster.redis.kill()
+            try await waitUntil("both nodes to notice") {
+                cluster.nodes.allSatisfy { $0.hub.backplane.health != .up }
+            }
+            // Meanwhile each node serves its own.
+            _ = try await cluster[0].api.trigger(channels: ["presence-room"], event: "alone", data: "{}")
+            _ = try await ann.next("alone", channel: "presence-room")
+
+            try await cluster.redis.restart()
+            try await waitUntil(timeout: 20, "both nodes to be back") {
+                cluster.nodes.allSatisfy { $0.hub.backplane.health == .up }
+            }
+            #expect(await cluster[0].hub.clusterUsers(in: "presence-room") == ["ann", "ben"])
+            #expect(await cluster[0].hub.clusterChannelSummary("news").subscriptionCount == 1)
+            #expect(await cluster[0].hub.clusterChannelSummary("presence-room").subscriptionCount == 2)
+            _ = try await cluster[0].api.trigger(channels: ["presence-room"], event: "together", data: "{}")
+            _ = try await ben.next("together", channel: "presence-room", timeout: 10)
+            #expect(await ann.all(PusherEventName.memberRemoved).isEmpty)
+        }
+    }
+}
