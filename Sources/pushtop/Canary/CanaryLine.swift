@@ -1,5 +1,6 @@
 import Foundation
 import PushtopDashboard
+import PusherProtocol
 
 /// `pushtop canary`'s output: one JSON object per line, keys in a fixed order.
 enum CanaryLine {
@@ -27,21 +28,11 @@ enum CanaryLine {
         }
     }
 
-    /// A JSON string.
+    /// A JSON string (``JSONValue/writeString(_:to:)``).
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
+        var out = ""
+        JSONValue.writeString(s, to: &out)
+        return out
     }
 
     /// The line for a finding of the audit.
