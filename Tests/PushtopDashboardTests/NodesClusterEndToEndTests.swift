@@ -2,9 +2,9 @@ import Foundation
 import PushtopTestSupport
 import Testing
 
-/// `pushtop --node A --node B` in tmux on a real cluster (two `pushtop serve --redis` nodes and a real
-/// `redis-server`) while members join and leave `presence-lobby` through both nodes: sampled for 60 s, the
-/// screen never shows a split roster or a missed canary, and both nodes' canary latencies show.
+/// `pushtop --node A --node B --node C` in tmux on a real cluster (three `pushtop serve --redis` nodes and a real
+/// `redis-server`) while members join and leave `presence-lobby` through every node: sampled for 60 s, the
+/// screen never shows a split roster or a missed canary, and every node's canary latency shows.
 @Suite(.serialized) struct NodesClusterEndToEndTests {
     @Test func aJoinedClusterUnderChurnRaisesNoFalseAlarmForAMinute() async throws {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
@@ -15,15 +15,17 @@ import Testing
         defer { a.stop() }
         let b = try SeveralAppsEndToEndTests.Server(key: "node-key", secret: "node-secret", extra: ["--redis", redis.url])
         defer { b.stop() }
-        let nodeA = "127.0.0.1:\(a.port)", nodeB = "127.0.0.1:\(b.port)"
+        let c = try SeveralAppsEndToEndTests.Server(key: "node-key", secret: "node-secret", extra: ["--redis", redis.url])
+        defer { c.stop() }
+        let nodeA = "127.0.0.1:\(a.port)", nodeB = "127.0.0.1:\(b.port)", nodeC = "127.0.0.1:\(c.port)"
         let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=/nonexistent XDG_CONFIG_HOME= "
-        let tmux = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) --node \(nodeA) --node \(nodeB)"
+        let tmux = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) --node \(nodeA) --node \(nodeB) --node \(nodeC)"
             + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval 2 presence-lobby", columns: 220, rows: 42)
         defer { tmux.stop() }
-        tmux.waitFor("both nodes connected", timeout: 20) {
-            $0.contains("2 nodes · A switches") && $0.components(separatedBy: "● connected").count >= 3
+        tmux.waitFor("the three nodes connected", timeout: 20) {
+            $0.contains("3 nodes · A switches") && $0.components(separatedBy: "● connected").count >= 4
         }
-        let churn = presenceChurn(ports: [a.port, b.port], key: "node-key", secret: "node-secret", channel: "presence-lobby")
+        let churn = presenceChurn(ports: [a.port, b.port, c.port], key: "node-key", secret: "node-secret", channel: "presence-lobby")
         defer { churn.cancel() }
         var samples = 0, alarms: [String] = []
         var screen = ""
@@ -41,7 +43,7 @@ import Testing
         churn.cancel()
         #expect(samples >= 60)
         #expect(alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")")
-        #expect(screen.components(separatedBy: "canary p50").count >= 3, "\(screen)")
+        #expect(screen.components(separatedBy: "canary p50").count >= 4, "\(screen)")
         tmux.send("q")
         _ = tmux.waitForExit()
     }

@@ -68,7 +68,10 @@ import Testing
             proxy.shape(latency: .milliseconds(300))
             #expect(try await pingRoundTrip(socket) >= 0.6)
             proxy.shape()
-            #expect(try await pingRoundTrip(socket) < 0.6)
+            // The best of three: chunks already queued behind the old latency may still delay the first.
+            var best = Double.infinity
+            for _ in 0..<3 { best = min(best, try await pingRoundTrip(socket)) }
+            #expect(best < 0.6)
             await proxy.shutdown()
         }
     }

@@ -93,6 +93,11 @@ public final class RedisServerProcess: @unchecked Sendable {
         }
         guard let running else { return }
         if running.isRunning { _ = systemKill(running.processIdentifier, signal) }
+        // A child inherits the test process's blocked signals (SIGTERM among them), so a polite stop may never
+        // land: after two seconds, SIGKILL.
+        let deadline = Date().addingTimeInterval(2)
+        while running.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if running.isRunning { _ = systemKill(running.processIdentifier, SIGKILL) }
         running.waitUntilExit()
     }
 

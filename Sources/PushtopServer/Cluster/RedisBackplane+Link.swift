@@ -112,18 +112,28 @@ extension RedisBackplane {
     }
 
     /// Reads the cluster's members of `channels` and hands them to the hub, which tells its sockets what changed
-    /// while this node was away.
+    /// while this node was away. Members who joined elsewhere are told at once; members who are missing are told
+    /// only if they are still missing one node timeout later, because after Redis itself restarts (empty) the
+    /// other nodes re-register on their own reconnection schedule, and a member not registered *yet* is not gone.
     func refreshRosters(_ channels: Set<String>) {
         guard !channels.isEmpty, let hub else { return }
         let names = Array(channels)
         let redis = self.redis
         let keyPrefix = self.keyPrefix
+        let grace = Duration.milliseconds(Int64(configuration.nodeTimeout * 1000))
         Task {
-            let commands = names.map { RedisCommand("HGETALL", .string(keyPrefix + "pi:" + $0)) }
-            guard let replies = try? await redis.send(commands), replies.count == names.count else { return }
-            var rosters: [String: [ClusterMember]] = [:]
-            for (name, reply) in zip(names, replies) { rosters[name] = Self.roster(reply) }
-            await hub.clusterRosters(rosters)
+            func read() async -> [String: [ClusterMember]]? {
+                let commands = names.map { RedisCommand("HGETALL", .string(keyPrefix + "pi:" + $0)) }
+                guard let replies = try? await redis.send(commands), replies.count == names.count else { return nil }
+                var rosters: [String: [ClusterMember]] = [:]
+                for (name, reply) in zip(names, replies) { rosters[name] = Self.roster(reply) }
+                return rosters
+            }
+            guard let first = await read() else { return }
+            await hub.clusterRosters(first, announceRemovals: false)
+            try? await Task.sleep(for: grace)
+            guard let confirmed = await read() else { return }
+            await hub.clusterRosters(confirmed, announceRemovals: true)
         }
     }
 

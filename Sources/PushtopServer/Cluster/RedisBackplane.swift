@@ -5,10 +5,10 @@ import PushtopRedis
 import Synchronization
 
 /// The backplane of a cluster: Redis pub/sub carries events between nodes, Lua scripts keep the presence
-/// registry and counts (see ``RedisScripts``), and heartbeat keys let the survivors remove a dead node.
+/// registry and counts (see `RedisScripts`), and heartbeat keys let the survivors remove a dead node.
 ///
 /// Operations go out in the order the hub made them, each as one pipelined command on one connection (no task
-/// per operation); replies that matter come back to the hub as calls (``PusherHub/clusterJoined``). Messages of
+/// per operation); replies that matter come back to the hub as calls (``PusherHub/clusterJoined(channel:socketID:answer:)``). Messages of
 /// the bus are decoded on the subscriber's event loop and handed to the hub in batches, in order.
 public final class RedisBackplane: Backplane {
     let configuration: ClusterConfiguration
@@ -53,7 +53,7 @@ public final class RedisBackplane: Backplane {
     }
 
     /// A backplane for `server`'s app through the Redis of `cluster`.
-    /// - Throws: ``RedisError/invalidURL(_:reason:)`` for a bad URL.
+    /// - Throws: `RedisError.invalidURL` (PushtopRedis) for a bad URL.
     public init(cluster: ClusterConfiguration, server: ServerConfiguration, logger: Logger) throws(RedisError) {
         configuration = cluster
         let url = try RedisURL(cluster.redisURL)

@@ -113,7 +113,8 @@ extension PusherHub {
 
     /// After Redis came back: tells this node's sockets on each presence channel who joined or left elsewhere
     /// while it was away (`rosters`: the cluster's members per channel, read after this node re-registered).
-    public func clusterRosters(_ rosters: [String: [ClusterMember]]) {
+    /// With `announceRemovals` false only joins are told, and members missing from `rosters` stay known.
+    public func clusterRosters(_ rosters: [String: [ClusterMember]], announceRemovals: Bool = true) {
         for (channel, roster) in rosters {
             guard var record = channels[channel] else { continue }
             let known = record.toldMemberIDs.union(record.members.keys)
@@ -121,6 +122,11 @@ extension PusherHub {
             for member in roster where !known.contains(member.userID) {
                 let frame = ServerFrame.memberAdded(channel: channel, userID: member.userID, info: member.info)
                 for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
+            }
+            guard announceRemovals else {
+                record.toldMemberIDs = known.union(now)
+                channels[channel] = record
+                continue
             }
             for userID in known.subtracting(now) where record.members[userID] == nil {
                 let frame = ServerFrame.memberRemoved(channel: channel, userID: userID)
