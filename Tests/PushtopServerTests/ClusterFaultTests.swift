@@ -73,7 +73,7 @@ struct ClusterFaultTests {
             let (ann, _, _) = try await cluster[0].presenceSocket("presence-room", userID: "ann")
             let (ben, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "ben")
             let (cyd, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "cyd")
-            try await eventually("ben and cyd added") { await ann.all(PusherEventName.memberAdded).count == 2 }
+            try await waitUntil("ben and cyd added") { await ann.all(PusherEventName.memberAdded).count == 2 }
             _ = try await cluster[1].subscribedSocket("news")
 
             cluster.redis.kill()
