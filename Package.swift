@@ -183,6 +183,8 @@ let package = Package(
             dependencies: [
                 "PusherProtocol",
                 "PusherChannels",
+                "PushtopServer",
+                .product(name: "Logging", package: "swift-log"),
                 "PushtopRedis",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -192,6 +194,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             path: "Tests/PushtopTestSupport",
             swiftSettings: strict

@@ -200,7 +200,7 @@ import Testing
         try await recorder.wait { $0.isSubscribed(channel) }
         let conn = try await server.connection(1)
         func send(_ name: String, _ text: String, key: [UInt8]) throws {
-            conn.send(PusherMessage(event: name, channel: channel, data: .string(try SecretBox.sealPusherPayload(text, key: key))))
+            conn.send(PusherMessage(event: name, channel: channel, data: .string(try ClientSecretBox.sealPusherPayload(text, key: key))))
         }
         try send("one", #"{"n":1}"#, key: [UInt8](repeating: 1, count: 32))
         try await waitUntil { recorder.channelEvents.count == 1 }

@@ -194,6 +194,28 @@ import Testing
         #expect(retryDelay(dead) != nil)
     }
 
+    @Test func aRequestedPingIsTimedByItsPong() {
+        var m = connected()
+        #expect(m.handle(.pingRequested, now: 10) == [.sendPing])
+        #expect(m.handle(.pingRequested, now: 11).isEmpty, "one ping at a time")
+        #expect(m.handle(.pongReceived(attempt: 1), now: 10.25) == [.publishPong(roundTrip: 0.25)])
+        #expect(m.pingSentAt == nil)
+        #expect(m.handle(.pongReceived(attempt: 1), now: 12).isEmpty, "a pong nobody asked for times nothing")
+        var idle = machine()
+        #expect(idle.handle(.pingRequested, now: 0).isEmpty, "no ping while not connected")
+    }
+
+    @Test func theIdlePingIsTimedAndALostConnectionForgetsThePing() {
+        var m = connected()
+        _ = m.handle(.timerFired(.activity), now: 120)
+        #expect(m.pingSentAt == 120)
+        #expect(m.handle(.pongReceived(attempt: 1), now: 120.5) == [.publishPong(roundTrip: 0.5)])
+        _ = m.handle(.pingRequested, now: 130)
+        _ = m.handle(.socketClosed(attempt: 1, code: 4200, reason: ""), now: 131)
+        #expect(m.pingSentAt == nil)
+        #expect(m.handle(.pongReceived(attempt: 1), now: 132).isEmpty, "a stale socket's pong")
+    }
+
     @Test func anyFrameAnswersAPing() {
         var m = connected()
         _ = m.handle(.timerFired(.activity), now: 120)

@@ -56,7 +56,7 @@ import Testing
             var iterator = feed.makeAsyncIterator()
             return await iterator.next()
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the consumer to wait") { feed.isWaiting }
         broadcaster.publish([sample[0]])
         #expect(await task.value == [sample[0]])
     }

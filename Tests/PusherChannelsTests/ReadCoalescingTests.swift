@@ -3,24 +3,23 @@ import PushtopTestSupport
 import Testing
 @testable import PusherChannels
 import PusherProtocol
+import Synchronization
 
 /// `readCoalescing`: a busy socket is read at most every interval, so one hand-off carries many frames; nothing is
 /// lost or reordered, and a quiet socket is still read at once.
 @Suite(.timeLimit(.minutes(1))) struct ReadCoalescingTests {
     /// Counts the batches `onEventBatch` hands over and the channel events in them.
-    final class BatchCounter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var batches = 0
-        private var names: [String] = []
+    final class BatchCounter: Sendable {
+        private let state = Mutex<(batches: Int, names: [String])>((0, []))
         func add(_ batch: [ClientEvent]) {
             let events = batch.compactMap { if case .event(let e) = $0, e.name == "tick" { e.data?.stringValue } else { nil } }
             guard !events.isEmpty else { return }
-            lock.withLock {
-                batches += 1
-                names += events
+            state.withLock {
+                $0.batches += 1
+                $0.names += events
             }
         }
-        var snapshot: (batches: Int, data: [String]) { lock.withLock { (batches, names) } }
+        var snapshot: (batches: Int, data: [String]) { state.withLock { ($0.batches, $0.names) } }
     }
 
     /// Sends `count` events about 2 ms apart and returns how many batches they arrived in.

@@ -9,20 +9,6 @@ import Testing
 /// `signIn()` against the embedded server over loopback WebSockets: sign-in, events to the user, watchlists,
 /// signing in again after a reconnect, and failures.
 @Suite(.timeLimit(.minutes(1))) struct SignInTests {
-    static func withServer<T>(_ body: (EmbeddedServer) async throws -> T) async throws -> T {
-        var logger = Logger(label: "test.server")
-        logger.logLevel = .critical
-        let server = try await EmbeddedServer.start(ServerConfiguration(port: 0), logger: logger)
-        do {
-            let result = try await body(server)
-            await server.shutdown()
-            return result
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-    }
-
     static func api(_ server: EmbeddedServer) -> PusherAPIClient {
         PusherAPIClient(configuration: PusherAPIConfiguration(
             appID: server.configuration.app.id, key: server.configuration.app.key,
@@ -44,7 +30,7 @@ import Testing
     }
 
     @Test func signsInReceivesUserEventsAndWatchlistAndSignsInAgainAfterReconnecting() async throws {
-        try await Self.withServer { server in
+        try await withServer(logLevel: .critical) { server in
             let endpoint = EndpointUserAuthenticator(
                 url: server.userAuthEndpointURL!,
                 parameters: [("user_id", "alice"), ("user_info", #"{"name":"Alice"}"#), ("watchlist", "bob")])
@@ -118,7 +104,7 @@ import Testing
     }
 
     @Test func aRefusingEndpointIsASignInErrorAndChannelsStillSubscribe() async throws {
-        try await Self.withServer { server in
+        try await withServer(logLevel: .critical) { server in
             let endpoint = ScriptedAuthEndpoint()
             try await endpoint.start()
             defer { endpoint.stop() }
@@ -138,7 +124,7 @@ import Testing
     }
 
     @Test func aSignatureTheServerRefusesIsReportedWithItsReason() async throws {
-        try await Self.withServer { server in
+        try await withServer(logLevel: .critical) { server in
             let forged = SecretUserAuthenticator(key: server.configuration.app.key, secret: "not-the-secret",
                                                  userID: "eve")
             let client = Self.makeClient(server, userAuthenticator: forged, policy: .init(kind: .none))
@@ -160,7 +146,7 @@ import Testing
     }
 
     @Test func signingOutStopsUserEvents() async throws {
-        try await Self.withServer { server in
+        try await withServer(logLevel: .critical) { server in
             let client = Self.makeClient(server, userAuthenticator: Self.secretSigner(server, "olga"))
             let recorder = EventRecorder(client)
             try await client.signIn()

@@ -57,6 +57,7 @@ import Testing
         #expect((metrics["pushtop_messages_out_total"] ?? 0) >= 7, "2 established, 1 subscribed, 2 errors, 3 events")
         #expect(metrics["pushtop_slow_consumer_closes_total"] == 0)
         #expect(metrics["pushtop_webhook_failures_total"] == 0)
+        #expect(metrics["pushtop_inbox_drops_total"] == 0)
 
         // Counters only grow between scrapes; the connection gauge follows disconnects.
         await bad.shutdown()

@@ -89,16 +89,19 @@ import Testing
     }
 
     @Test func exhaustedRetriesExitOne() async throws {
+        // This test's fault proxy with its listener taken down: every attempt is refused (the port is the proxy's, not
+        // a stopped server's that a parallel test may be given again).
         let server = try await ScriptedPusherServer.start()
-        let port = server.port
-        server.stop()
-        try await Task.sleep(for: .milliseconds(100))
-        let watch = try PushtopProcess(["watch", "--key", "k", "--host", "127.0.0.1", "--port", String(port), "--no-tls",
+        defer { server.stop() }
+        let proxy = try await FaultProxy.start(upstreamPort: server.port)
+        await proxy.takeDown()
+        let watch = try PushtopProcess(["watch", "--key", "k", "--host", "127.0.0.1", "--port", String(proxy.port), "--no-tls",
                                         "--min-delay", "0.05", "--max-delay", "0.1", "--max-retries", "2", "c"])
         #expect(try await watch.exitCode() == 1)
         #expect(watch.objects.filter { $0["type"] as? String == "connecting_in" }.count == 2)
         #expect(watch.lines.last?.contains(#""current":"failed""#) == true)
         #expect(watch.stderr.contains("gave up after 2 failed retries"))
+        await proxy.shutdown()
     }
 
     @Test func sigintExitsZero() async throws {

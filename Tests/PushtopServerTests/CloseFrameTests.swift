@@ -124,7 +124,7 @@ struct CloseFrameTests {
         try await withServer { server in
             let answer = try await Self.answer(to: Self.close(1005), server: server)
             #expect(answer.code == 1002)
-            try await eventually("the hub to forget the connection") { await server.hub.connectionCount == 0 }
+            try await waitUntil("the hub to forget the connection") { await server.hub.connectionCount == 0 }
         }
     }
 }

@@ -32,7 +32,7 @@ struct ClusterFaultTests {
                 #expect(await cluster[1].hub.clusterChannelSummary("news").subscriptionCount == 0)
 
                 // Alone, the node still serves its own sockets, and says how it stands.
-                try await eventually("the node to notice") { cutOff.hub.backplane.health != .up }
+                try await waitUntil("the node to notice") { cutOff.hub.backplane.health != .up }
                 let (status, body) = try await ClusterEventTests.get("\(cutOff.httpURL)/health")
                 #expect(status == 200)
                 #expect(body.contains(#""node_id":"node-cut""#))
@@ -48,7 +48,7 @@ struct ClusterFaultTests {
                 try await proxy.bringUp()
                 let back = try await ann.next(PusherEventName.memberAdded, timeout: 15)   // zed again
                 #expect(back.dataJSON?["user_id"]?.stringValue == "zed")
-                try await eventually("the node to be up", timeout: 15) { cutOff.hub.backplane.health == .up }
+                try await waitUntil(timeout: 15, "the node to be up") { cutOff.hub.backplane.health == .up }
                 let amyForZed = try await zed.next(PusherEventName.memberAdded, channel: "presence-room", timeout: 15)
                 #expect(amyForZed.dataJSON?["user_id"]?.stringValue == "amy")
                 #expect(await cluster[0].hub.clusterUsers(in: "presence-room") == ["amy", "ann", "zed"])
@@ -73,11 +73,11 @@ struct ClusterFaultTests {
             let (ann, _, _) = try await cluster[0].presenceSocket("presence-room", userID: "ann")
             let (ben, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "ben")
             let (cyd, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "cyd")
-            try await eventually("ben and cyd added") { await ann.all(PusherEventName.memberAdded).count == 2 }
+            try await waitUntil("ben and cyd added") { await ann.all(PusherEventName.memberAdded).count == 2 }
             _ = try await cluster[1].subscribedSocket("news")
 
             cluster.redis.kill()
-            try await eventually("both nodes to notice") {
+            try await waitUntil("both nodes to notice") {
                 cluster.nodes.allSatisfy { $0.hub.backplane.health != .up }
             }
             // cyd leaves while the nodes cannot tell each other.
@@ -87,7 +87,7 @@ struct ClusterFaultTests {
             _ = try await ann.next("alone", channel: "presence-room")
 
             try await cluster.redis.restart()
-            try await eventually("both nodes to be back", timeout: 20) {
+            try await waitUntil(timeout: 20, "both nodes to be back") {
                 cluster.nodes.allSatisfy { $0.hub.backplane.health == .up }
             }
             #expect(await cluster[0].hub.clusterUsers(in: "presence-room") == ["ann", "ben"])

@@ -51,7 +51,7 @@ final class ClusterFixture: Sendable {
         let node = try await EmbeddedServer.start(configuration, logger: logger)
         // On a loaded machine the node may start before Redis answered (it then serves alone for a moment).
         if configuration.cluster?.redisURL == redis.url {
-            try await eventually("\(id) to join the cluster", timeout: 20) { node.hub.backplane.health == .up }
+            try await waitUntil(timeout: 20, "\(id) to join the cluster") { node.hub.backplane.health == .up }
         }
         return node
     }

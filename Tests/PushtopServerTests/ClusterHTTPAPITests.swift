@@ -17,7 +17,7 @@ struct ClusterHTTPAPITests {
             _ = try await cluster[2].presenceSocket("presence-room", userID: "ben")
 
             // Asked of a node that holds none of news' subscribers.
-            try await eventually("the counts to settle") {
+            try await waitUntil("the counts to settle") {
                 let body = try? await cluster[2].api.channels(info: ["subscription_count"]).json
                 return body?["channels"]?["news"]?["subscription_count"]?.intValue == 2
             }

@@ -19,12 +19,12 @@ struct ClusterWebhookTests {
                 sockets.append(try await node.subscribedSocket("news").0)
             }
             for socket in sockets { await socket.close() }
-            try await eventually("the vacated webhooks", timeout: 10) {
+            try await waitUntil(timeout: 10, "the vacated webhooks") {
                 WebhookTests.names(receiver).filter { $0 == "channel_vacated" }.count >= 2
             }
             // A marker after: a new channel's occupied webhook arrives after any duplicate would have.
             let (marker, _) = try await cluster[2].subscribedSocket("marker")
-            try await eventually("the marker", timeout: 10) {
+            try await waitUntil(timeout: 10, "the marker") {
                 receiver.accepted.flatMap(\.events).contains { $0["channel"]?.stringValue == "marker" }
             }
             let events = receiver.accepted.flatMap(\.events).filter { $0["channel"]?.stringValue != "marker" }

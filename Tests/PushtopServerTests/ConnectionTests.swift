@@ -1,6 +1,7 @@
 import Foundation
 import PusherProtocol
 import PushtopServer
+import PushtopTestSupport
 import Testing
 
 @Suite("Connections")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import PusherProtocol
 import PushtopServer
+import PushtopTestSupport
 import Testing
 
 @Suite("Demo auth endpoint and simulator")
@@ -76,7 +77,7 @@ struct DemoAuthAndSimulatorTests {
             let secret = try await socket.next("secret", channel: vault)
             let payload = try #require(secret.dataJSON)
             let key = ChannelAuthSignature.sharedSecret(channel: vault, masterKey: server.configuration.app.encryptionMasterKey)
-            let plaintext = SecretBox.openFromPusher(
+            let plaintext = ServerSecretBox.openFromPusher(
                 ciphertext: Array(Data(base64Encoded: payload["ciphertext"]?.stringValue ?? "") ?? Data()),
                 nonce: Array(Data(base64Encoded: payload["nonce"]?.stringValue ?? "") ?? Data()), key: key)
             #expect(plaintext?.contains("vault code") == true)

@@ -82,7 +82,7 @@ struct FloodTests {
                 }
             }
 
-            try await eventually("every dropped member to leave", timeout: 10) {
+            try await waitUntil(timeout: 10, "every dropped member to leave") {
                 for name in Self.channelNames {
                     let expected = name == "presence-flood-0" ? ["observer"] : []
                     guard await server.hub.users(in: name) == expected else { return false }
@@ -94,7 +94,7 @@ struct FloodTests {
             let users = try await server.api.users(in: "presence-flood-1")
             #expect(users.json?["users"]?.arrayValue?.isEmpty == true)
             let departures = min(Self.membersPerChannel, Self.connections)
-            try await eventually("the observer to hear every departure", timeout: 10) {
+            try await waitUntil(timeout: 10, "the observer to hear every departure") {
                 await observer.all(PusherEventName.memberRemoved, channel: "presence-flood-0").count >= departures
             }
             let removed = Set(await observer.all(PusherEventName.memberRemoved, channel: "presence-flood-0")

@@ -3,6 +3,7 @@ import Foundation
 import PusherChannels
 import PusherProtocol
 import PushtopServer
+import PushtopTestSupport
 import Testing
 
 @Suite("HTTP API")

@@ -3,26 +3,7 @@ import Logging
 import PusherChannels
 import PusherProtocol
 import PushtopServer
-
-/// Runs `body` against a real server on an ephemeral loopback port, and always shuts it down.
-func withServer<T>(
-    _ configure: (inout ServerConfiguration) -> Void = { _ in },
-    _ body: (EmbeddedServer) async throws -> T
-) async throws -> T {
-    var configuration = ServerConfiguration(port: 0)
-    configure(&configuration)
-    var logger = Logger(label: "test.server")
-    logger.logLevel = .warning
-    let server = try await EmbeddedServer.start(configuration, logger: logger)
-    do {
-        let result = try await body(server)
-        await server.shutdown()
-        return result
-    } catch {
-        await server.shutdown()
-        throw error
-    }
-}
+import PushtopTestSupport
 
 extension EmbeddedServer {
     /// The WebSocket URL with Pusher's query (protocol 7 unless given).

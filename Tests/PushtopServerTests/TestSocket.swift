@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PusherChannels
 import PusherProtocol
+import PushtopTestSupport
 import WSClient
 
 /// A real WebSocket client for tests: connects over loopback, records every message, sends frames.
@@ -79,7 +80,7 @@ actor TestSocket {
     /// Closes from the client side.
     func close() async {
         try? await outbound?.close(.normalClosure, reason: nil)
-        _ = try? await waitUntil("the socket to end", timeout: 10) { self.finished }
+        _ = try? await waitUntil(timeout: 10, "the socket to end") { self.finished }
         runTask?.cancel()
     }
 
@@ -105,20 +106,12 @@ actor TestSocket {
 
     /// Waits until the socket has ended; returns the close code.
     func waitForClose(timeout: Double = 10) async throws -> Int? {
-        try await waitUntil("the server to close", timeout: timeout) { self.finished }
+        try await waitUntil(timeout: timeout, "the server to close") { self.finished }
         return closeCode
     }
 
     func waitUntilOpen() async throws {
         try await waitUntil("the socket to open") { self.outbound != nil || self.finished }
-    }
-
-    func waitUntil(_ what: String, timeout: Double = 10, _ condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else { throw Timeout(what: what) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 
     // MARK: Protocol helpers
@@ -128,14 +121,5 @@ actor TestSocket {
         if let auth { data["auth"] = .string(auth) }
         if let channelData { data["channel_data"] = .string(channelData) }
         try await send(PusherMessage(event: PusherEventName.subscribe, data: .object(data)))
-    }
-}
-
-/// Waits for a condition that is checked asynchronously.
-func eventually(_ what: String, timeout: Double = 10, _ condition: () async -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !(await condition()) {
-        guard Date() < deadline else { throw TestSocket.Timeout(what: what) }
-        try await Task.sleep(for: .milliseconds(5))
     }
 }

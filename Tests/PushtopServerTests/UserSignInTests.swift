@@ -2,6 +2,7 @@ import Foundation
 import PusherChannels
 import PusherProtocol
 import PushtopServer
+import PushtopTestSupport
 import Testing
 
 /// `pusher:signin`, events to users, watchlists and terminating a user's connections, over real sockets.
@@ -92,7 +93,7 @@ struct UserSignInTests {
             try await Self.signIn(dave2, socketID: dave2ID, userData: #"{"id":"dave"}"#, server: server)
             _ = try await dave2.next(PusherEventName.signinSuccess)
             await dave1.close()
-            try await eventually("dave's first connection to leave") { await server.hub.connectionCount == 2 }
+            try await waitUntil("dave's first connection to leave") { await server.hub.connectionCount == 2 }
             #expect(await carol.all(PusherEventName.watchlistEvents).count == 1)
             await dave2.close()
             let offline = try await carol.next(PusherEventName.watchlistEvents)

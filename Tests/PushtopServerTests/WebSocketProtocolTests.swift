@@ -96,7 +96,7 @@ struct WebSocketProtocolTests {
         try await withServer { server in
             let code = try await Self.closeCode(server) { try $0.sendFrame(opcode: 0x8, payload: [0x03, 0xE8]) }
             #expect(code == 1000)
-            try await eventually("the hub to forget the connection") { await server.hub.connectionCount == 0 }
+            try await waitUntil("the hub to forget the connection") { await server.hub.connectionCount == 0 }
         }
     }
 

@@ -30,14 +30,14 @@ struct WebhookTests {
             try await b.send(PusherMessage(event: "client-typing", channel: "presence-room", data: ["on": true]))
             _ = try await a.next("client-typing")
             await b.close()
-            try await eventually("ben to leave") { await server.hub.users(in: "presence-room") == ["ann"] }
+            try await waitUntil("ben to leave") { await server.hub.users(in: "presence-room") == ["ann"] }
             await a.close()
             let (c, _) = try await TestSocket.established(server.url())
             try await c.subscribe("cache-prices")
             _ = try await c.next(PusherEventName.cacheMiss)
             await c.close()
 
-            try await eventually("every webhook", timeout: 10) {
+            try await waitUntil(timeout: 10, "every webhook") {
                 Self.names(receiver).filter { $0 == "channel_vacated" }.count == 2
             }
             #expect(Self.names(receiver) == [
@@ -76,7 +76,7 @@ struct WebhookTests {
             _ = try await server.api.trigger(channels: ["orders"], event: "placed", data: "{}")
             _ = try await socket.next("placed", channel: "orders")
             #expect(receiver.accepted.isEmpty)
-            try await eventually("the retried batch", timeout: 10) { !receiver.accepted.isEmpty }
+            try await waitUntil(timeout: 10, "the retried batch") { !receiver.accepted.isEmpty }
             #expect(receiver.attemptCount == 4)
             #expect(Self.names(receiver) == ["channel_occupied"])
             await socket.close()
@@ -94,9 +94,9 @@ struct WebhookTests {
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("first")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
-            try await eventually("two attempts", timeout: 10) { receiver.attemptCount == 2 }
+            try await waitUntil(timeout: 10, "two attempts") { receiver.attemptCount == 2 }
             try await socket.subscribe("second")
-            try await eventually("the next batch", timeout: 10) { !receiver.accepted.isEmpty }
+            try await waitUntil(timeout: 10, "the next batch") { !receiver.accepted.isEmpty }
             #expect(Self.names(receiver) == ["channel_occupied"])
             #expect(receiver.accepted.first?.events.first?["channel"]?.stringValue == "second")
             await socket.close()
@@ -115,10 +115,10 @@ struct WebhookTests {
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("windowed")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
-            try await eventually("a first attempt", timeout: 10) { receiver.attemptCount >= 1 }
+            try await waitUntil(timeout: 10, "a first attempt") { receiver.attemptCount >= 1 }
             try await socket.subscribe("after")
             // Batches go out one after the other: the next one is tried only once the first was given up.
-            try await eventually("the next batch", timeout: 15) {
+            try await waitUntil(timeout: 15, "the next batch") {
                 receiver.attemptedBodies.contains { $0.contains("\"after\"") }
             }
             let first = receiver.attemptedBodies.filter { $0.contains("\"windowed\"") }.count
@@ -135,7 +135,7 @@ struct WebhookTests {
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("last-orders")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
-            try await eventually("channel_occupied", timeout: 10) { Self.names(receiver) == ["channel_occupied"] }
+            try await waitUntil(timeout: 10, "channel_occupied") { Self.names(receiver) == ["channel_occupied"] }
         }
         #expect(Self.names(receiver) == ["channel_occupied", "channel_vacated"])
     }

@@ -20,6 +20,10 @@ public struct ConnectionStateMachine: Sendable {
         /// Socket `attempt` closed (`code` nil: the transport failed, or never opened).
         case socketClosed(attempt: Int, code: Int?, reason: String)
         case timerFired(ConnectionTimer)
+        /// The user asks for a `pusher:ping` now (to show the round trip on a busy connection).
+        case pingRequested
+        /// `pusher:pong` arrived on socket `attempt`.
+        case pongReceived(attempt: Int)
     }
 
     /// What the owner of the machine must do, in order.
@@ -31,6 +35,8 @@ public struct ConnectionStateMachine: Sendable {
         case cancelTimer(ConnectionTimer)
         case publishState(StateChange)
         case publishConnectingIn(Double)
+        /// A pong answered our ping after `roundTrip` seconds.
+        case publishPong(roundTrip: Double)
         case publishClosure(ConnectionClosure)
         /// The handshake completed: (re)subscribe channels with this socket id.
         case connectionEstablished(socketID: String)
@@ -52,8 +58,11 @@ public struct ConnectionStateMachine: Sendable {
     public private(set) var activityTimeout: Double = ConnectionConfiguration.defaultActivityTimeout
     /// Why the connection failed, when it did.
     public private(set) var failureReason: String?
-    /// Whether a `pusher:ping` was sent and its pong has not arrived yet.
+    /// Whether a `pusher:ping` was sent because the connection was idle and its pong has not arrived yet (the pong
+    /// timeout runs).
     public private(set) var awaitingPong = false
+    /// When the `pusher:ping` waiting for its pong was sent (either kind), for the round trip; `nil` when none waits.
+    public private(set) var pingSentAt: Double?
 
     /// Timeouts, TLS and the reconnection policy; changes apply from the next input.
     public var configuration: ConnectionConfiguration
@@ -95,6 +104,14 @@ public struct ConnectionStateMachine: Sendable {
             return socketLost(code: code, reason: reason, closeOurSide: false)
         case .timerFired(let timer):
             return timerFired(timer, now: now)
+        case .pingRequested:
+            guard state == .connected, pingSentAt == nil else { return [] }
+            pingSentAt = now
+            return [.sendPing]
+        case .pongReceived(let n):
+            guard n == attempt, let sent = pingSentAt else { return [] }
+            pingSentAt = nil
+            return [.publishPong(roundTrip: now - sent)]
         }
     }
 
@@ -122,6 +139,7 @@ public struct ConnectionStateMachine: Sendable {
         let wasConnected = state == .connected
         attempt += 1  // whatever the old socket still reports is stale now
         awaitingPong = false
+        pingSentAt = nil
         var actions: [Action] = ConnectionTimer.allCases.map { .cancelTimer($0) }
         actions.append(.closeSocket(code: 1000, reason: "disconnect requested"))
         if wasConnected { actions.append(.connectionLost) }
@@ -153,6 +171,7 @@ public struct ConnectionStateMachine: Sendable {
             actions.append(.closeSocket(code: 1000, reason: reason))
         }
         awaitingPong = false
+        pingSentAt = nil
         if wasConnected {
             actions.append(.connectionLost)
             socketID = nil
@@ -222,6 +241,7 @@ public struct ConnectionStateMachine: Sendable {
                 return [.startTimer(.activity, seconds: activityTimeout - idle)]
             }
             awaitingPong = true
+            pingSentAt = now
             return [
                 .sendPing, .startTimer(.pong, seconds: configuration.pongTimeout),
                 .startTimer(.activity, seconds: activityTimeout),

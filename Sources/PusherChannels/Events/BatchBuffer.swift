@@ -23,6 +23,9 @@ final class BatchBuffer<Element: Sendable>: Sendable {
 
     var droppedCount: Int { state.withLock { $0.dropped } }
 
+    /// Whether the consumer is waiting in ``next(isolation:)`` for the next push (tests wait for it before pushing).
+    var hasWaitingConsumer: Bool { state.withLock { $0.waiter != nil } }
+
     func push(_ elements: [Element]) {
         guard !elements.isEmpty else { return }
         let resume: (CheckedContinuation<[Element]?, Never>, [Element])? = state.withLock { s in
@@ -93,6 +96,9 @@ public struct Batches<Item: Sendable>: AsyncSequence, Sendable {
 
     /// How many items this consumer lost because its buffer was full.
     public var droppedCount: Int { buffer.droppedCount }
+
+    /// Whether the consumer is waiting for its next batch.
+    var isWaiting: Bool { buffer.hasWaitingConsumer }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let buffer: BatchBuffer<Item>

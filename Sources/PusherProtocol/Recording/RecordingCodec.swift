@@ -6,7 +6,7 @@ public enum RecordingCodec {
 
     /// One recording line for `item` (without the newline).
     public static func encode(_ item: RecordingItem) -> String {
-        object(fields(item))
+        JSONValue.orderedObject(fields(item))
     }
 
     /// A line's fields, `"type"` first.
@@ -112,17 +112,6 @@ public enum RecordingCodec {
                 "auth": s(auth), "channel_data": s(t.channelData), "has_shared_secret": .bool(t.hasSharedSecret),
                 "error": s(t.error)])
         }
-    }
-
-    static func object(_ fields: [(String, JSONValue)]) -> String {
-        var out = "{"
-        for (i, (key, value)) in fields.enumerated() {
-            if i > 0 { out += "," }
-            JSONValue.writeString(key, to: &out)
-            out += ":"
-            value.write(to: &out)
-        }
-        return out + "}"
     }
 
     // MARK: Reading

@@ -78,7 +78,7 @@ struct PusherHTTPAPI: Sendable {
 
     private func parseObject(_ body: [UInt8]) throws(APIFailure) -> [String: JSONValue] {
         // String(decoding:) would quietly turn invalid bytes into U+FFFD and publish altered data.
-        guard let text = UTF8Text.decode(body) else {
+        guard let text = UTF8Validation.string(validating: body) else {
             throw .badRequest("Request body is not valid UTF-8")
         }
         guard let value = JSONValue.parseIfJSON(text), case .object(let fields) = value else {

@@ -53,7 +53,7 @@ extension PusherHub {
                 for watcher in watching where users.userOf[watcher] != userID { send(frame, to: watcher) }
             }
         }
-        dropOverflowed()
+        endTurn()
     }
 
     // MARK: Answers
@@ -61,7 +61,7 @@ extension PusherHub {
     /// Finishes a presence subscription with the cluster's answer: `subscription_succeeded` with the cluster's
     /// roster, or `LimitReached` when the cluster's channel is full.
     public func clusterJoined(channel: String, socketID: String, answer: ClusterJoinAnswer) {
-        defer { dropOverflowed() }
+        defer { endTurn() }
         guard let id = connectionsBySocketID[socketID], let userID = connections[id]?.presenceUserIDs[channel],
             let record = channels[channel]
         else { return }
@@ -135,14 +135,14 @@ extension PusherHub {
             record.toldMemberIDs = now
             channels[channel] = record
         }
-        dropOverflowed()
+        endTurn()
     }
 
     /// Tells a connection that signed in which of the users it watches are online anywhere in the cluster.
     public func clusterSignedIn(socketID: String, online: [String]) {
         guard let id = connectionsBySocketID[socketID], !online.isEmpty else { return }
         send(Self.watchlistFrame([WatchlistChange(status: .online, userIDs: online)]), to: id)
-        dropOverflowed()
+        endTurn()
     }
 
     // MARK: The link

@@ -38,7 +38,7 @@ extension PusherHub {
         try validate(request)
         deliver(request)
         if backplane.isClustered { backplane.send(.publish([request])) }
-        dropOverflowed()
+        endTurn()
     }
 
     /// Publishes several events: all are checked before any is sent (as `POST /batch_events`). They leave in one
@@ -47,7 +47,7 @@ extension PusherHub {
         for request in batch { try validate(request) }
         for request in batch { deliver(request) }
         if backplane.isClustered { backplane.send(.publish(batch)) }
-        dropOverflowed()
+        endTurn()
     }
 
     /// Delivers an event to this node's subscribers (the excluded socket may be on another node: then it is

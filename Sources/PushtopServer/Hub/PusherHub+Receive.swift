@@ -7,7 +7,7 @@ extension PusherHub {
     /// violations are answered with `pusher:error`; the connection stays open, as with Pusher.
     public func receive(_ text: String, from id: ConnectionID) {
         handleMessage(text, from: id)
-        dropOverflowed()
+        endTurn()
     }
 
     /// Handles one text message without ending the turn (a read burst is handled as one turn).
@@ -53,7 +53,7 @@ extension PusherHub {
     /// Receives a binary frame: Pusher frames are text, so the client is told and the frame is ignored.
     public func receiveBinary(size: Int, from id: ConnectionID) {
         handleBinary(size: size, from: id)
-        dropOverflowed()
+        endTurn()
     }
 
     func handleBinary(size: Int, from id: ConnectionID) {

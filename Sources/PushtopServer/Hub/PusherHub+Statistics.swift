@@ -5,6 +5,7 @@ extension PusherHub {
         snapshot.connections = connections.count
         snapshot.channels = channels.values.filter { !$0.subscribers.isEmpty }.count
         snapshot.webhookFailures = webhooks?.failedPosts ?? 0
+        snapshot.inboxDrops = inbox.droppedMessages
         return snapshot
     }
 }

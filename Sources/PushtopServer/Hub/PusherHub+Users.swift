@@ -80,12 +80,12 @@ extension PusherHub {
 
     /// Closes every connection signed in as `userID` (`POST /users/{id}/terminate_connections`): each gets
     /// `pusher:error` 4009 and a close with 4009, so clients do not reconnect on their own. Returns how many.
-    @discardableResult
     /// In a cluster every node closes its own connections of the user; the count is this node's.
+    @discardableResult
     public func terminateConnections(ofUser userID: String) -> Int {
         let count = terminateLocally(userID)
         if backplane.isClustered { backplane.send(.terminate(userID: userID)) }
-        dropOverflowed()
+        endTurn()
         return count
     }
 

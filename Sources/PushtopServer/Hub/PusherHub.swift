@@ -35,7 +35,7 @@ public actor PusherHub {
     var users = UserDirectory()
     /// Posts webhooks when URLs are configured.
     public nonisolated let webhooks: WebhookDispatcher?
-    /// Frames for WebSockets queued during this turn; ``dropOverflowed()`` sends them.
+    /// Frames for WebSockets queued during this turn; ``endTurn()`` sends them.
     var pending = PendingDeliveries()
 
     /// Connections closed with 4100 because they did not read fast enough.
@@ -91,7 +91,7 @@ public actor PusherHub {
             of: OutboundFrame.self, bufferingPolicy: .bufferingOldest(limits.maxQueuedFrames))
         let socketID = attach(id, outlet: .stream(outbox), appKey: appKey, protocolVersion: protocolVersion)
         if socketID == nil { outbox.finish() }
-        dropOverflowed()
+        endTurn()
         return HubConnection(id: id, socketID: socketID, frames: stream)
     }
 
@@ -142,7 +142,7 @@ public actor PusherHub {
     /// connection leaves) and an in-process stream ends.
     public func disconnect(_ id: ConnectionID) {
         forget(id)
-        dropOverflowed()
+        endTurn()
     }
 
     /// Removes a connection from every channel and index; nothing of it is kept.
@@ -157,7 +157,7 @@ public actor PusherHub {
         if case .stream(let continuation) = record.outbox { continuation.finish() }
     }
 
-    /// Queues a frame for one connection; it leaves when the turn ends (``dropOverflowed()``).
+    /// Queues a frame for one connection; it leaves when the turn ends (``endTurn()``).
     func send(_ frame: OutboundFrame, to id: ConnectionID) {
         guard let outbox = connections[id]?.outbox else { return }
         deliver(frame, via: outbox, to: id)
@@ -183,7 +183,7 @@ public actor PusherHub {
 
     /// Ends a turn of the hub: drops the in-process connections found too slow, then writes every queued frame
     /// to its socket (one `execute` per event loop). Every entry point calls it last.
-    func dropOverflowed() {
+    func endTurn() {
         while let id = overflowed.popLast() {
             forget(id)
         }
@@ -228,7 +228,7 @@ public actor PusherHub {
         case .closed(let id):
             forget(id)
         }
-        dropOverflowed()
+        endTurn()
     }
 
     // MARK: Liveness
@@ -250,7 +250,7 @@ public actor PusherHub {
             close(id, code: 4201, reason: "Pong reply not received")
         }
         flushSubscriptionCounts()
-        dropOverflowed()
+        endTurn()
         let expired = cache.filter { now - $0.value.at >= Self.cacheTTL }.map(\.key)
         for name in expired { cache[name] = nil }
     }
@@ -264,6 +264,6 @@ public actor PusherHub {
         // In a cluster the last webhooks (channels vacated by this shutdown) are decided by Redis' replies: the
         // server finishes the dispatcher once the backplane stopped.
         if !backplane.isClustered { webhooks?.finish() }
-        dropOverflowed()
+        endTurn()
     }
 }

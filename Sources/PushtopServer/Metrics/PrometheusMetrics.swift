@@ -34,6 +34,7 @@ public final class PrometheusMetrics: Sendable {
             counter("slow_consumer_closes", "Connections dropped for falling too far behind.", { $0.slowConsumerCloses }),
             counter("auth_failures", "Subscriptions refused for a missing or wrong signature.", { $0.authFailures }),
             counter("webhook_failures", "Webhooks that could not be delivered.", { $0.webhookFailures }),
+            counter("inbox_drops", "Client messages dropped because the hub fell too far behind.", { $0.inboxDrops }),
         ]
     }
 

@@ -110,7 +110,7 @@ public actor Simulator {
             "message": .string("vault code \(Int.random(in: 1000...9999))"),
             "from": .string(members.randomElement()?.name ?? "pushtop"),
         ]
-        await publish(channel, "secret", SecretBox.sealForPusher(secret.jsonString, key: key))
+        await publish(channel, "secret", ServerSecretBox.sealForPusher(secret.jsonString, key: key))
     }
 
     private func publish(_ channel: String, _ name: String, _ data: String) async {

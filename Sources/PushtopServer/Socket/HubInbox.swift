@@ -1,29 +1,106 @@
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The one ordered queue from every WebSocket's event loop to the hub.
 ///
 /// A connection's events are yielded from its event loop in order and the hub reads them in that order, so no
 /// task or stream exists per connection: one task (``PusherHub/run()``) drains the queue for the whole server.
+///
+/// The queue is bounded like every feed: clients' messages waiting for the hub are at most ``capacity``; past that, a
+/// read burst's messages are dropped and counted in ``droppedMessages`` (the hub is too far behind to keep up
+/// anyway). Openings, closes and over-capacity notices are never dropped: there is at most one of each per
+/// connection, and the hub's record of its connections depends on them.
 final class HubInbox: Sendable {
-    let events: AsyncStream<SocketEvent>
-    private let continuation: AsyncStream<SocketEvent>.Continuation
-    private let lastID = NIOLockedValueBox(0)
+    /// Messages queued before further ones are dropped, by default.
+    static let defaultCapacity = 65_536
 
-    init() {
-        (events, continuation) = AsyncStream.makeStream(of: SocketEvent.self)
+    /// The events in the order they were yielded.
+    let events: Events
+    /// The most client messages waiting for the hub at once.
+    let capacity: Int
+    private let continuation: AsyncStream<SocketEvent>.Continuation
+    private let counts: Counts
+    private let lastID = Mutex(0)
+
+    init(capacity: Int = HubInbox.defaultCapacity) {
+        let (stream, continuation) = AsyncStream.makeStream(of: SocketEvent.self)
+        self.capacity = max(1, capacity)
+        self.continuation = continuation
+        counts = Counts()
+        events = Events(stream: stream, counts: counts)
     }
 
     /// A connection id no other connection has had.
     func nextConnectionID() -> ConnectionID {
-        ConnectionID(rawValue: lastID.withLockedValue { $0 += 1; return $0 })
+        ConnectionID(rawValue: lastID.withLock { $0 += 1; return $0 })
     }
 
+    /// Queues an event; a burst of messages that would take the queue past ``capacity`` is dropped and counted.
     func yield(_ event: SocketEvent) {
+        if case .received(_, let messages) = event {
+            let admitted = counts.state.withLock { state -> Bool in
+                guard state.queued + messages.count <= capacity else {
+                    state.dropped += messages.count
+                    return false
+                }
+                state.queued += messages.count
+                return true
+            }
+            guard admitted else { return }
+        }
         continuation.yield(event)
     }
+
+    /// Clients' messages dropped because the queue was full.
+    var droppedMessages: Int { counts.state.withLock { $0.dropped } }
+
+    /// Clients' messages waiting for the hub now.
+    var queuedMessages: Int { counts.state.withLock { $0.queued } }
 
     /// Ends the queue (the server stopped).
     func finish() {
         continuation.finish()
+    }
+
+    /// What is queued and what was dropped, shared by the producer side and ``Events``.
+    final class Counts: Sendable {
+        struct State {
+            var queued = 0
+            var dropped = 0
+        }
+
+        let state = Mutex(State())
+    }
+
+    /// The hub's side of the queue: taking a burst of messages out makes room for as many.
+    struct Events: AsyncSequence, Sendable {
+        typealias Element = SocketEvent
+        typealias Failure = Never
+        let stream: AsyncStream<SocketEvent>
+        let counts: Counts
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncStream<SocketEvent>.AsyncIterator
+            let counts: Counts
+
+            mutating func next() async -> SocketEvent? {
+                let event = await base.next()
+                if case .received(_, let messages)? = event {
+                    counts.state.withLock { $0.queued -= messages.count }
+                }
+                return event
+            }
+
+            mutating func next(isolation actor: isolated (any Actor)?) async -> SocketEvent? {
+                let event = await base.next(isolation: actor)
+                if case .received(_, let messages)? = event {
+                    counts.state.withLock { $0.queued -= messages.count }
+                }
+                return event
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(base: stream.makeAsyncIterator(), counts: counts)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOWebSocket
+import PusherProtocol
 
 /// Joins a client's data frames into messages and enforces RFC 6455's rules on them, as a value: frames in,
 /// a message or the close code to fail the connection with out.
@@ -79,6 +80,6 @@ struct WebSocketMessageAssembler {
 
     /// The text of `buffer`, or `nil` when it is not valid UTF-8 (no replacement characters are made up).
     static func validUTF8(_ buffer: ByteBuffer) -> String? {
-        UTF8Text.decode(buffer.readableBytesView)
+        UTF8Validation.string(validating: buffer.readableBytesView)
     }
 }

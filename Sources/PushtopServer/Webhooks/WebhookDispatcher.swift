@@ -1,8 +1,7 @@
-import Synchronization
 import AsyncHTTPClient
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
+import Synchronization
 import NIOCore
 import PusherProtocol
 
@@ -66,7 +65,12 @@ public final class WebhookDispatcher: Sendable {
         private let app: AppCredentials
         private let client: HTTPClient
         private let logger: Logger
-        private let queue = NIOLockedValueBox(Queue())
+        /// Shared with the sender task (a `Mutex` cannot be captured by itself).
+        private final class Shared: Sendable {
+            let queue = Mutex(Queue())
+        }
+
+        private let shared = Shared()
         private let doorbell: AsyncStream<Void>.Continuation
         private let task: Task<Void, Never>
 
@@ -79,14 +83,14 @@ public final class WebhookDispatcher: Sendable {
             self.logger = logger
             let (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
             self.doorbell = doorbell
-            let queue = self.queue
+            let shared = self.shared
             task = Task { [configuration, url, app, client, logger, failures] in
                 for await _ in rings {
                     if configuration.batchWindow > 0 {
                         try? await Task.sleep(for: .milliseconds(Int64(configuration.batchWindow * 1000)))
                     }
                     while true {
-                        let (batch, dropped) = queue.withLockedValue { q -> ([WebhookEvent], Int) in
+                        let (batch, dropped) = shared.queue.withLock { q -> ([WebhookEvent], Int) in
                             let batch = Array(q.events.prefix(configuration.maxBatchSize))
                             q.events.removeFirst(batch.count)
                             let dropped = q.dropped
@@ -109,7 +113,7 @@ public final class WebhookDispatcher: Sendable {
         deinit { task.cancel() }
 
         func enqueue(_ event: WebhookEvent) {
-            queue.withLockedValue { q in
+            shared.queue.withLock { q in
                 q.events.append(event)
                 if q.events.count > configuration.maxQueuedEvents {
                     q.events.removeFirst()
@@ -124,7 +128,7 @@ public final class WebhookDispatcher: Sendable {
         }
 
         func drained() async {
-            while !Task.isCancelled, queue.withLockedValue({ !$0.events.isEmpty || $0.busy }) {
+            while !Task.isCancelled, shared.queue.withLock({ !$0.events.isEmpty || $0.busy }) {
                 try? await Task.sleep(for: .milliseconds(10))
             }
         }

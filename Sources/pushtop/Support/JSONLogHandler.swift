@@ -43,14 +43,7 @@ struct JSONLogHandler: LogHandler {
         if !merged.isEmpty { object.append(("metadata", Self.json(.dictionary(merged)))) }
         object.append(("source", .string(event.source)))
         // Keys in a fixed order (time first), so lines read well and diff well.
-        var line = "{"
-        for (index, (key, value)) in object.enumerated() {
-            if index > 0 { line += "," }
-            JSONValue.writeString(key, to: &line)
-            line += ":"
-            value.write(to: &line)
-        }
-        line += "}\n"
+        let line = JSONValue.orderedObject(object) + "\n"
         FileHandle.standardError.write(Data(line.utf8))
     }
 

@@ -144,16 +144,8 @@ public enum WatchLine {
         .object(["user_id": .string(m.userID), "user_info": m.userInfo ?? .object([:])])
     }
 
-    /// A JSON object with its keys in the given order.
+    /// A JSON object with its keys in the given order (``JSONValue/orderedObject(_:)``).
     public static func object(_ fields: [(String, JSONValue)]) -> String {
-        var out = "{"
-        for (index, (key, value)) in fields.enumerated() {
-            if index > 0 { out += "," }
-            JSONValue.writeString(key, to: &out)
-            out += ":"
-            value.write(to: &out)
-        }
-        out += "}"
-        return out
+        JSONValue.orderedObject(fields)
     }
 }

@@ -1,8 +1,10 @@
 import CSodium
 import Foundation
 
-/// NaCl secretbox (XSalsa20-Poly1305) as Pusher's encrypted channels use it, through libsodium.
-public enum SecretBox {
+/// NaCl secretbox (XSalsa20-Poly1305) as Pusher's encrypted channels use it, through libsodium: the server's side,
+/// which seals what the simulator publishes on encrypted channels. (The client's side is `ClientSecretBox` in
+/// PusherChannels.)
+public enum ServerSecretBox {
     /// Encrypts `plaintext` with a 32-byte key; returns the `data` of an encrypted-channel event:
     /// `{"nonce":"<base64>","ciphertext":"<base64>"}` as JSON text.
     public static func sealForPusher(_ plaintext: String, key: [UInt8]) -> String {

@@ -6,20 +6,20 @@ import Testing
     let key = [UInt8](repeating: 7, count: 32)
 
     @Test func roundTripsAPusherPayload() throws {
-        let sealed = try SecretBox.sealPusherPayload(#"{"msg":"hi"}"#, key: key)
-        #expect(try SecretBox.openPusherPayload(sealed, key: key) == #"{"msg":"hi"}"#)
+        let sealed = try ClientSecretBox.sealPusherPayload(#"{"msg":"hi"}"#, key: key)
+        #expect(try ClientSecretBox.openPusherPayload(sealed, key: key) == #"{"msg":"hi"}"#)
     }
 
     @Test func wrongKeyFailsAuthentication() throws {
-        let sealed = try SecretBox.sealPusherPayload("secret", key: key)
-        #expect(throws: SecretBox.Failure.authenticationFailed) {
-            try SecretBox.openPusherPayload(sealed, key: [UInt8](repeating: 8, count: 32))
+        let sealed = try ClientSecretBox.sealPusherPayload("secret", key: key)
+        #expect(throws: ClientSecretBox.Failure.authenticationFailed) {
+            try ClientSecretBox.openPusherPayload(sealed, key: [UInt8](repeating: 8, count: 32))
         }
     }
 
     @Test func malformedPayloadsAreNamed() {
-        #expect(throws: SecretBox.Failure.self) { try SecretBox.openPusherPayload("nope", key: key) }
-        #expect(throws: SecretBox.Failure.badKey(size: 3)) { try SecretBox.open(ciphertext: [], nonce: [], key: [1, 2, 3]) }
+        #expect(throws: ClientSecretBox.Failure.self) { try ClientSecretBox.openPusherPayload("nope", key: key) }
+        #expect(throws: ClientSecretBox.Failure.badKey(size: 3)) { try ClientSecretBox.open(ciphertext: [], nonce: [], key: [1, 2, 3]) }
     }
 
     @Test func derivedSharedSecretMatchesPusherRule() {

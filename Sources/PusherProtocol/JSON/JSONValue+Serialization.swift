@@ -36,6 +36,20 @@ extension JSONValue {
         }
     }
 
+    /// Compact JSON text of an object whose keys keep the given order (not sorted): for lines people read, such as
+    /// `watch`'s output, recordings and JSON logs, where `type` or `time` comes first.
+    public static func orderedObject(_ fields: [(String, JSONValue)]) -> String {
+        var out = "{"
+        for (index, (key, value)) in fields.enumerated() {
+            if index > 0 { out += "," }
+            writeString(key, to: &out)
+            out += ":"
+            value.write(to: &out)
+        }
+        out += "}"
+        return out
+    }
+
     /// Writes a number as JSON: integers without a fraction, non-finite values as `null`.
     public static func writeNumber(_ n: Double, to out: inout String) {
         if !n.isFinite {

@@ -2,8 +2,10 @@ import CSodium
 import Foundation
 import PusherProtocol
 
-/// NaCl secretbox (XSalsa20-Poly1305) through libsodium, for `private-encrypted-` channels.
-public enum SecretBox {
+/// NaCl secretbox (XSalsa20-Poly1305) through libsodium, for `private-encrypted-` channels: the client's side, which
+/// opens the events it receives (and seals, for tests and tools). The server's simulator has its own,
+/// `ServerSecretBox` in PushtopServer.
+public enum ClientSecretBox {
     /// Key length in bytes.
     public static let keySize = 32
     /// Nonce length in bytes.
@@ -20,8 +22,8 @@ public enum SecretBox {
 
         public var description: String {
             switch self {
-            case .badKey(let size): return "shared secret is \(size) bytes, expected \(SecretBox.keySize)"
-            case .badNonce(let size): return "nonce is \(size) bytes, expected \(SecretBox.nonceSize)"
+            case .badKey(let size): return "shared secret is \(size) bytes, expected \(ClientSecretBox.keySize)"
+            case .badNonce(let size): return "nonce is \(size) bytes, expected \(ClientSecretBox.nonceSize)"
             case .malformedPayload(let why): return "encrypted payload is malformed: \(why)"
             case .authenticationFailed: return "ciphertext failed authentication (wrong key or tampered data)"
             }

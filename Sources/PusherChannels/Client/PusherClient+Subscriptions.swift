@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+import PusherProtocol
+
+extension PusherClient {
+    // MARK: - Channels
+
+    /// Subscribes to a channel now, or as soon as connected; after a reconnect it is subscribed again.
+    /// - Throws: ``ClientError/invalidChannelName(_:)`` when the name breaks Pusher's rules.
+    public func subscribe(_ channel: String) throws(ClientError) {
+        do {
+            try ChannelName.validate(channel)
+        } catch {
+            throw .invalidChannelName(error)
+        }
+        guard channels[channel] == nil else { return }
+        channels[channel] = ChannelSubscription(name: channel)
+        channelOrder.append(channel)
+        if machine.state == .connected, !user.holdsChannels { startSubscription(channel) }
+        flush()
+    }
+
+    /// Leaves a channel (nothing happens for a channel not subscribed).
+    public func unsubscribe(_ channel: String) {
+        guard let record = channels.removeValue(forKey: channel) else { return }
+        channelOrder.removeAll { $0 == channel }
+        if machine.state == .connected, record.subscribedOnAttempt == machine.attempt {
+            send(PusherMessage(event: PusherEventName.unsubscribe, data: ["channel": .string(channel)]))
+        }
+        emit(.unsubscribed(channel: channel))
+        flush()
+    }
+
+    /// Sends a client event (`client-…`) on a subscribed private or presence channel.
+    /// - Throws: ``ClientError`` when the event or channel does not allow it; nothing is sent then.
+    public func trigger(channel: String, event: String, data: JSONValue) throws(ClientError) {
+        guard event.hasPrefix(PusherEventName.clientPrefix) else { throw .notClientEvent(event: event) }
+        let kind = ChannelKind(channelName: channel)
+        guard kind.allowsClientEvents else { throw .clientEventsNotAllowed(channel: channel, kind: kind) }
+        guard let record = channels[channel], record.state == .subscribed else { throw .notSubscribed(channel: channel) }
+        guard machine.state == .connected else { throw .notConnected }
+        send(PusherMessage(event: event, channel: channel, data: data))
+    }
+
+    // MARK: - Subscribing
+
+    func startSubscription(_ name: String) {
+        guard var record = channels[name], let socketID = machine.socketID else { return }
+        guard record.subscribedOnAttempt != machine.attempt else { return }
+        guard record.kind.requiresAuthorization else {
+            record.subscribedOnAttempt = machine.attempt
+            record.state = .subscribing
+            channels[name] = record
+            send(PusherMessage(event: PusherEventName.subscribe, data: ["channel": .string(name)]))
+            emit(.subscribing(channel: name))
+            return
+        }
+        guard let authorizer = options.authorizer else {
+            let error = AuthError.noAuthorizer(channel: name)
+            record.state = .failed(error.description)
+            channels[name] = record
+            emit(.subscriptionError(channel: name, status: nil, message: error.description))
+            return
+        }
+        record.authorizationGeneration += 1
+        record.state = .authorizing
+        record.subscribedOnAttempt = machine.attempt
+        channels[name] = record
+        emit(.subscribing(channel: name))
+        requestAuthorization(name, socketID: socketID, authorizer: authorizer,
+                             generation: record.authorizationGeneration)
+    }
+
+    /// Asks the authorizer off the actor; the answer comes back to ``authorizationFinished``, which ignores it
+    /// when a newer request or another connection has come since.
+    func requestAuthorization(_ name: String, socketID: String, authorizer: any Authorizer, generation: Int) {
+        let attempt = machine.attempt
+        Task { [weak self] in
+            let started = Date().timeIntervalSince1970
+            let result: Result<ChannelAuthorization, any Error>
+            var details = AuthorizationDetails(authorizer: authorizer is SecretAuthorizer ? "local secret"
+                : authorizer is CallbackAuthorizer ? "callback" : String(describing: type(of: authorizer)))
+            if let tracing = authorizer as? any TracingAuthorizer {
+                (result, details) = await tracing.authorizeTraced(channel: name, socketID: socketID)
+            } else {
+                do {
+                    result = .success(try await authorizer.authorize(channel: name, socketID: socketID))
+                } catch {
+                    result = .failure(error)
+                }
+            }
+            var trace = AuthorizationTrace(
+                channel: name, socketID: socketID, authorizer: details.authorizer, startedAt: started,
+                duration: Date().timeIntervalSince1970 - started, status: details.status,
+                responseExcerpt: details.responseBody)
+            switch result {
+            case .success(let value):
+                (trace.auth, trace.channelData, trace.hasSharedSecret) = (value.auth, value.channelData, value.sharedSecret != nil)
+            case .failure(let error):
+                trace.status = trace.status ?? (error as? AuthError)?.status
+                trace.error = (error as? AuthError)?.description ?? String(describing: error)
+            }
+            await self?.authorizationFinished(name, generation: generation, attempt: attempt, result: result, trace: trace)
+        }
+    }
+
+    func authorizationFinished(_ name: String, generation: Int, attempt: Int,
+                                       result: Result<ChannelAuthorization, any Error>, trace: AuthorizationTrace) {
+        defer { flush() }
+        guard var record = channels[name], record.authorizationGeneration == generation,
+            attempt == machine.attempt, machine.state == .connected
+        else { return }
+        emit(.authorization(trace))
+        let refreshing = record.refreshingKey
+        switch result {
+        case .failure(let error):
+            let status = (error as? AuthError)?.status
+            let text = (error as? AuthError)?.description ?? String(describing: error)
+            logger.warning("authorization failed for \(name): \(text)")
+            if refreshing {
+                // The subscription stands; only the held events are lost.
+                dropHeldEncrypted(name, reason: "could not fetch a fresh key: \(text)")
+                return
+            }
+            record.state = .failed(text)
+            channels[name] = record
+            emit(.subscriptionError(channel: name, status: status, message: text))
+        case .success(let authorization):
+            var sharedKey: [UInt8]?
+            if record.kind == .encrypted {
+                guard let secret = authorization.sharedSecret, let bytes = Data(base64Encoded: secret),
+                    bytes.count == ClientSecretBox.keySize
+                else {
+                    let text = "authorization for an encrypted channel has no valid shared_secret"
+                    if refreshing {
+                        dropHeldEncrypted(name, reason: text)
+                    } else {
+                        record.state = .failed(text)
+                        channels[name] = record
+                        emit(.subscriptionError(channel: name, status: nil, message: text))
+                    }
+                    return
+                }
+                sharedKey = Array(bytes)
+            }
+            if refreshing {
+                record.refreshingKey = false
+                record.sharedSecret = sharedKey
+                let held = record.heldEncrypted
+                record.heldEncrypted = []
+                channels[name] = record
+                for message in held { decryptAndDeliver(message, channel: name, mayRefresh: false) }
+                return
+            }
+            record.sharedSecret = sharedKey
+            record.keyRefreshed = false
+            if record.kind == .presence, let channelData = authorization.channelData {
+                let me = JSONValue.parseIfJSON(channelData)?["user_id"].flatMap(PresenceRoster.userID(from:))
+                record.roster = PresenceRoster(me: me)
+            }
+            record.state = .subscribing
+            channels[name] = record
+            var data: [String: JSONValue] = ["channel": .string(name), "auth": .string(authorization.auth)]
+            if let channelData = authorization.channelData { data["channel_data"] = .string(channelData) }
+            send(PusherMessage(event: PusherEventName.subscribe, data: .object(data)))
+        }
+    }
+}

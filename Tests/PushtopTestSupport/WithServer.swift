@@ -1,0 +1,27 @@
+import Logging
+import PushtopServer
+
+/// Runs `body` against a real embedded server on an ephemeral loopback port, and always shuts it down: the one
+/// server fixture of the tests.
+/// - Parameters:
+///   - configure: changes to the default configuration (one app, port 0) before the server starts.
+///   - logLevel: the server's log level (warnings by default, so that expected failures stay quiet).
+public func withServer<T>(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in },
+    logLevel: Logger.Level = .warning,
+    _ body: (EmbeddedServer) async throws -> T
+) async throws -> T {
+    var configuration = ServerConfiguration(port: 0)
+    configure(&configuration)
+    var logger = Logger(label: "test.server")
+    logger.logLevel = logLevel
+    let server = try await EmbeddedServer.start(configuration, logger: logger)
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
