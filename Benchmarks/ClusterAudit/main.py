@@ -19,6 +19,7 @@ Prints a summary and exits 1 on any violation (2 when the cluster could not be s
     scripts/cluster-audit --seconds 3600 --clients 60   # the long run
 """
 import argparse
+from collections import Counter
 import os
 import random
 import shutil
@@ -243,15 +244,18 @@ class Run:
 
     def summary(self, clients, sessions, events, delays, duration):
         args, figures, report = self.args, self.report.figures, self.report
-        kills = [f[4] for f in self.faults.log if f[0] == "kill"]
-        partitions = [f[4] for f in self.faults.log if f[0] == "partition"]
+        kills = [f"{n} × {kind}" for kind, n in sorted(Counter(f[4] for f in self.faults.log if f[0] == "kill").items())]
+        partitions = [f"{n} × {kind}" for kind, n in
+                      sorted(Counter(f[4] for f in self.faults.log if f[0] == "partition").items())]
         ok = sum(1 for e in events if e.ok)
         print()
         print(f"cluster-audit: {args.nodes} nodes (node timeout {args.node_timeout:g} s), {args.clients} clients in "
               f"{args.channels} presence channels, {args.publishers} publishers at {args.rate:g} events/s, "
               f"{duration:.0f} s")
-        print(f"  faults:      {len(kills)} SIGKILL + restart{' (' + ', '.join(kills) + ')' if kills else ''}, {len(partitions)} Redis partitions"
-              f"{' (' + ', '.join(partitions) + ')' if partitions else ''}")
+        kill_count = sum(1 for f in self.faults.log if f[0] == "kill")
+        partition_count = sum(1 for f in self.faults.log if f[0] == "partition")
+        print(f"  faults:      {kill_count} SIGKILL + restart{' (' + ', '.join(kills) + ')' if kills else ''}, "
+              f"{partition_count} Redis partitions{' (' + ', '.join(partitions) + ')' if partitions else ''}")
         print(f"  connections: {len(sessions)} subscribed sessions ({len(sessions) - args.clients} reconnections), "
               f"{sum(c.connect_failures for c in clients)} attempts that did not subscribe")
         print(f"  events:      {len(events)} published, {ok} acknowledged, {len(events) - ok} refused or failed "
