@@ -93,6 +93,11 @@ public final class RedisServerProcess: @unchecked Sendable {
         }
         guard let running else { return }
         if running.isRunning { _ = systemKill(running.processIdentifier, signal) }
+        // A child of this process may start with SIGTERM blocked (Foundation's Process passes on the spawning
+        // thread's signal mask), and then never sees it: after 5 s, SIGKILL, rather than wait forever.
+        let deadline = Date().addingTimeInterval(5)
+        while running.isRunning, Date() < deadline { usleep(10_000) }
+        if running.isRunning { _ = systemKill(running.processIdentifier, SIGKILL) }
         running.waitUntilExit()
     }
 
