@@ -23,7 +23,7 @@ struct ClusterFaultTests {
                 let (local, _) = try await cutOff.subscribedSocket("news")
                 _ = try await ann.next(PusherEventName.memberAdded)
 
-                await proxy.takeDown()
+                proxy.partition()
                 let cutAt = Date()
                 let removed = try await ann.next(PusherEventName.memberRemoved, timeout: 10)
                 #expect(removed.dataJSON?["user_id"]?.stringValue == "zed")
@@ -45,7 +45,7 @@ struct ClusterFaultTests {
                 let (amy, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "amy")
                 _ = try await ann.next(PusherEventName.memberAdded)   // amy
 
-                try await proxy.bringUp()
+                proxy.heal()
                 let back = try await ann.next(PusherEventName.memberAdded, timeout: 15)   // zed again
                 #expect(back.dataJSON?["user_id"]?.stringValue == "zed")
                 try await eventually("the node to be up", timeout: 15) { cutOff.hub.backplane.health == .up }
