@@ -124,9 +124,10 @@ class Cluster:
         self.balancer = Proxy(loop, [node.port for node in self.nodes], "balancer")
 
     def stop(self):
-        self.balancer.close()
-        for node in self.nodes:
-            node.stop()
-        for proxy in self.redis_proxies:
-            proxy.close()
-        self.redis.stop()
+        """Stops everything, each part even when another fails (nothing is left running)."""
+        for part in [self.balancer.close, *[n.stop for n in self.nodes], *[p.close for p in self.redis_proxies],
+                     self.redis.stop]:
+            try:
+                part()
+            except Exception:  # noqa: BLE001
+                pass
