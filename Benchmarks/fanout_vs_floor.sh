@@ -43,7 +43,8 @@ run() {
         "$(head -1 <<<"$out" | sed 's/^fanout: //')"
     echo "$name $p99 $cpu" >>"$results"
 }
-serve() { "$bin/pushtop" serve --log-level warning "$@" --port; }
+# serve [serve arguments] PORT (run appends the port).
+serve() { local port="${*: -1}"; exec "$bin/pushtop" serve --log-level warning "${@:1:$#-1}" --port "$port"; }
 results="$(mktemp)"
 for _ in $(seq "$rounds"); do
     run serve serve "$@"

@@ -37,6 +37,7 @@ public final class FaultProxy: Sendable {
         var stallNewUntil: NIODeadline?
         var accepted = 0
         var closed = false
+        var partitioned = false
     }
 
     private init(port: Int, upstreamPort: Int, group: any EventLoopGroup, ownsGroup: Bool) {
@@ -128,6 +129,18 @@ public final class FaultProxy: Sendable {
         cutAll(how)
     }
 
+    /// A partition that keeps the port: resets every open connection, and every new one until ``heal()``. (After
+    /// ``takeDown(cutting:)`` another socket may take the released port, and ``bringUp()`` then fails.)
+    public func partition() {
+        state.withLock { $0.partitioned = true }
+        cutAll(.reset)
+    }
+
+    /// Ends a ``partition()``: new connections are forwarded again.
+    public func heal() {
+        state.withLock { $0.partitioned = false }
+    }
+
     /// Listens again on the same port after ``takeDown(cutting:)``.
     public func bringUp() async throws {
         guard state.withLock({ $0.listener == nil && !$0.closed }) else { return }
@@ -163,11 +176,14 @@ public final class FaultProxy: Sendable {
 
     private func accept(_ downstream: any Channel) -> EventLoopFuture<Void> {
         let loop = downstream.eventLoop
-        let (open, stallUntil) = state.withLock { state -> (Bool, NIODeadline?) in
+        let (open, stallUntil, partitioned) = state.withLock { state -> (Bool, NIODeadline?, Bool) in
             state.accepted += 1
-            return (!state.closed, state.stallNewUntil)
+            return (!state.closed, state.stallNewUntil, state.partitioned)
         }
         guard open else { return downstream.close() }
+        if partitioned, let provider = downstream as? any SocketOptionProvider {
+            return provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).flatMap { downstream.close() }
+        }
         return ClientBootstrap(group: loop)
             .connect(host: "127.0.0.1", port: upstreamPort)
             .flatMap { upstream in

@@ -93,10 +93,10 @@ public final class RedisServerProcess: @unchecked Sendable {
         }
         guard let running else { return }
         if running.isRunning { _ = systemKill(running.processIdentifier, signal) }
-        // A child inherits the test process's blocked signals (SIGTERM among them), so a polite stop may never
-        // land: after two seconds, SIGKILL.
-        let deadline = Date().addingTimeInterval(2)
-        while running.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        // A child of this process may start with SIGTERM blocked (Foundation's Process passes on the spawning
+        // thread's signal mask), and then never sees it: after 5 s, SIGKILL, rather than wait forever.
+        let deadline = Date().addingTimeInterval(5)
+        while running.isRunning, Date() < deadline { usleep(10_000) }
         if running.isRunning { _ = systemKill(running.processIdentifier, SIGKILL) }
         running.waitUntilExit()
     }

@@ -49,10 +49,19 @@ public final class TimedSubscribers: @unchecked Sendable {
     public static func connect(
         count: Int, host: String = "127.0.0.1", port: Int, key: String, channel: String, streams: Int = 1
     ) throws(RawSocketError) -> TimedSubscribers {
+        try connect(count: count, host: host, ports: [port], key: key, channel: channel, streams: streams)
+    }
+
+    /// As ``connect(count:host:port:key:channel:streams:)``, subscriber `i` on `ports[i % ports.count]` (the
+    /// nodes of a cluster).
+    public static func connect(
+        count: Int, host: String = "127.0.0.1", ports: [Int], key: String, channel: String, streams: Int = 1
+    ) throws(RawSocketError) -> TimedSubscribers {
         var sockets: [RawSocket] = []
         var leftovers: [[UInt8]] = []
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
-        for _ in 0..<count {
+        for index in 0..<count {
+            let port = ports[index % ports.count]
             let socket = try RawSocket.connect(host: host, port: port)
             socket.setReceiveTimeout(seconds: 10)
             let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()

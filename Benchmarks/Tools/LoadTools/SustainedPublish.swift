@@ -15,17 +15,23 @@ enum SustainedPublish {
         var batch = 10
         var channel = "sustain"
         var serverPID: Int32?
+        /// Where the subscribers connect, in turn (default: the publishing server): other nodes of a cluster.
+        var subscribePorts: [Int] = []
+        /// More processes whose CPU per event is reported (the other nodes, redis-server), by name.
+        var otherProcesses: [(name: String, pid: Int32)] = []
     }
 
     static func run(_ settings: Settings) throws -> String {
         let n = settings.subscribers
         let subscribers = try TimedSubscribers.connect(
-            count: n, host: settings.target.host, port: settings.target.port, key: settings.target.key,
-            channel: settings.channel, streams: settings.connections)
+            count: n, host: settings.target.host,
+            ports: settings.subscribePorts.isEmpty ? [settings.target.port] : settings.subscribePorts,
+            key: settings.target.key, channel: settings.channel, streams: settings.connections)
         subscribers.start()
         let server = settings.serverPID.map(ServerProcess.init(pid:))
         let rssStart = server?.residentKiB()
         let cpuBefore = server?.cpuSeconds()
+        let othersBefore = settings.otherProcesses.map { ServerProcess(pid: $0.pid).cpuSeconds() }
         let toolBefore = ServerProcess(pid: getpid()).cpuSeconds() ?? 0
         let published = Atomic<Int>(0)
         let failures = Mutex<[String]>([])
@@ -84,6 +90,7 @@ enum SustainedPublish {
         let sent = published.load(ordering: .relaxed)
         let drained = subscribers.waitForDeliveries(sent * n, timeout: .seconds(10))
         let cpuAfter = server?.cpuSeconds()
+        let othersAfter = settings.otherProcesses.map { ServerProcess(pid: $0.pid).cpuSeconds() }
         let toolCPU = (ServerProcess(pid: getpid()).cpuSeconds() ?? 0) - toolBefore
         let rssEnd = server?.residentKiB()
         if let rssEnd { rssPeak = max(rssPeak, rssEnd) }
@@ -104,6 +111,12 @@ enum SustainedPublish {
             let cpu = cpuAfter - cpuBefore
             lines.append(String(format: "server CPU: %.2f s = %.0f%% of a core; %.2f µs per event published", cpu,
                                 cpu * 100 / publishTime, cpu * 1e6 / Double(max(1, sent))))
+        }
+        for (index, process) in settings.otherProcesses.enumerated() {
+            guard let before = othersBefore[index], let after = othersAfter[index] else { continue }
+            lines.append(String(format: "%@ CPU: %.2f s = %.0f%% of a core; %.2f µs per event published",
+                                process.name as NSString, after - before, (after - before) * 100 / publishTime,
+                                (after - before) * 1e6 / Double(max(1, sent))))
         }
         lines.append(String(format: "this tool's CPU (publishers and subscribers, same cores): %.2f s = %.0f%% of a core",
                             toolCPU, toolCPU * 100 / publishTime))

@@ -10,6 +10,7 @@ import PusherChannels
 //       through the HTTP API of a running `pushtop serve` to raw subscribers: latency per delivery, server CPU
 //   pushtop-benchmarks sustain --port P [--rate 50000] [--seconds 30] [--subscribers 10] [--connections 16]
 //       [--server-pid PID]   numbered events through /batch_events (10 a request): lost, reordered, server RSS
+//       [--subscribe-ports P1,P2] [--pids name=PID,...]   subscribers on other nodes of a cluster; their CPU too
 //   pushtop-benchmarks redis-pubsub [--redis-port 6379] [--rate 1000] [--seconds 5] [--bytes 200] [--server-pid PID]
 //       PushtopRedis's publish -> subscriber latency through a running redis-server (the Redis hop of a cluster)
 //   pushtop-benchmarks decode|decode-string|watch-line [--n N]   N operations and nothing else, for instruction counts:
@@ -49,6 +50,12 @@ case "fanout", "sustain":
         settings.subscribers = value("--subscribers").flatMap(Int.init) ?? settings.subscribers
         settings.connections = value("--connections").flatMap(Int.init) ?? settings.connections
         settings.batch = value("--batch").flatMap(Int.init) ?? settings.batch
+        settings.subscribePorts = (value("--subscribe-ports") ?? "").split(separator: ",").compactMap { Int($0) }
+        settings.otherProcesses = (value("--pids") ?? "").split(separator: ",").compactMap { pair in
+            let parts = pair.split(separator: "=")
+            guard parts.count == 2, let pid = Int32(parts[1]) else { return nil }
+            return (String(parts[0]), pid)
+        }
         print(try SustainedPublish.run(settings))
     }
 case "redis-pubsub":

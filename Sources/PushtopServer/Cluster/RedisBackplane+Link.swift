@@ -100,7 +100,18 @@ extension RedisBackplane {
         let arguments: [RedisCommand.Argument] = ["self", countEvents ? "1" : "0", .string(Self.encode(snapshot))]
         script(RedisScripts.resync, arguments) { [weak self] reply in
             guard let self else { return }
-            guard case .success(let value) = reply else { return }
+            guard case .success(let value) = reply else {
+                // A timeout on a loaded machine, or an error: try again while the link is up (a link that went
+                // down re-registers when it is back), else the node would stay unregistered and `reconnecting`.
+                self.logger.warning("could not register this node's presence with the cluster: retrying",
+                                    metadata: ["node_id": "\(self.configuration.nodeID)"])
+                Task { [weak self] in
+                    try? await Task.sleep(for: .milliseconds(250))
+                    guard let self, self.state.withLock({ $0.isUp && !$0.synced }), let hub = self.hub else { return }
+                    await hub.clusterConnected()
+                }
+                return
+            }
             self.fireWebhooks(resyncReply: value)
             self.state.withLock { $0.synced = true }
             self.refreshRosters(Set(snapshot.presence.map(\.channel)))
@@ -112,28 +123,24 @@ extension RedisBackplane {
     }
 
     /// Reads the cluster's members of `channels` and hands them to the hub, which tells its sockets what changed
-    /// while this node was away. Members who joined elsewhere are told at once; members who are missing are told
-    /// only if they are still missing one node timeout later, because after Redis itself restarts (empty) the
-    /// other nodes re-register on their own reconnection schedule, and a member not registered *yet* is not gone.
+    /// while this node was away: who joined at once; who left only after 1.25 × the node timeout, read again
+    /// then, since every other live node has re-registered by that time (after a Redis restart the registry
+    /// starts empty, and a member whose node had not re-registered yet would flap out and back in).
     func refreshRosters(_ channels: Set<String>) {
         guard !channels.isEmpty, let hub else { return }
         let names = Array(channels)
         let redis = self.redis
         let keyPrefix = self.keyPrefix
-        let grace = Duration.milliseconds(Int64(configuration.nodeTimeout * 1000))
+        let grace = Duration.milliseconds(Int64(configuration.nodeTimeout * 1250))
         Task {
-            func read() async -> [String: [ClusterMember]]? {
-                let commands = names.map { RedisCommand("HGETALL", .string(keyPrefix + "pi:" + $0)) }
-                guard let replies = try? await redis.send(commands), replies.count == names.count else { return nil }
+            let commands = names.map { RedisCommand("HGETALL", .string(keyPrefix + "pi:" + $0)) }
+            for removing in [false, true] {
+                if removing { try? await Task.sleep(for: grace) }
+                guard let replies = try? await redis.send(commands), replies.count == names.count else { return }
                 var rosters: [String: [ClusterMember]] = [:]
                 for (name, reply) in zip(names, replies) { rosters[name] = Self.roster(reply) }
-                return rosters
+                await hub.clusterRosters(rosters, removing: removing)
             }
-            guard let first = await read() else { return }
-            await hub.clusterRosters(first, announceRemovals: false)
-            try? await Task.sleep(for: grace)
-            guard let confirmed = await read() else { return }
-            await hub.clusterRosters(confirmed, announceRemovals: true)
         }
     }
 

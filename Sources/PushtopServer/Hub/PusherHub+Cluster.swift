@@ -113,8 +113,9 @@ extension PusherHub {
 
     /// After Redis came back: tells this node's sockets on each presence channel who joined or left elsewhere
     /// while it was away (`rosters`: the cluster's members per channel, read after this node re-registered).
-    /// With `announceRemovals` false only joins are told, and members missing from `rosters` stay known.
-    public func clusterRosters(_ rosters: [String: [ClusterMember]], announceRemovals: Bool = true) {
+    /// With `removing` false only who joined is told: right after a Redis restart the other nodes may not have
+    /// re-registered yet, and their members must not flap out and back in.
+    public func clusterRosters(_ rosters: [String: [ClusterMember]], removing: Bool = true) {
         for (channel, roster) in rosters {
             guard var record = channels[channel] else { continue }
             let known = record.toldMemberIDs.union(record.members.keys)
@@ -123,16 +124,15 @@ extension PusherHub {
                 let frame = ServerFrame.memberAdded(channel: channel, userID: member.userID, info: member.info)
                 for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
             }
-            guard announceRemovals else {
-                record.toldMemberIDs = known.union(now)
-                channels[channel] = record
-                continue
+            if removing {
+                for userID in known.subtracting(now) where record.members[userID] == nil {
+                    let frame = ServerFrame.memberRemoved(channel: channel, userID: userID)
+                    for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
+                }
+                record.toldMemberIDs = now
+            } else {
+                record.toldMemberIDs.formUnion(now)
             }
-            for userID in known.subtracting(now) where record.members[userID] == nil {
-                let frame = ServerFrame.memberRemoved(channel: channel, userID: userID)
-                for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
-            }
-            record.toldMemberIDs = now
             channels[channel] = record
         }
         endTurn()
