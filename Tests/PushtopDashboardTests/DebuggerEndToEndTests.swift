@@ -47,9 +47,11 @@ import Testing
         tmux.waitFor(text: "/e:price (")
         tmux.send("k")
         tmux.send("Enter")
-        screen = tmux.waitFor("the frame's detail") { $0.contains("Frame #") && $0.contains("frame (JSON)") }
-        #expect(screen.contains("\"event\": \"price-update\""))
-        #expect(screen.contains("data (parsed)"))
+        // The whole popup (tmux may capture between two chunks of one redraw).
+        tmux.waitFor("the frame's detail") {
+            $0.contains("Frame #") && $0.contains("frame (JSON)") && $0.contains("\"event\": \"price-update\"")
+                && $0.contains("data (parsed)")
+        }
         tmux.send("Escape")
         tmux.send("Escape")
         tmux.send("Escape")
