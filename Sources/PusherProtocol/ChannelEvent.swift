@@ -26,8 +26,5 @@ public struct ChannelEvent: Sendable, Hashable {
     }
 
     /// The data as JSON when the text holds JSON, else the text itself as a JSON string; `nil` without data.
-    public var data: JSONValue? {
-        guard let dataText else { return nil }
-        return JSONValue.parseIfJSON(dataText) ?? .string(dataText)
-    }
+    public var data: JSONValue? { dataText.map(JSONValue.parsedOrString) }
 }

@@ -62,7 +62,7 @@ public struct PusherMessage: Sendable, Hashable {
     public var dataJSON: JSONValue? {
         switch data {
         case nil: return nil
-        case .string(let s)?: return JSONValue.parseIfJSON(s) ?? .string(s)
+        case .string(let s)?: return JSONValue.parsedOrString(s)
         case let value?: return value
         }
     }

@@ -23,19 +23,14 @@ public struct ChannelAuthorization: Sendable, Hashable {
     /// Reads the JSON an auth endpoint returns: `{"auth":…, "channel_data":…, "shared_secret":…}`.
     /// - Throws: ``AuthError/malformedResponse(_:)`` saying what is missing.
     public init(responseBody: String) throws(AuthError) {
-        guard let value = JSONValue.parseIfJSON(responseBody), case .object(let fields) = value else {
-            throw .malformedResponse("response is not a JSON object: \(AuthError.snippet(responseBody))")
-        }
-        guard let auth = fields["auth"]?.stringValue, !auth.isEmpty else {
-            throw .malformedResponse("response has no \"auth\" string: \(AuthError.snippet(responseBody))")
-        }
-        self.auth = auth
-        switch fields["channel_data"] {
+        let answer = try AuthEndpointAnswer(responseBody: responseBody)
+        self.auth = answer.auth
+        switch answer.fields["channel_data"] {
         case .string(let s)?: self.channelData = s
         case nil, .null?: self.channelData = nil
         case let other?: self.channelData = other.jsonString
         }
-        self.sharedSecret = fields["shared_secret"]?.stringValue
+        self.sharedSecret = answer.fields["shared_secret"]?.stringValue
     }
 }
 

@@ -4,36 +4,17 @@ import AsyncHTTPClient
 /// `socket_id` and `channel_name` (plus extra parameters and headers), answered with JSON
 /// `{"auth":…, "channel_data":…, "shared_secret":…}`.
 public struct EndpointAuthorizer: TracingAuthorizer {
-    /// The endpoint, e.g. `https://app.example/pusher/auth`.
-    public var url: String
-    /// Extra request headers (a session cookie, a bearer token).
-    public var headers: [(name: String, value: String)]
-    /// Extra form fields sent after `socket_id` and `channel_name`.
-    public var parameters: [(name: String, value: String)]
-    /// Seconds to wait for the endpoint.
-    public var timeout: Double
-    private let client: HTTPClient
+    /// The endpoint: its URL, extra headers and form fields, and timeout.
+    public var endpoint: AuthEndpoint
 
-    /// - Parameters:
-    ///   - url: the endpoint, e.g. `https://app.example/pusher/auth`.
-    ///   - headers: extra request headers.
-    ///   - parameters: extra form fields.
-    ///   - timeout: seconds to wait for the endpoint (10 by default).
-    ///   - client: the HTTP client that sends the requests; the shared one by default.
+    /// An authorizer for the endpoint at `url`; the parameters are those of ``AuthEndpoint``'s initializer.
     public init(url: String, headers: [(name: String, value: String)] = [], parameters: [(name: String, value: String)] = [],
                 timeout: Double = 10, client: HTTPClient = .shared) {
-        self.url = url
-        self.headers = headers
-        self.parameters = parameters
-        self.timeout = timeout
-        self.client = client
+        endpoint = AuthEndpoint(url: url, headers: headers, parameters: parameters, timeout: timeout, client: client)
     }
 
     private func request(channel: String, socketID: String) -> AuthEndpointRequest {
-        AuthEndpointRequest(
-            url: url, headers: headers,
-            fields: [("socket_id", socketID), ("channel_name", channel)] + parameters.map { ($0.name, $0.value) },
-            timeout: timeout, client: client)
+        endpoint.request([("socket_id", socketID), ("channel_name", channel)])
     }
 
     /// The form body sent for a channel.
@@ -49,7 +30,7 @@ public struct EndpointAuthorizer: TracingAuthorizer {
     public func authorizeTraced(channel: String, socketID: String) async
         -> (result: Result<ChannelAuthorization, any Error>, details: AuthorizationDetails)
     {
-        var details = AuthorizationDetails(authorizer: url)
+        var details = AuthorizationDetails(authorizer: endpoint.url)
         do {
             let answer = try await request(channel: channel, socketID: socketID).exchange()
             details.status = answer.status

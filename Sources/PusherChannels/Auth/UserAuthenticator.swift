@@ -16,19 +16,14 @@ public struct UserAuthentication: Sendable, Hashable {
     /// Reads the JSON a user-authentication endpoint returns: `{"auth":…, "user_data":…}`.
     /// - Throws: ``AuthError/malformedResponse(_:)`` saying what is missing.
     public init(responseBody: String) throws(AuthError) {
-        guard let value = JSONValue.parseIfJSON(responseBody), case .object(let fields) = value else {
-            throw .malformedResponse("response is not a JSON object: \(AuthError.snippet(responseBody))")
-        }
-        guard let auth = fields["auth"]?.stringValue, !auth.isEmpty else {
-            throw .malformedResponse("response has no \"auth\" string: \(AuthError.snippet(responseBody))")
-        }
-        switch fields["user_data"] {
+        let answer = try AuthEndpointAnswer(responseBody: responseBody)
+        switch answer.fields["user_data"] {
         case .string(let s)?: self.userData = s
-        case .object?: self.userData = fields["user_data"]!.jsonString
+        case .object?: self.userData = answer.fields["user_data"]!.jsonString
         default:
             throw .malformedResponse("response has no \"user_data\" string: \(AuthError.snippet(responseBody))")
         }
-        self.auth = auth
+        self.auth = answer.auth
     }
 }
 

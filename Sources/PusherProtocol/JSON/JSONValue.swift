@@ -30,6 +30,12 @@ public enum JSONValue: Sendable, Hashable {
         try? JSONValue(parsing: text)
     }
 
+    /// The JSON in `text`, or `text` itself as a JSON string when it is not JSON: how Pusher's event data
+    /// (sent as a JSON document or as a plain string) reads as a value.
+    public static func parsedOrString(_ text: String) -> JSONValue {
+        parseIfJSON(text) ?? .string(text)
+    }
+
     /// The value of `key` when this is an object; `nil` otherwise or when the key is missing.
     public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }

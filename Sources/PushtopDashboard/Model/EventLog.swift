@@ -75,7 +75,7 @@ public struct LogEntry: Sendable, Hashable {
             "event": .string(event),
         ]
         if !channel.isEmpty { object["channel"] = .string(channel) }
-        if let dataText { object["data"] = JSONValue.parseIfJSON(dataText) ?? .string(dataText) }
+        if let dataText { object["data"] = JSONValue.parsedOrString(dataText) }
         if let userID { object["user_id"] = .string(userID) }
         if let app { object["app"] = .string(app) }
         return JSONValue.object(object).jsonString

@@ -19,7 +19,7 @@ import NIOPosix
 ///   instead of waiting: a cluster node must keep serving its own sockets while Redis is away. Commands in
 ///   flight when the connection is lost fail with ``RedisError/connectionLost(_:)`` (they may or may not have
 ///   run). Watch ``stateChanges()`` to resynchronise after a return.
-public final class RedisClient: Sendable {
+public final class RedisClient: RedisConnectionOwner {
     let supervisor: RedisConnectionSupervisor
 
     /// A client for `configuration`; it starts connecting at once, on a loop of `eventLoopGroup`.
@@ -32,25 +32,8 @@ public final class RedisClient: Sendable {
     /// The configuration it was made with.
     public var configuration: RedisConfiguration { supervisor.configuration }
 
-    /// The connection's state now.
-    public var state: RedisConnectionState { supervisor.state }
-
-    /// The state now, then every change, until ``close()`` (which ends the stream after
-    /// ``RedisConnectionState/closed``).
-    public func stateChanges() -> AsyncStream<RedisConnectionState> { supervisor.stateChanges() }
-
-    /// Calls `body` with every state change, synchronously, on the thread where it happens (cheap; for metrics
-    /// gauges).
-    public func onStateChange(_ body: @escaping @Sendable (RedisConnectionState) -> Void) {
-        supervisor.onStateChange(body)
-    }
-
-    /// Waits until the connection is up.
-    ///
-    /// - Throws: ``RedisError/notConnected(_:)`` after `timeout`, ``RedisError/closed`` if closed meanwhile.
-    public func waitUntilUp(timeout: Duration) async throws {
-        try await supervisor.waitUntilUp(timeout: timeout)
-    }
+    /// The connection it holds (its state: ``RedisConnectionOwner``).
+    public var connection: RedisSupervisedConnection { RedisSupervisedConnection(supervisor: supervisor) }
 
     /// Sends `command` and returns its reply.
     ///

@@ -17,7 +17,7 @@ import NIOPosix
 ///   messages: keep it short (hand the bytes on), never block. Pass the event loop of the code that consumes
 ///   the messages as `eventLoopGroup` to avoid a thread hop. Messages published while the connection is down
 ///   are lost (Redis pub/sub keeps nothing): watch ``stateChanges()`` and resynchronise after a return.
-public final class RedisSubscriber: Sendable {
+public final class RedisSubscriber: RedisConnectionOwner {
     private struct Wanted {
         var channels: Set<String> = []
         var patterns: Set<String> = []
@@ -49,23 +49,8 @@ public final class RedisSubscriber: Sendable {
         supervisor.start()
     }
 
-    /// The connection's state now.
-    public var state: RedisConnectionState { supervisor.state }
-
-    /// The state now, then every change, until ``close()``.
-    public func stateChanges() -> AsyncStream<RedisConnectionState> { supervisor.stateChanges() }
-
-    /// Calls `body` with every state change, synchronously, on the thread where it happens.
-    public func onStateChange(_ body: @escaping @Sendable (RedisConnectionState) -> Void) {
-        supervisor.onStateChange(body)
-    }
-
-    /// Waits until the connection is up with every subscription in place.
-    ///
-    /// - Throws: ``RedisError/notConnected(_:)`` after `timeout`, ``RedisError/closed`` if closed meanwhile.
-    public func waitUntilUp(timeout: Duration) async throws {
-        try await supervisor.waitUntilUp(timeout: timeout)
-    }
+    /// The connection it holds (its state: ``RedisConnectionOwner``).
+    public var connection: RedisSupervisedConnection { RedisSupervisedConnection(supervisor: supervisor) }
 
     /// The channels and patterns subscribed (or to be subscribed again on reconnection).
     public var subscriptions: (channels: Set<String>, patterns: Set<String>) {

@@ -91,7 +91,7 @@ struct Doctor {
         guard let authorizer = options.authorizer else {
             return add(.skipped("auth", "no --auth-endpoint or --secret: private and presence channels not checked"))
         }
-        let via = (authorizer as? EndpointAuthorizer).map { "endpoint \($0.url)" } ?? "the local secret"
+        let via = (authorizer as? EndpointAuthorizer).map { "endpoint \($0.endpoint.url)" } ?? "the local secret"
         var clientOptions = options
         clientOptions.connection.reconnect = ReconnectPolicy(kind: .none)
         let client = PusherClient(options: clientOptions)

@@ -100,7 +100,7 @@ public enum WatchLine {
         case .signedIn(let user):
             return object([
                 ("type", "signin"), ("user_id", .string(user.id)),
-                ("user_data", JSONValue.parseIfJSON(user.userData) ?? .string(user.userData)),
+                ("user_data", JSONValue.parsedOrString(user.userData)),
             ])
         case .signInFailed(let status, let message):
             return object([
