@@ -164,7 +164,7 @@ actor FaultHarness {
             try await publishRound(counted: true)
         }
         do {
-            try await waitUntil(timeout: 20, "every counted event") { await self.consumeAndCheckDelivered() }
+            try await waitUntil(timeout: 20, "every counted event") { self.consumeAndCheckDelivered() }
         } catch {
             // Counted as losses; the run goes on so that a soak reports every figure.
             figures.notes.append("lost \(figures.ledger.missing()) after \(lastFault ?? "the start")")
@@ -203,7 +203,7 @@ actor FaultHarness {
     /// Waits until every channel has a `subscribed` line after line `mark`.
     private func waitForResubscription(after mark: Int, timeout: Double) async throws {
         try await waitUntil(timeout: timeout, "every channel subscribed again after line \(mark)") {
-            await self.consumeAndCheckSubscribed(after: mark)
+            self.consumeAndCheckSubscribed(after: mark)
         }
     }
 
