@@ -22,7 +22,7 @@ public struct HubStats: Sendable, Hashable {
     public var authFailures = 0
     /// Webhooks that could not be delivered.
     public var webhookFailures = 0
-    /// Clients' messages dropped because the queue from the sockets to the hub was full (``HubInbox``).
+    /// Clients' messages dropped because the queue from the sockets to the hub was full (`HubInbox`).
     public var inboxDrops = 0
 
     /// All zero.
