@@ -21,37 +21,11 @@ import Testing
             $0.contains("2 nodes · A switches") && $0.components(separatedBy: "● connected").count >= 3
         }
         // Churn: members join and leave through one node or the other, each staying a fraction of a second.
-        let ports = [server.port, proxy.port]
-        let churn = Task {
-            var n = 0
-            while !Task.isCancelled {
-                n += 1
-                let port = ports[n % 2]
-                let options = PusherClientOptions(key: "node-key", host: "127.0.0.1", port: port,
-                    connection: ConnectionConfiguration(useTLS: false),
-                    authorizer: SecretAuthorizer(key: "node-key", secret: "node-secret", userID: "churn-\(n % 5)"))
-                let client = PusherClient(options: options)
-                try? await client.subscribe("presence-lobby")
-                await client.connect()
-                try? await Task.sleep(for: .milliseconds(Int.random(in: 150...700)))
-                await client.shutdown(closeTimeout: .milliseconds(200))
-            }
-        }
+        let churn = presenceChurn(ports: [server.port, proxy.port], key: "node-key", secret: "node-secret",
+                                  channel: "presence-lobby")
         defer { churn.cancel() }
-        var samples = 0, alarms: [String] = []
-        let end = Date().addingTimeInterval(30)
-        var screen = ""
-        while Date() < end {
-            try await Task.sleep(for: .milliseconds(500))
-            screen = tmux.capture()
-            samples += 1
-            // The node watch's alarms (the members pane's own presence check is the truth issue's).
-            if screen.contains(": on node ") || screen.contains("; not on ") || screen.contains("'s API") || screen.contains("missed canary")
-                || screen.range(of: "  (missed|away) [0-9]", options: .regularExpression) != nil
-            {
-                alarms.append(screen)
-            }
-        }
+        let sampled = try await NodeAlarmSampler.sample(tmux, seconds: 30)
+        let (samples, alarms, screen) = (sampled.samples, sampled.alarms, sampled.lastScreen)
         churn.cancel()
         #expect(samples >= 30)
         #expect(alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")")

@@ -27,19 +27,8 @@ import Testing
         }
         let churn = presenceChurn(ports: [a.port, b.port, c.port], key: "node-key", secret: "node-secret", channel: "presence-lobby")
         defer { churn.cancel() }
-        var samples = 0, alarms: [String] = []
-        var screen = ""
-        let end = Date().addingTimeInterval(60)
-        while Date() < end {
-            try await Task.sleep(for: .milliseconds(500))
-            screen = tmux.capture()
-            samples += 1
-            if screen.contains(": on node ") || screen.contains("; not on ") || screen.contains("'s API") || screen.contains("missed canary")
-                || screen.range(of: "  (missed|away) [0-9]", options: .regularExpression) != nil
-            {
-                alarms.append(screen)
-            }
-        }
+        let sampled = try await NodeAlarmSampler.sample(tmux, seconds: 60)
+        let (samples, alarms, screen) = (sampled.samples, sampled.alarms, sampled.lastScreen)
         churn.cancel()
         #expect(samples >= 60)
         #expect(alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")")
