@@ -83,7 +83,9 @@ actor CanaryRunner {
         // Let the last canaries arrive, then settle what has not.
         let deadline = Self.now + audit.grace
         while Self.now < deadline, !allArrived() { try? await Task.sleep(for: .milliseconds(20)) }
+        // Wait for the checker to stop: a report of its own after the summary would make the summary not last.
         checker.cancel()
+        await checker.value
         for f in audit.finish(now: Self.now) { write(CanaryLine.finding(f)) }
         report()
         // The summary is the last line: closing the connections below is not news.
@@ -131,6 +133,7 @@ actor CanaryRunner {
         var lastReport = Self.now
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(100))
+            if Task.isCancelled { return }
             for f in audit.check(now: Self.now) { write(CanaryLine.finding(f)) }
             if Self.now - lastReport >= reportEvery {
                 lastReport = Self.now
