@@ -84,6 +84,7 @@ struct BenchRunner {
         let progressTask = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
+                if Task.isCancelled { return }
                 let elapsed = ContinuousClock.now - start
                 progress(String(
                     format: "bench: %.0f s  published %d  delivered %d/%d", Double(elapsed.components.seconds),
