@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One event to N subscribers: `pushtop serve` against the floor (Benchmarks/fanout_floor.c, a C server that only
 # writes the same frame to every subscriber socket), interleaved in one run, with the same reader and publisher
-# (`pushtop-benchmarks fanout`). Prints each run's figures, then the ratios serve / floor of p99 and CPU per delivery.
+# (`pushtop-benchmarks fanout`). Prints each run's figures (CPU per delivery, and its user and system parts), then the
+# ratios serve / floor of p99 and CPU per delivery.
 #     Benchmarks/fanout_vs_floor.sh [--bin .build/release] [--subscribers 1000] [--events 200] [--rounds 2] \
 #         [-- extra serve arguments, e.g. --redis redis://127.0.0.1:6379]
 set -euo pipefail
@@ -36,11 +37,13 @@ run() {
     out="$("$bin/pushtop-benchmarks" fanout --port "$port" --server-pid "$pid" --subscribers "$subscribers" \
         --events "$events" 2>/dev/null)"
     kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
-    local p99 cpu
+    local p99 cpu user system
     p99="$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' <<<"$out")"
     cpu="$(sed -n 's/.*= \([0-9.]*\) µs per delivery.*/\1/p' <<<"$out")"
-    printf '%-6s p99 %6s ms  CPU %6s µs per delivery   (%s)\n' "$name" "$p99" "$cpu" \
-        "$(head -1 <<<"$out" | sed 's/^fanout: //')"
+    user="$(sed -n 's/.*(user \([0-9.]*\), system.*/\1/p' <<<"$out")"
+    system="$(sed -n 's/.*, system \([0-9.]*\)).*/\1/p' <<<"$out")"
+    printf '%-6s p99 %6s ms  CPU %6s µs per delivery (user %5s, system %5s)   (%s)\n' "$name" "$p99" "$cpu" \
+        "$user" "$system" "$(head -1 <<<"$out" | sed 's/^fanout: //')"
     echo "$name $p99 $cpu" >>"$results"
 }
 # serve [serve arguments] PORT (run appends the port).

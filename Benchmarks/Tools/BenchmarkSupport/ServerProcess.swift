@@ -14,13 +14,20 @@ public struct ServerProcess: Sendable {
     /// User plus system CPU time so far, in seconds (`utime` + `stime` of `/proc/PID/stat`, clock ticks);
     /// `nil` when the process cannot be read.
     public func cpuSeconds() -> Double? {
+        cpuTimes().map { $0.user + $0.system }
+    }
+
+    /// User and system CPU time so far, in seconds (`utime` and `stime` of `/proc/PID/stat`, clock ticks);
+    /// `nil` when the process cannot be read.
+    public func cpuTimes() -> (user: Double, system: Double)? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }
         // Fields after "(comm)": state is field 3, utime 14, stime 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user / ticks, system / ticks)
     }
 
     /// Resident memory (`VmRSS` of `/proc/PID/status`) in KiB; `nil` when the process cannot be read.

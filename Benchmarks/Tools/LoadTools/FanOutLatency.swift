@@ -33,7 +33,7 @@ enum FanOutLatency {
         }
         let base = subscribers.deliveredCount
         let server = settings.serverPID.map(ServerProcess.init(pid:))
-        let cpuBefore = server?.cpuSeconds()
+        let cpuBefore = server?.cpuTimes()
         let toolBefore = ServerProcess(pid: getpid()).cpuSeconds() ?? 0
         let start = ContinuousClock.now
         var incomplete = 0
@@ -45,7 +45,7 @@ enum FanOutLatency {
             if settings.gap > .zero { Thread.sleep(forTimeInterval: settings.gap.seconds) }
         }
         let elapsed = ContinuousClock.now - start
-        let cpuAfter = server?.cpuSeconds()
+        let cpuAfter = server?.cpuTimes()
         let toolCPU = (ServerProcess(pid: getpid()).cpuSeconds() ?? 0) - toolBefore
         let delivered = subscribers.deliveredCount - base
         let report = subscribers.stop()
@@ -59,9 +59,11 @@ enum FanOutLatency {
         ]
         if report.outOfOrder > 0 { lines.append("out of order: \(report.outOfOrder)") }
         if let cpuBefore, let cpuAfter, delivered > 0 {
-            let cpu = cpuAfter - cpuBefore
-            lines.append(String(format: "server CPU: %.2f s for %d deliveries = %.2f µs per delivery", cpu, delivered,
-                                cpu * 1e6 / Double(delivered)))
+            let user = cpuAfter.user - cpuBefore.user, system = cpuAfter.system - cpuBefore.system
+            let perDelivery = 1e6 / Double(delivered)
+            lines.append(String(
+                format: "server CPU: %.2f s for %d deliveries = %.2f µs per delivery (user %.2f, system %.2f)",
+                user + system, delivered, (user + system) * perDelivery, user * perDelivery, system * perDelivery))
         }
         lines.append(String(format: "this tool's CPU (subscribers and publisher, same cores): %.2f s", toolCPU))
         return lines.joined(separator: "\n")

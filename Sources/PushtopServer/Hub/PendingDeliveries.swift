@@ -4,34 +4,73 @@ import NIOCore
 ///
 /// ``send()`` does one `execute` per event loop: there it writes every frame to its socket (one
 /// ``EncodedTextFrame``, header and payload encoded once, for all subscribers of an event) and flushes each socket
-/// once. Frames to one connection keep their order, since each loop runs its queued work in order.
+/// right after its last frame of the turn, so a fan-out touches each socket once. Frames to one connection keep
+/// their order, since each loop runs its queued work in order and a batch keeps the order frames were added in.
+///
+/// - Important: Owned by one hub (an actor): ``add(_:to:)`` keeps its bookkeeping in the ``SocketOutlet``
+///   (``SocketOutlet/lastTurn``), and an outlet belongs to one hub.
 struct PendingDeliveries {
     private enum Write {
         case text(EncodedTextFrame)
         case close(code: Int, reason: String)
     }
 
+    /// One socket's frame: which of its batch's ``LoopBatch/frames``, and whether it is the socket's last this
+    /// turn (then the socket is flushed after it).
+    private struct Entry {
+        let outlet: SocketOutlet
+        let frame: Int
+        var flushes: Bool
+    }
+
     private struct LoopBatch {
         let loop: any EventLoop
         let id: ObjectIdentifier
-        var writes: [(SocketOutlet, Write)] = []
-        /// The last text frame made for this loop, so a fan-out makes one frame per event and loop, not one per
-        /// subscriber. Each loop gets its own copy: its sockets' writes retain and release the buffer, and
-        /// sharing one buffer between loops would make their cores contend for its reference count.
-        var lastText: (source: ByteBuffer, frame: EncodedTextFrame)?
+        /// The distinct frames of this turn on this loop: a fan-out's subscribers share one.
+        var frames: [Write] = []
+        var entries: [Entry] = []
+        /// The payload ``frames``' last text frame was made from, so a fan-out makes one frame per event and
+        /// loop, not one per subscriber. Each loop gets its own copy: its sockets' writes retain and release the
+        /// buffer, and sharing one buffer between loops would make their cores contend for its reference count.
+        var lastTextSource: ByteBuffer?
 
-        mutating func add(_ frame: OutboundFrame, to outlet: SocketOutlet) {
+        mutating func add(_ frame: OutboundFrame, to outlet: SocketOutlet, turn: UInt64) {
+            let index: Int
             switch frame {
             case .text(let payload):
-                if let lastText, PendingDeliveries.isSameStorage(lastText.source, payload) {
-                    writes.append((outlet, .text(lastText.frame)))
+                if let lastTextSource, PendingDeliveries.isSameStorage(lastTextSource, payload) {
+                    index = frames.count - 1
                 } else {
-                    let frame = EncodedTextFrame(payload: payload)
-                    lastText = (payload, frame)
-                    writes.append((outlet, .text(frame)))
+                    lastTextSource = payload
+                    index = frames.count
+                    frames.append(.text(EncodedTextFrame(payload: payload)))
                 }
             case .close(let code, let reason):
-                writes.append((outlet, .close(code: code, reason: reason)))
+                lastTextSource = nil
+                index = frames.count
+                frames.append(.close(code: code, reason: reason))
+            }
+            if outlet.lastTurn == turn {
+                entries[outlet.lastIndex].flushes = false
+            }
+            outlet.lastTurn = turn
+            outlet.lastIndex = entries.count
+            entries.append(Entry(outlet: outlet, frame: index, flushes: true))
+        }
+
+        /// Writes every entry; runs on ``loop``.
+        func write() {
+            loop.preconditionInEventLoop()
+            frames.withUnsafeBufferPointer { frames in
+                entries.withUnsafeBufferPointer { entries in
+                    for entry in entries {
+                        switch frames[entry.frame] {
+                        case .text(let frame): entry.outlet.write(frame)
+                        case .close(let code, let reason): entry.outlet.close(code: code, reason: reason)
+                        }
+                        if entry.flushes { entry.outlet.flushIfNeeded() }
+                    }
+                }
             }
         }
     }
@@ -39,16 +78,24 @@ struct PendingDeliveries {
     /// One batch per event loop that has frames this turn: a handful (the loops of the server), so a linear
     /// search is cheaper per frame than hashing.
     private var batches: [LoopBatch] = []
+    /// The batch of the last ``add(_:to:)``: consecutive frames mostly go to the same loop's sockets.
+    private var lastBatch = 0
+    /// Numbers this turn for ``SocketOutlet/lastTurn`` (0: never queued).
+    private var turn: UInt64 = 1
 
     var isEmpty: Bool { batches.isEmpty }
 
     mutating func add(_ frame: OutboundFrame, to outlet: SocketOutlet) {
-        let loop = ObjectIdentifier(outlet.eventLoop)
-        if let index = batches.firstIndex(where: { $0.id == loop }) {
-            batches[index].add(frame, to: outlet)
+        let loop = outlet.loopID
+        if lastBatch < batches.count, batches[lastBatch].id == loop {
+            batches[lastBatch].add(frame, to: outlet, turn: turn)
+        } else if let index = batches.firstIndex(where: { $0.id == loop }) {
+            lastBatch = index
+            batches[index].add(frame, to: outlet, turn: turn)
         } else {
             var batch = LoopBatch(loop: outlet.eventLoop, id: loop)
-            batch.add(frame, to: outlet)
+            batch.add(frame, to: outlet, turn: turn)
+            lastBatch = batches.count
             batches.append(batch)
         }
     }
@@ -62,17 +109,10 @@ struct PendingDeliveries {
     mutating func send() {
         guard !batches.isEmpty else { return }
         for batch in batches {
-            let writes = batch.writes
-            batch.loop.execute {
-                for (outlet, write) in writes {
-                    switch write {
-                    case .text(let frame): outlet.write(frame)
-                    case .close(let code, let reason): outlet.close(code: code, reason: reason)
-                    }
-                }
-                for (outlet, _) in writes { outlet.flushIfNeeded() }
-            }
+            batch.loop.execute { batch.write() }
         }
         batches.removeAll(keepingCapacity: true)
+        lastBatch = 0
+        turn &+= 1
     }
 }

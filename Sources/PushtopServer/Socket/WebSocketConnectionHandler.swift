@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOSSL
 import NIOWebSocket
 import enum PusherProtocol.WebSocketClosePayload
 
@@ -34,8 +35,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// The frame encoder's context: the hub's text frames arrive encoded (``EncodedTextFrame``) and are written
     /// from there, past the encoder.
     private var encoderContext: ChannelHandlerContext?
+    /// The hub's handle, which keeps the state a hub write needs (see ``SocketOutlet``); `nil` once ended.
+    private var outlet: SocketOutlet?
     private var state = State.open
-    private var needsFlush = false
     private var closeTimer: Scheduled<Void>?
     private var announcedEnd = false
 
@@ -56,8 +58,13 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        encoderContext = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
-        let outlet = SocketOutlet(handler: self, eventLoop: context.eventLoop)
+        let operations = context.pipeline.syncOperations
+        encoderContext = try? operations.context(handlerType: WebSocketFrameEncoder.self)
+        // Below the frame encoder lies the pipeline's head, or TLS: only without TLS may frames skip the pipeline.
+        let plain = encoderContext != nil && (try? operations.context(handlerType: NIOSSLHandler.self)) == nil
+        let outlet = SocketOutlet(
+            handler: self, channelCore: plain ? context.channel._channelCore : nil, eventLoop: context.eventLoop)
+        self.outlet = outlet
         inbox.yield(.opened(id, outlet, appKey: appKey, protocolVersion: protocolVersion))
         if !context.channel.isActive { ended() }
     }
@@ -76,6 +83,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         guard !announcedEnd else { return }
         announcedEnd = true
         state = .closed
+        outlet?.detach()
+        outlet = nil
         closeTimer?.cancel()
         closeTimer = nil
         handOverReceived()
@@ -151,23 +160,26 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         received = []
     }
 
-    // MARK: Writing (called by the hub, on this event loop)
+    // MARK: Writing (through the outlet, on this event loop)
 
-    func write(_ frame: EncodedTextFrame) {
-        guard state == .open, let context else { return }
+    /// Writes a hub frame through the pipeline (with TLS; see ``SocketOutlet/write(_:)``), past the frame encoder
+    /// when there is one.
+    func writeThroughPipeline(_ frame: EncodedTextFrame) {
         if let encoderContext {
             encoderContext.write(NIOAny(frame.bytes), promise: nil)
         } else {
-            context.write(wrapOutboundOut(frame.frame), promise: nil)
+            context?.write(wrapOutboundOut(frame.frame), promise: nil)
         }
-        needsFlush = true
     }
 
-    func flushIfNeeded() {
-        guard needsFlush, let context else { return }
-        needsFlush = false
+    /// Flushes the hub's frames written by ``writeThroughPipeline(_:)``.
+    func flushThroughPipeline() {
         // From the encoder's context when there is one: the encoder holds nothing back, so the flush may skip it.
-        (encoderContext ?? context).flush()
+        (encoderContext ?? context)?.flush()
+    }
+
+    private func flushIfNeeded() {
+        outlet?.flushIfNeeded()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -184,6 +196,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         guard state == .open, let context else { return }
         writeNow(Self.closeFrame(code: code, reason: reason))
         state = .closing
+        outlet?.stopText()
         closeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: closeGrace) {
             context.close(promise: nil)
         }
@@ -207,7 +220,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private func writeThenClose(_ frame: WebSocketFrame) {
         guard let context else { return }
         state = .closing
-        needsFlush = false
+        outlet?.stopText()
+        outlet?.didFlush()
         context.writeAndFlush(wrapOutboundOut(frame)).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
@@ -215,7 +229,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     private func writeNow(_ frame: WebSocketFrame) {
         guard let context else { return }
-        needsFlush = false
+        outlet?.didFlush()
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
     }
 
