@@ -16,9 +16,12 @@ struct PendingDeliveries {
     }
 
     /// One socket's frame: which of its batch's ``LoopBatch/frames``, and whether it is the socket's last this
-    /// turn (then the socket is flushed after it).
+    /// turn (then the socket is flushed after it). `channelCore` is the outlet's (``SocketOutlet/channelCore``),
+    /// held here without a reference count (the outlet holds the channel): the hub does not touch the channel,
+    /// and the loop reaches it without waiting for the outlet.
     private struct Entry {
         let outlet: SocketOutlet
+        unowned(unsafe) let channelCore: (any ChannelCore)?
         let frame: Int
         var flushes: Bool
     }
@@ -55,7 +58,7 @@ struct PendingDeliveries {
             }
             outlet.lastTurn = turn
             outlet.lastIndex = entries.count
-            entries.append(Entry(outlet: outlet, frame: index, flushes: true))
+            entries.append(Entry(outlet: outlet, channelCore: outlet.channelCore, frame: index, flushes: true))
         }
 
         /// Writes every entry; runs on ``loop``.
@@ -65,7 +68,7 @@ struct PendingDeliveries {
                 entries.withUnsafeBufferPointer { entries in
                     for entry in entries {
                         switch frames[entry.frame] {
-                        case .text(let frame): entry.outlet.write(frame)
+                        case .text(let frame): entry.outlet.write(frame, channelCore: entry.channelCore)
                         case .close(let code, let reason): entry.outlet.close(code: code, reason: reason)
                         }
                         if entry.flushes { entry.outlet.flushIfNeeded() }

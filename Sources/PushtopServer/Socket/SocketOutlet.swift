@@ -15,12 +15,14 @@ import NIOCore
 final class SocketOutlet: @unchecked Sendable {
     // The fields a delivery touches come first, so they share the object's first cache line.
 
+    /// The channel, when text frames may bypass the pipeline (no TLS). Immutable, so the hub can put it next to
+    /// the outlet in its batch (``PendingDeliveries``): the loop then reaches the channel without waiting for this
+    /// object to arrive from memory first.
+    let channelCore: (any ChannelCore)?
     /// The ``PendingDeliveries`` turn that last queued a frame for this socket, and that frame's place in its
     /// loop's batch: the socket is flushed after its last frame of a turn. Hub only.
     var lastTurn: UInt64 = 0
     var lastIndex = 0
-    /// The channel, when text frames may bypass the pipeline (no TLS); `nil` once the socket ended. Loop only.
-    private var channelCore: (any ChannelCore)?
     /// Whether text frames are still sent (the socket is open and no close frame has left). Loop only.
     private(set) var isOpen = true
     /// Whether text frames were written since the last flush. Loop only.
@@ -40,9 +42,10 @@ final class SocketOutlet: @unchecked Sendable {
         loopID = ObjectIdentifier(eventLoop)
     }
 
-    /// Writes one text frame (not flushed); nothing once the socket is closing.
-    func write(_ frame: EncodedTextFrame) {
-        assert(eventLoop.inEventLoop)
+    /// Writes one text frame (not flushed); nothing once the socket is closing. `channelCore` is this outlet's
+    /// ``channelCore``, as the hub's batch holds it.
+    func write(_ frame: EncodedTextFrame, channelCore: (any ChannelCore)?) {
+        assert(eventLoop.inEventLoop && channelCore === self.channelCore)
         guard isOpen else { return }
         if let channelCore {
             channelCore.write0(NIOAny(frame.bytes), promise: nil)
@@ -52,7 +55,7 @@ final class SocketOutlet: @unchecked Sendable {
         needsFlush = true
     }
 
-    /// Flushes what ``write(_:)`` wrote since the last flush.
+    /// Flushes what ``write(_:channelCore:)`` wrote since the last flush.
     func flushIfNeeded() {
         assert(eventLoop.inEventLoop)
         guard needsFlush else { return }
@@ -82,11 +85,11 @@ final class SocketOutlet: @unchecked Sendable {
         isOpen = false
     }
 
-    /// The socket ended: drops the references to the channel and the handler.
+    /// The socket ended: drops the reference to the handler (and so the handler's to this outlet, with which it
+    /// made a cycle); the channel is released with the outlet, when the hub forgets the connection.
     func detach() {
         isOpen = false
         needsFlush = false
-        channelCore = nil
         handler = nil
     }
 }
