@@ -29,13 +29,24 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null || true' EXIT
 # run NAME COMMAND...: starts the server on a free port, runs fanout against it, prints and keeps the figures.
 run() {
     local name="$1"; shift
-    local port=$((20000 + RANDOM % 20000))
+    local port
+    # A free port below the ephemeral range (32768 and up on Linux, where the subscribers' own ends live): a taken
+    # one would make the server exit.
+    while port=$((20000 + RANDOM % 12000)); (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do :; done
     "$@" "$port" >/dev/null 2>&1 &
     pid=$!
-    for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+    for _ in $(seq 100); do
+        (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
     local out
-    out="$("$bin/pushtop-benchmarks" fanout --port "$port" --server-pid "$pid" --subscribers "$subscribers" \
-        --events "$events" 2>/dev/null)"
+    if ! out="$("$bin/pushtop-benchmarks" fanout --port "$port" --server-pid "$pid" --subscribers "$subscribers" \
+        --events "$events" 2>"$errors")"; then
+        echo "$name: the run failed (port $port; $(grep -m1 -i error "$errors")); not counted" >&2
+        kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=""
+        return 0
+    fi
     kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
     local p99 cpu user system
     p99="$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' <<<"$out")"
@@ -49,6 +60,7 @@ run() {
 # serve [serve arguments] PORT (run appends the port).
 serve() { local port="${*: -1}"; exec "$bin/pushtop" serve --log-level warning "${@:1:$#-1}" --port "$port"; }
 results="$(mktemp)"
+errors="$(mktemp)"
 for _ in $(seq "$rounds"); do
     run serve serve "$@"
     run floor "$floor_bin"

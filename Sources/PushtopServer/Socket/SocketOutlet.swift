@@ -8,8 +8,8 @@ import NIOCore
 /// frame's bytes go straight (what the pipeline's head would do: nothing but the head lies below the frame
 /// encoder then), without reaching the ``WebSocketConnectionHandler`` or walking the pipeline.
 ///
-/// - Important: Two owners, no locks. ``write(_:)``, ``flushIfNeeded()`` and ``close(code:reason:)`` and the
-///   socket's state run on ``eventLoop`` only (the hub batches them with one `execute` per loop, see
+/// - Important: Two owners, no locks. ``write(_:channelCore:)``, ``flushIfNeeded()``, ``close(code:reason:)`` and
+///   the socket's state run on ``eventLoop`` only (the hub batches them with one `execute` per loop, see
 ///   ``PendingDeliveries``, whose closure checks the loop once per batch); ``lastTurn`` and ``lastIndex`` belong
 ///   to the hub's ``PendingDeliveries`` (the hub actor) alone. Hence `@unchecked Sendable`.
 final class SocketOutlet: @unchecked Sendable {
@@ -85,8 +85,8 @@ final class SocketOutlet: @unchecked Sendable {
         isOpen = false
     }
 
-    /// The socket ended: drops the reference to the handler (and so the handler's to this outlet, with which it
-    /// made a cycle); the channel is released with the outlet, when the hub forgets the connection.
+    /// The socket ended: drops the handler, which drops this outlet in turn (ending their cycle); the channel goes
+    /// with the outlet, when the hub forgets the connection.
     func detach() {
         isOpen = false
         needsFlush = false

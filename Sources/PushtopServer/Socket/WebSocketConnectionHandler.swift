@@ -162,8 +162,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     // MARK: Writing (through the outlet, on this event loop)
 
-    /// Writes a hub frame through the pipeline (with TLS; see ``SocketOutlet/write(_:)``), past the frame encoder
-    /// when there is one.
+    /// Writes a hub frame through the pipeline (with TLS; see ``SocketOutlet/write(_:channelCore:)``), past the
+    /// frame encoder when there is one.
     func writeThroughPipeline(_ frame: EncodedTextFrame) {
         if let encoderContext {
             encoderContext.write(NIOAny(frame.bytes), promise: nil)
