@@ -31,7 +31,7 @@ import Synchronization
         var options = PusherClientOptions(key: "test-key", host: "127.0.0.1", port: server.port,
                                           connection: ConnectionConfiguration(useTLS: tls),
                                           caFile: tls ? certificates.caFile : nil)
-        options.readCoalescing = readCoalescing
+        options.transport.readCoalescing = readCoalescing
         let client = PusherClient(options: options)
         let counter = BatchCounter()
         client.onEventBatch { counter.add($0) }
@@ -64,11 +64,34 @@ import Synchronization
         #expect(paced.batches <= 15, "\(paced.batches) batches for \(count) events")
     }
 
+    /// In lockstep (each event sent once the one before it was handed over), so a loaded machine cannot make the
+    /// sender outrun the reader: without coalescing every round trip is read at once; with the 50 ms interval of
+    /// the tests above, 150 round trips would take at least 7.5 s.
     @Test func withoutCoalescingEachFrameIsHandedOverAsItArrives() async throws {
         let count = 150
-        let unpaced = try await stream(count: count, readCoalescing: 0)
+        let server = try await ScriptedPusherServer.start()
+        defer { server.stop() }
+        let options = PusherClientOptions(key: "test-key", host: "127.0.0.1", port: server.port,
+                                          connection: ConnectionConfiguration(useTLS: false))
+        let client = PusherClient(options: options)
+        let counter = BatchCounter()
+        client.onEventBatch { counter.add($0) }
+        let recorder = EventRecorder(client)
+        try await client.subscribe("ticker")
+        await client.connect()
+        try await recorder.wait { $0.isSubscribed("ticker") }
+        let conn = try await server.connection(1)
+        let started = ContinuousClock.now
+        for i in 0..<count {
+            conn.send(PusherMessage(event: "tick", channel: "ticker", data: .string("n\(i)")))
+            try await waitUntil(timeout: 10) { counter.snapshot.data.count == i + 1 }
+        }
+        let took = ContinuousClock.now - started
+        await client.shutdown()
+        let unpaced = counter.snapshot
         #expect(unpaced.data == (0..<count).map { "n\($0)" })
-        #expect(unpaced.batches > 30, "\(unpaced.batches) batches for \(count) events 2 ms apart")
+        #expect(unpaced.batches == count, "\(unpaced.batches) batches for \(count) events sent in lockstep")
+        #expect(took < .seconds(5), "\(count) round trips took \(took): reads are being paced")
     }
 
     @Test func aQuietSocketIsReadAtOnce() async throws {
@@ -76,7 +99,7 @@ import Synchronization
         defer { server.stop() }
         var options = PusherClientOptions(key: "test-key", host: "127.0.0.1", port: server.port,
                                           connection: ConnectionConfiguration(useTLS: false))
-        options.readCoalescing = 1
+        options.transport.readCoalescing = 1
         let client = PusherClient(options: options)
         let recorder = EventRecorder(client)
         try await client.subscribe("ticker")
