@@ -1,17 +1,13 @@
 import PusherProtocol
 import PushtopDashboard
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `dashboard-preview --bench`: frame time at 140x42 with a full log and 100 members (into the grid canvas),
 /// and reduce throughput. Build with `-c release` for meaningful numbers.
 enum Bench {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    /// Seconds `body` takes, on the monotonic clock.
+    static func seconds(_ body: () -> Void) -> Double {
+        let elapsed = ContinuousClock().measure(body)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
     static func run() {
@@ -28,16 +24,16 @@ enum Bench {
                 name: "price-update", dataText: #"{"symbol":"BTC","price":\#(i),"note":"🚀 東京"}"#,
                 receivedAt: 1_700_000_000 + Double(i) / 5000))
         }
-        let t0 = now()
-        for chunk in stride(from: 0, to: events.count, by: 500) {
-            _ = state.reduce(.client(Array(events[chunk..<min(events.count, chunk + 500)])))
+        let reduceSeconds = seconds {
+            for chunk in stride(from: 0, to: events.count, by: 500) {
+                _ = state.reduce(.client(Array(events[chunk..<min(events.count, chunk + 500)])))
+            }
         }
-        let reduceSeconds = now() - t0
         var canvas = GridCanvas(size: state.size)
         let frames = 500
-        let t1 = now()
-        for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
-        let frameSeconds = (now() - t1) / Double(frames)
+        let frameSeconds = seconds {
+            for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
+        } / Double(frames)
         print("log: \(state.log.count) kept, \(state.log.dropped) dropped; members: \(state.rosters["presence-lobby"]?.count ?? 0)")
         print("reduce: \(Int(Double(events.count) / reduceSeconds)) events/s")
         print("frame 140x42 into grid canvas: \(Int(frameSeconds * 1_000_000)) µs")
@@ -46,15 +42,15 @@ enum Bench {
             guard case .event(let ev) = ScriptedFeed.withFrame(e), let raw = ev.rawFrame else { fatalError() }
             return WireFrame(time: ev.receivedAt, direction: .inbound, kind: .text, size: raw.utf8.count, text: raw)
         }
-        let t2 = now()
-        for chunk in stride(from: 0, to: frameBatch.count, by: 500) {
-            _ = state.reduce(.frames(Array(frameBatch[chunk..<min(frameBatch.count, chunk + 500)]), droppedUpstream: 0))
+        let frameReduce = seconds {
+            for chunk in stride(from: 0, to: frameBatch.count, by: 500) {
+                _ = state.reduce(.frames(Array(frameBatch[chunk..<min(frameBatch.count, chunk + 500)]), droppedUpstream: 0))
+            }
         }
-        let frameReduce = now() - t2
         _ = state.reduce(.key(.char("w")))
-        let t3 = now()
-        for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
-        let wireFrame = (now() - t3) / Double(frames)
+        let wireFrame = seconds {
+            for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
+        } / Double(frames)
         print("wire inspector: \(state.wire.log.count) kept, \(state.wire.log.dropped) dropped; reduce \(Int(Double(frameBatch.count) / frameReduce)) frames/s")
         print("frame 140x42 wire inspector: \(Int(wireFrame * 1_000_000)) µs")
         // Two apps (two profiles): the same events split between them; channels grouped, the log marked by app.
@@ -63,14 +59,14 @@ enum Bench {
         two.setApps([AppSetup(label: "staging"), AppSetup(label: "production")])
         _ = two.reduce(.client(ScriptedFeed.demoOpening, app: 0))
         _ = two.reduce(.client(ScriptedFeed.demoOpening + members, app: 1))
-        let t4 = now()
-        for chunk in stride(from: 0, to: events.count, by: 500) {
-            _ = two.reduce(.client(Array(events[chunk..<min(events.count, chunk + 500)]), app: (chunk / 500) % 2))
+        let twoReduce = seconds {
+            for chunk in stride(from: 0, to: events.count, by: 500) {
+                _ = two.reduce(.client(Array(events[chunk..<min(events.count, chunk + 500)]), app: (chunk / 500) % 2))
+            }
         }
-        let twoReduce = now() - t4
-        let t5 = now()
-        for _ in 0..<frames { DashboardView.draw(two, into: &canvas) }
-        let twoFrame = (now() - t5) / Double(frames)
+        let twoFrame = seconds {
+            for _ in 0..<frames { DashboardView.draw(two, into: &canvas) }
+        } / Double(frames)
         print("two apps: reduce \(Int(Double(events.count) / twoReduce)) events/s; frame 140x42: \(Int(twoFrame * 1_000_000)) µs")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 private let systemKill = Glibc.kill
@@ -18,7 +19,7 @@ private let systemKill = Darwin.kill
 /// ```
 ///
 /// Needs `redis-server` on the `PATH` (`scripts/install-deps` installs it).
-public final class RedisServerProcess: @unchecked Sendable {
+public final class RedisServerProcess: Sendable {
     /// What went wrong starting the server.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -28,8 +29,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     public let port: Int
     /// The password set with `--requirepass`, if any.
     public let password: String?
-    private let lock = NSLock()
-    private var process: Process?
+    private let process = Mutex<Process?>(nil)
 
     private init(port: Int, password: String?) {
         self.port = port
@@ -37,7 +37,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if let process, process.isRunning {
+        if let process = process.withLock({ $0 }), process.isRunning {
             _ = systemKill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
@@ -63,7 +63,7 @@ public final class RedisServerProcess: @unchecked Sendable {
 
     /// The process id while running.
     public var pid: Int32? {
-        lock.withLock { process?.isRunning == true ? process?.processIdentifier : nil }
+        process.withLock { $0?.isRunning == true ? $0?.processIdentifier : nil }
     }
 
     /// Whether the server process runs.
@@ -87,10 +87,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     }
 
     private func terminate(signal: Int32) {
-        let running = lock.withLock { () -> Process? in
-            defer { process = nil }
-            return process
-        }
+        let running = process.withLock { $0.take() }
         guard let running else { return }
         if running.isRunning { _ = systemKill(running.processIdentifier, signal) }
         // A child of this process may start with SIGTERM blocked (Foundation's Process passes on the spawning
@@ -113,7 +110,7 @@ public final class RedisServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        lock.withLock { self.process = process }
+        self.process.withLock { $0 = process }
         let port = port
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

@@ -53,7 +53,7 @@ extension PusherClient {
         logger.debug("connecting to \(url)")
         let loop = eventLoop
         liveSockets.insert(attempt)
-        connection = transport.open(url: url, on: loop, settings: options.transportSettings, tap: tap) { [weak self] events in
+        connection = transport.open(url: url, on: loop, settings: options.transport, tap: tap) { [weak self] events in
             guard let self else { return }
             // The real transport calls on `loop`; a scripted one may call from anywhere.
             if loop.inEventLoop {

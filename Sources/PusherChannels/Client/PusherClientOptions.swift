@@ -16,24 +16,17 @@ public struct PusherClientOptions: Sendable {
     public var authorizer: (any Authorizer)?
     /// Authenticates the user for ``PusherClient/signIn()`` (pusher-js's `userAuthentication`).
     public var userAuthenticator: (any UserAuthenticator)?
-    /// Frames larger than this (bytes) are reported and skipped.
-    public var maxFrameSize: Int
-    /// A PEM file of certificate authorities to trust for `wss://` besides the system's (a private CA, or the
-    /// self-signed certificate of a local `pushtop serve --tls-cert`).
-    public var caFile: String?
-    /// Keep the exact text of the frame each `ChannelEvent` came in (`ChannelEvent/rawFrame`) even when no
-    /// frame tap is on (it is kept while one is).
-    public var keepRawFrames: Bool
+    /// How each connection's socket is set up: the largest frame decoded (larger ones are reported and skipped),
+    /// extra certificate authorities for `wss://` (a private CA, or the self-signed certificate of a local
+    /// `pushtop serve --tls-cert`), whether each event keeps its frame's exact text without a frame tap, and
+    /// read coalescing.
+    public var transport: TransportSettings
     /// The `client` query parameter sent to the server.
     public var clientName: String
     /// The `version` query parameter sent to the server.
     public var clientVersion: String
     /// Where the client and its transport log (label `pushtop.client` by default).
     public var logger: Logger
-    /// Seconds between two socket reads on a busy connection (0, the default: read as soon as anything arrives).
-    /// A consumer that draws on a clock, like a dashboard at 30 frames a second, sets a few milliseconds: under a
-    /// firehose one wake-up then reads dozens of frames, and a quiet connection still reads each frame at once.
-    public var readCoalescing: Double = 0
 
     /// Options for the app `key`; every other setting has a default (cluster `mt1`, TLS, 1 MiB frames).
     /// - Parameters:
@@ -64,20 +57,11 @@ public struct PusherClientOptions: Sendable {
         self.port = port
         self.connection = connection
         self.authorizer = authorizer
-        self.maxFrameSize = maxFrameSize
-        self.caFile = caFile
-        self.keepRawFrames = keepRawFrames
+        transport = TransportSettings(maxMessageSize: max(16 << 20, maxFrameSize), maxFrameSize: maxFrameSize,
+                                      caFile: caFile, keepRawFrames: keepRawFrames)
         self.clientName = clientName
         self.clientVersion = clientVersion
         self.logger = logger
-    }
-
-    /// What the transport is told for each connection.
-    public var transportSettings: TransportSettings {
-        var settings = TransportSettings(maxMessageSize: max(16 << 20, maxFrameSize), maxFrameSize: maxFrameSize,
-                                         caFile: caFile, keepRawFrames: keepRawFrames)
-        settings.readCoalescing = readCoalescing
-        return settings
     }
 
     /// The host connected to.

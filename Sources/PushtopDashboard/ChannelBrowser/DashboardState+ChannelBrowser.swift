@@ -10,13 +10,13 @@ extension DashboardState {
             view = .channelBrowser
             return apiRequestsDue()
         case .browser(let action):
-            switch browser.perform(action, page: ChannelBrowserView.pageRows(self)) {
+            switch self.browser.perform(action, page: ChannelBrowserView.pageRows(self)) {
             case .none: break
             case .leave: view = .panes
-            case .promptFilter: prompt = Prompt(purpose: .browserFilter, text: browser.filter)
+            case .promptFilter: prompt = Prompt(purpose: .browserFilter, text: self.browser.filter)
             case .fetch:
-                guard hasAPI else { return [] }
-                browser.started(at: now)
+                guard self.hasAPI else { return [] }
+                self.browser.started(at: now)
                 return [.fetchOccupiedChannels]
             case .subscribe(let name):
                 if let error = DashboardState.subscribeError(name, existing: appChannelNames) {

@@ -1,4 +1,5 @@
 import PusherProtocol
+import Synchronization
 
 /// A feed of client events without a network: a replay of scripted steps, or a synthetic demo (connected
 /// state, a few channels, a presence roster with joins and leaves, a steady event stream).
@@ -15,7 +16,7 @@ public final class ScriptedFeed: Sendable {
     /// The scripted events, and the frames they "came in" (the demo's), as a client would post them.
     public let feed = DashboardFeed()
     public let backend: ScriptedBackend
-    private let task: Locked<Task<Void, Never>?> = Locked(nil)
+    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
 
     public init(connectionDescription: String = "127.0.0.1:0 (scripted, no TLS)") {
         let feed = self.feed

@@ -1,4 +1,5 @@
 import PusherProtocol
+import Synchronization
 
 /// Where one app's client hands its events and wire frames to the dashboard: call ``post(_:)`` and
 /// ``post(frames:)`` straight from the client's batch callbacks, one read burst a call. Each burst keeps the time it
@@ -9,7 +10,7 @@ import PusherProtocol
 public final class DashboardFeed: Sendable {
     /// Events, or frames, that wait for the next frame before new ones are dropped.
     public let capacity: Int
-    private let pending = Locked(Pending())
+    private let pending = Mutex(Pending())
 
     /// - Parameter capacity: events (and, apart, frames) held between two frames before new ones are dropped.
     public init(capacity: Int = 200_000) {

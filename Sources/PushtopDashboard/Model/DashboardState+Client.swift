@@ -8,11 +8,11 @@ extension DashboardState {
         case .state(let change):
             applyState(change)
         case .connectingIn(let delay):
-            connection.nextAttemptAt = now + delay
+            self.connection.nextAttemptAt = now + delay
             log.append(app: selectedApp, time: now, kind: .info, channel: "", event: "retry",
                 dataText: "next attempt in \(Format.seconds(delay))")
         case .closed(let closure):
-            connection.lastClosure = closure
+            self.connection.lastClosure = closure
             let code = closure.code.map(String.init) ?? "no code"
             var text = "\(code) \(closure.meaning) → \(closure.action.rawValue)"
             if !closure.reason.isEmpty { text += " (\(closure.reason))" }
@@ -22,8 +22,8 @@ extension DashboardState {
         case .subscribed(let channel, let presence):
             upsertChannel(channel, status: .subscribed)
             if ChannelKind(channelName: channel) == .presence || presence != nil {
-                rosters[channel] = MemberRoster(snapshot: presence)
-                presenceCheck.rosterReset(channel)
+                self.rosters[channel] = MemberRoster(snapshot: presence)
+                self.presenceCheck.rosterReset(channel)
             }
             var text = "subscribed"
             if let presence { text += " (\(Format.counted(presence.members.count, "member")))" }
@@ -31,7 +31,7 @@ extension DashboardState {
         case .subscriptionError(let channel, let status, let message):
             let reason = status.map { "HTTP \($0): \(message)" } ?? message
             upsertChannel(channel, status: .error(reason))
-            let pointer = auth.traces[channel] != nil ? " (auth inspector: select the channel, press a)" : ""
+            let pointer = self.auth.traces[channel] != nil ? " (auth inspector: select the channel, press a)" : ""
             log.append(app: selectedApp, time: now, kind: .error, channel: channel, event: "subscription error", dataText: reason + pointer)
         case .unsubscribed(let channel):
             removeChannel(channel)
@@ -42,20 +42,20 @@ extension DashboardState {
                 channels[i].events += 1
                 channels[i].rate.record(at: at)
             }
-            connection.rate.record(at: at)
-            connection.totalEvents += 1
+            self.connection.rate.record(at: at)
+            self.connection.totalEvents += 1
             let kind: LogEntry.Kind = e.name == "pusher:error" ? .error : .event
             log.append(app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel, event: e.name,
                 dataText: e.dataText, userID: e.userID, rawFrame: e.rawFrame)
-            if e.rawFrame != nil { wire.note(e) }
+            if e.rawFrame != nil { self.wire.note(e) }
         case .memberAdded(let channel, let member):
-            rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
-            presenceCheck.memberChanged(channel, userID: member.userID)
+            self.rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
+            self.presenceCheck.memberChanged(channel, userID: member.userID)
             log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "member added",
                 dataText: member.userInfo.map { "\(member.userID) \($0.jsonString)" } ?? member.userID)
         case .memberRemoved(let channel, let member):
-            rosters[channel]?.remove(userID: member.userID, at: now)
-            presenceCheck.memberChanged(channel, userID: member.userID)
+            self.rosters[channel]?.remove(userID: member.userID, at: now)
+            self.presenceCheck.memberChanged(channel, userID: member.userID)
             log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "member removed", dataText: member.userID)
         case .subscriptionCount(let channel, let count):
             if let i = channelIndex(channel) { channels[i].subscriptionCount = count }
@@ -66,55 +66,55 @@ extension DashboardState {
             log.append(app: selectedApp, time: now, kind: .error, channel: channel, event: "decryption error",
                 dataText: "\(event): \(message)")
         case .pong(let roundTrip):
-            connection.roundTrip = roundTrip
+            self.connection.roundTrip = roundTrip
         case .signedIn(let user):
-            connection.signedInUser = user.id
-            connection.signInRequested = true
-            connection.signInError = nil
-            watchlist = Watchlist(watched: user.watchlist)
+            self.connection.signedInUser = user.id
+            self.connection.signInRequested = true
+            self.connection.signInError = nil
+            self.watchlist = Watchlist(watched: user.watchlist)
             log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
         case .signInFailed(let status, let message):
             let reason = status.map { "HTTP \($0): \(message)" } ?? message
-            connection.signInError = reason
+            self.connection.signInError = reason
             log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "sign-in error", dataText: reason)
         case .signedOut(let userID):
-            connection.signedInUser = nil
-            watchlist = Watchlist()
+            self.connection.signedInUser = nil
+            self.watchlist = Watchlist()
             log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signed out", dataText: userID)
         case .userEvent(let e):
-            connection.rate.record(at: now)
-            connection.totalEvents += 1
+            self.connection.rate.record(at: now)
+            self.connection.totalEvents += 1
             log.append(app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: .user, channel: e.userID, event: e.name,
                 dataText: e.dataText)
         case .watchlist(let change):
-            watchlist.apply(change)
+            self.watchlist.apply(change)
             log.append(app: selectedApp, time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
                 dataText: change.userIDs.joined(separator: " "))
         case .authorization(let trace):
-            auth.record(trace)
+            self.auth.record(trace)
             if view == .authInspector { needsDraw = true }
         }
     }
 
     private mutating func applyState(_ change: StateChange) {
         let now = self.now
-        let previous = connection.state
-        connection.state = change.current
+        let previous = self.connection.state
+        self.connection.state = change.current
         switch change.current {
         case .connected:
-            connection.socketID = change.socketID ?? connection.socketID
-            if let id = change.socketID { auth.noteSocketID(id) }
-            connection.connectedSince = now
-            connection.nextAttemptAt = nil
-            connection.wasConnected = true
+            self.connection.socketID = change.socketID ?? self.connection.socketID
+            if let id = change.socketID { self.auth.noteSocketID(id) }
+            self.connection.connectedSince = now
+            self.connection.nextAttemptAt = nil
+            self.connection.wasConnected = true
         case .connecting:
-            if connection.wasConnected, previous != .disconnected, previous != .initialized {
-                connection.reconnects += 1
+            if self.connection.wasConnected, previous != .disconnected, previous != .initialized {
+                self.connection.reconnects += 1
             }
-            connection.connectedSince = nil
+            self.connection.connectedSince = nil
         case .disconnected, .failed, .unavailable, .initialized:
-            connection.connectedSince = nil
-            if change.current != .unavailable { connection.nextAttemptAt = nil }
+            self.connection.connectedSince = nil
+            if change.current != .unavailable { self.connection.nextAttemptAt = nil }
         }
         if previous == .connected, change.current != .connected {
             // The client subscribes again after reconnecting; rosters are rebuilt from scratch.
@@ -122,9 +122,9 @@ extension DashboardState {
                 if channels[i].status == .subscribed { channels[i].status = .subscribing }
                 channels[i].subscriptionCount = nil  // the old connection's count: unknown until the server says again
             }
-            rosters.removeAll()
-            presenceCheck.rostersReset()
-            connection.socketID = nil
+            self.rosters.removeAll()
+            self.presenceCheck.rostersReset()
+            self.connection.socketID = nil
         }
         var text = "\(change.previous) → \(change.current)"
         if let id = change.socketID { text += " (socket \(id))" }
@@ -154,8 +154,8 @@ extension DashboardState {
     mutating func removeChannel(_ name: String) {
         guard let i = channelIndex(name) else { return }
         channels.remove(at: i)
-        rosters[name] = nil
-        presenceCheck.rosterReset(name)
+        self.rosters[name] = nil
+        self.presenceCheck.rosterReset(name)
         if selectedChannel > i || selectedChannel >= channels.count { selectedChannel = max(0, selectedChannel - 1) }
     }
 

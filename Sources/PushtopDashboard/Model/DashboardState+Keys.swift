@@ -76,17 +76,17 @@ extension DashboardState {
             }
             prompt = Prompt(purpose: .triggerEvent(channel: channel.name), text: "client-")
         case .toggleConnection:
-            switch connection.state {
+            switch self.connection.state {
             case .connected, .connecting, .unavailable: return [.disconnect]
             case .initialized, .disconnected, .failed: return [.connect]
             }
         case .toggleSignIn:
-            if connection.signedInUser != nil || connection.signInRequested {
-                connection.signInRequested = false
+            if self.connection.signedInUser != nil || self.connection.signInRequested {
+                self.connection.signInRequested = false
                 return [.signOut]
             }
-            connection.signInRequested = true
-            connection.signInError = nil
+            self.connection.signInRequested = true
+            self.connection.signInError = nil
             log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signing in", dataText: nil)
             return [.signIn]
         case .filter:

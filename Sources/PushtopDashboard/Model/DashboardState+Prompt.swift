@@ -7,8 +7,8 @@ extension DashboardState {
         switch key {
         case .escape:
             if p.purpose == .filter { log.setFilter(nil) }
-            if p.purpose == .wireFilter { wire.setFilter(nil) }
-            if p.purpose == .browserFilter { browser.setFilter("") }
+            if p.purpose == .wireFilter { self.wire.setFilter(nil) }
+            if p.purpose == .browserFilter { self.browser.setFilter("") }
             prompt = nil
             return []
         case .enter:
@@ -47,12 +47,12 @@ extension DashboardState {
         case .triggerData, .replayJump:
             p.error = nil
         case .browserFilter:
-            browser.setFilter(p.text)
+            self.browser.setFilter(p.text)
         case .filter:
             log.setFilter(LogFilter(p.text))
             if logSelected != nil { logSelected = nil }
         case .wireFilter:
-            wire.setFilter(LogFilter(p.text))
+            self.wire.setFilter(LogFilter(p.text))
         }
         prompt = p
     }
@@ -92,11 +92,11 @@ extension DashboardState {
             return []
         case .wireFilter:
             prompt = nil
-            wire.setFilter(LogFilter(p.text))
+            self.wire.setFilter(LogFilter(p.text))
             return []
         case .browserFilter:
             prompt = nil
-            browser.setFilter(p.text)
+            self.browser.setFilter(p.text)
             return []
         case .replayJump:
             guard let target = ReplayStatus.parseTime(p.text, position: replay?.position ?? 0) else {

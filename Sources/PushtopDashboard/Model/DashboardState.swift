@@ -2,6 +2,7 @@ import PusherProtocol
 
 /// Everything the dashboard shows, as a plain value. ``reduce(_:)`` is the only way it changes; views
 /// draw it; the runner performs the ``Effect``s that `reduce` returns.
+@dynamicMemberLookup
 public struct DashboardState: Sendable {
     /// Options that do not change while running.
     public struct Configuration: Sendable {
@@ -86,7 +87,7 @@ public struct DashboardState: Sendable {
 
     /// The endpoint text for the connection pane (set by the runner from the backend).
     public mutating func setEndpoint(_ text: String) {
-        connection.endpoint = text
+        self.connection.endpoint = text
         needsDraw = true
     }
 
@@ -108,59 +109,18 @@ public struct DashboardState: Sendable {
     /// The selected app's label (empty with a single app).
     public var appLabel: String { apps[selectedApp].label }
 
-    /// The selected app's connection.
-    public internal(set) var connection: ConnectionInfo {
-        _read { yield apps[selectedApp].connection }
-        _modify { yield &apps[selectedApp].connection }
+    /// The selected app's parts, read as if they were the state's own: `state.rosters`, `state.wire`,
+    /// `state.connection`, `state.credentials` … are those of `apps[selectedApp]` (see ``AppState``). One
+    /// accessor for every part, so a new part of an app needs no forwarding property here.
+    public subscript<Part>(dynamicMember part: KeyPath<AppState, Part>) -> Part {
+        apps[selectedApp][keyPath: part]
     }
 
-    /// The selected app's presence rosters, per channel.
-    public internal(set) var rosters: [String: MemberRoster] {
-        _read { yield apps[selectedApp].rosters }
-        _modify { yield &apps[selectedApp].rosters }
+    /// The selected app's parts, for `reduce` to change in place.
+    subscript<Part>(dynamicMember part: WritableKeyPath<AppState, Part>) -> Part {
+        get { apps[selectedApp][keyPath: part] }
+        _modify { yield &apps[selectedApp][keyPath: part] }
     }
-
-    /// The selected app's watchlist: who is watched and who of them is online.
-    public internal(set) var watchlist: Watchlist {
-        _read { yield apps[selectedApp].watchlist }
-        _modify { yield &apps[selectedApp].watchlist }
-    }
-
-    /// The selected app's frames and the wire inspector's selection.
-    public internal(set) var wire: WireInspectorState {
-        _read { yield apps[selectedApp].wire }
-        _modify { yield &apps[selectedApp].wire }
-    }
-
-    /// Whether the selected app's connection has a frame tap (frames have arrived, or the runner said so).
-    public var framesAvailable: Bool {
-        get { apps[selectedApp].framesAvailable }
-        set { apps[selectedApp].framesAvailable = newValue }
-    }
-
-    /// What each of the selected app's subscriptions' authorization did (the newest attempt).
-    public internal(set) var auth: AuthInspectorState {
-        _read { yield apps[selectedApp].auth }
-        _modify { yield &apps[selectedApp].auth }
-    }
-
-    /// The channel browser (the selected app's occupied channels).
-    public internal(set) var browser: ChannelBrowserState {
-        _read { yield apps[selectedApp].browser }
-        _modify { yield &apps[selectedApp].browser }
-    }
-
-    /// The selected app's server rosters of presence channels, to compare with the client's.
-    public internal(set) var presenceCheck: PresenceCheckState {
-        _read { yield apps[selectedApp].presenceCheck }
-        _modify { yield &apps[selectedApp].presenceCheck }
-    }
-
-    /// The selected app's key and secret, when known.
-    public var credentials: KnownCredentials? { apps[selectedApp].credentials }
-
-    /// Whether the selected app's HTTP API is reachable.
-    public var hasAPI: Bool { apps[selectedApp].hasAPI }
 
     /// The names of the selected app's channels.
     var appChannelNames: [String] { channels.filter { $0.app == selectedApp }.map(\.name) }
@@ -188,8 +148,8 @@ public struct DashboardState: Sendable {
     /// The presence channel whose roster the members pane shows: the selected channel if it is a presence
     /// channel, else the selected app's first presence channel.
     public var memberChannel: String? {
-        if let c = currentChannel, c.kind == .presence, rosters[c.name] != nil { return c.name }
-        return channels.first { $0.app == selectedApp && $0.kind == .presence && rosters[$0.name] != nil }?.name
+        if let c = currentChannel, c.kind == .presence, self.rosters[c.name] != nil { return c.name }
+        return channels.first { $0.app == selectedApp && $0.kind == .presence && self.rosters[$0.name] != nil }?.name
     }
 
     /// Changes the state. Returns what the outside world must do.
@@ -289,14 +249,14 @@ public struct DashboardState: Sendable {
 
     /// HTTP API requests due now: the open channel browser's list, the shown presence channel's roster.
     mutating func apiRequestsDue() -> [Effect] {
-        guard hasAPI, replay == nil else { return [] }
+        guard self.hasAPI, replay == nil else { return [] }
         var effects: [Effect] = []
-        if view == .channelBrowser, browser.due(at: now) {
-            browser.started(at: now)
+        if view == .channelBrowser, self.browser.due(at: now) {
+            self.browser.started(at: now)
             effects.append(.fetchOccupiedChannels)
         }
-        if view == .panes, let channel = memberChannel, presenceCheck.due(channel, at: now) {
-            presenceCheck.started(channel, at: now)
+        if view == .panes, let channel = memberChannel, self.presenceCheck.due(channel, at: now) {
+            self.presenceCheck.started(channel, at: now)
             effects.append(.fetchPresenceUsers(channel))
         }
         return effects

@@ -27,12 +27,7 @@ enum RecordedAnswer {
     /// The answer event of a recorded line (`nil` for an unknown query: a newer pushtop's).
     static func event(query: String, result: JSONValue?, error: String?, app: Int) -> UIEvent? {
         if query == "channels" {
-            let list = result?.arrayValue?.compactMap { c in
-                c["name"]?.stringValue.map {
-                    OccupiedChannel(name: $0, subscriptionCount: c["subscription_count"]?.intValue,
-                        userCount: c["user_count"]?.intValue)
-                }
-            }
+            let list = result?.arrayValue?.compactMap { c in c["name"]?.stringValue.map { OccupiedChannel(name: $0, info: c) } }
             return .occupiedChannels(list, error: error ?? (list == nil ? "no answer recorded" : nil), app: app)
         }
         if query.hasPrefix("users/") {

@@ -1,4 +1,5 @@
 import PusherProtocol
+import Synchronization
 
 /// What the terminal, the signals, the clock and the dashboard's own requests leave for the loop, and one
 /// coalescing wake-up: however often they post, the loop wakes once, drains everything, and reduces it in one go.
@@ -16,7 +17,7 @@ final class Inbox: Sendable {
         var uiEvents: [UIEvent] = []
     }
 
-    private let pending = Locked(Pending())
+    private let pending = Mutex(Pending())
     let wakeups: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
@@ -26,7 +27,7 @@ final class Inbox: Sendable {
 
     /// Leaves something for the loop and wakes it.
     func update(_ body: (inout Pending) -> Void) {
-        pending.withLock(body)
+        pending.withLock { body(&$0) }
         continuation.yield()
     }
 

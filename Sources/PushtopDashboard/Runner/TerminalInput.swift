@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,7 +17,7 @@ final class TerminalInput {
     private let inbox: Inbox
     private var sources: [any DispatchSourceProtocol] = []
     private let acknowledged = DispatchSemaphore(value: 0)
-    private let stopped = Locked(false)
+    private let stopped = StopFlag()
 
     init(inbox: Inbox) {
         self.inbox = inbox
@@ -43,7 +44,7 @@ final class TerminalInput {
     func stop() {
         for source in sources { source.cancel() }
         sources = []
-        stopped.withLock { $0 = true }
+        stopped.value.store(true, ordering: .relaxed)
     }
 
     /// Made outside the main actor: the handler runs on a dispatch queue, and a closure formed in a
@@ -62,10 +63,10 @@ final class TerminalInput {
         return source
     }
 
-    nonisolated private static func watchStdin(inbox: Inbox, acknowledged: DispatchSemaphore, stop: Locked<Bool>) {
+    nonisolated private static func watchStdin(inbox: Inbox, acknowledged: DispatchSemaphore, stop: StopFlag) {
         DispatchQueue(label: "pushtop.stdin").async {
             var fds = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-            while !stop.withLock({ $0 }) {
+            while !stop.value.load(ordering: .relaxed) {
                 fds.revents = 0
                 let n = poll(&fds, 1, 200)
                 if n > 0 {
@@ -75,9 +76,14 @@ final class TerminalInput {
                         return
                     }
                     inbox.update { $0.inputReady = true }
-                    while !stop.withLock({ $0 }), acknowledged.wait(timeout: .now() + .milliseconds(200)) == .timedOut {}
+                    while !stop.value.load(ordering: .relaxed), acknowledged.wait(timeout: .now() + .milliseconds(200)) == .timedOut {}
                 }
             }
         }
     }
+}
+
+/// Set once by ``TerminalInput/stop()``; the stdin watcher's thread reads it between polls.
+private final class StopFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }

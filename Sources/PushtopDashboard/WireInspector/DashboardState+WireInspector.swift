@@ -5,14 +5,14 @@ extension DashboardState {
         case .wireInspector:
             view = view == .wireInspector ? .panes : .wireInspector
         case .wire(let action):
-            switch wire.perform(action, rows: wireRows) {
+            switch self.wire.perform(action, rows: wireRows) {
             case .none:
-                if let detail = wire.detail {
+                if let detail = self.wire.detail {
                     // Scrolling the open frame: within its lines (End goes to the last page).
                     let last = WireFrameDetailView.scrollMetrics(self, seq: detail.seq).last
-                    wire.detail = (detail.seq, action == .bottom ? last : min(detail.scroll, last))
+                    self.wire.detail = (detail.seq, action == .bottom ? last : min(detail.scroll, last))
                 }
-            case .promptFilter: prompt = Prompt(purpose: .wireFilter, text: wire.log.filter?.query ?? "")
+            case .promptFilter: prompt = Prompt(purpose: .wireFilter, text: self.wire.log.filter?.query ?? "")
             case .leave: view = .panes
             }
         default:

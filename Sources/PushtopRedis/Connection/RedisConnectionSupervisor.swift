@@ -1,7 +1,7 @@
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// Keeps one Redis connection open for its owner (a ``RedisClient`` or a ``RedisSubscriber``): connects, signs
 /// in and selects the database (then the owner's own set-up, such as restoring subscriptions), reports each
@@ -28,7 +28,7 @@ final class RedisConnectionSupervisor: Sendable {
     let group: any EventLoopGroup
     private let onPush: (@Sendable (RedisPubSubMessage) -> Void)?
     private let setUp: SetUp?
-    private let box = NIOLockedValueBox(State())
+    private let box = Mutex(State())
 
     init(configuration: RedisConfiguration, group: any EventLoopGroup, logger: Logger,
          onPush: (@Sendable (RedisPubSubMessage) -> Void)? = nil, setUp: SetUp? = nil) {
@@ -44,22 +44,22 @@ final class RedisConnectionSupervisor: Sendable {
 
     /// Starts connecting (once).
     func start() {
-        box.withLockedValue { state in
+        box.withLock { state in
             guard state.task == nil, !state.closed else { return }
             state.task = Task { await self.run() }
         }
     }
 
     /// The state now.
-    var state: RedisConnectionState { box.withLockedValue { $0.connection } }
+    var state: RedisConnectionState { box.withLock { $0.connection } }
 
     /// The channel, only while up.
-    var channel: (any Channel)? { box.withLockedValue { $0.channel } }
+    var channel: (any Channel)? { box.withLock { $0.channel } }
 
     /// The state now, then every change, until closed.
     func stateChanges() -> AsyncStream<RedisConnectionState> {
         let (stream, continuation) = AsyncStream.makeStream(of: RedisConnectionState.self, bufferingPolicy: .unbounded)
-        let id: Int? = box.withLockedValue { state in
+        let id: Int? = box.withLock { state in
             continuation.yield(state.connection)
             guard !state.closed else { return nil }
             let id = state.nextObserver
@@ -72,14 +72,14 @@ final class RedisConnectionSupervisor: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.box.withLockedValue { $0.observers.removeValue(forKey: id) }
+            _ = self?.box.withLock { $0.observers.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// Calls `body` with every change (not the state now), on whatever thread the change happens.
     func onStateChange(_ body: @escaping @Sendable (RedisConnectionState) -> Void) {
-        box.withLockedValue { $0.callbacks.append(body) }
+        box.withLock { $0.callbacks.append(body) }
     }
 
     /// Waits until the state is ``RedisConnectionState/up``.
@@ -105,7 +105,7 @@ final class RedisConnectionSupervisor: Sendable {
 
     /// Stops reconnecting, closes the connection, reports ``RedisConnectionState/closed`` and ends the streams.
     func close() async {
-        let (task, channel) = box.withLockedValue { state -> (Task<Void, Never>?, (any Channel)?) in
+        let (task, channel) = box.withLock { state -> (Task<Void, Never>?, (any Channel)?) in
             state.closed = true
             defer { state.channel = nil }
             return (state.task, state.channel)
@@ -114,7 +114,7 @@ final class RedisConnectionSupervisor: Sendable {
         try? await channel?.close()
         await task?.value
         report(.closed)
-        let observers = box.withLockedValue { state in
+        let observers = box.withLock { state in
             defer { state.observers = [:] }
             return Array(state.observers.values)
         }
@@ -123,7 +123,7 @@ final class RedisConnectionSupervisor: Sendable {
 
     // MARK: - The connection loop
 
-    private var isClosed: Bool { box.withLockedValue { $0.closed } }
+    private var isClosed: Bool { box.withLock { $0.closed } }
 
     private func run() async {
         var failures = 0
@@ -139,7 +139,7 @@ final class RedisConnectionSupervisor: Sendable {
                     try? await channel.close()
                     throw error
                 }
-                let stillOpen = box.withLockedValue { state -> Bool in
+                let stillOpen = box.withLock { state -> Bool in
                     guard !state.closed, channel.isActive else { return false }
                     state.channel = channel
                     return true
@@ -152,7 +152,7 @@ final class RedisConnectionSupervisor: Sendable {
                 failures = 0
                 report(.up)
                 reason = (try? await closedReason.get()) ?? "connection closed"
-                box.withLockedValue { $0.channel = nil }
+                box.withLock { $0.channel = nil }
             } catch {
                 reason = (error as? RedisError)?.description ?? "\(error)"
             }
@@ -226,7 +226,7 @@ final class RedisConnectionSupervisor: Sendable {
     // MARK: - Reporting
 
     private func report(_ new: RedisConnectionState) {
-        let (observers, callbacks, changed, firstDown) = box.withLockedValue { state in
+        let (observers, callbacks, changed, firstDown) = box.withLock { state in
             let changed = state.connection != new
             state.connection = new
             var firstDown = false

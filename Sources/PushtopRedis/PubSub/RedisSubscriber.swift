@@ -1,7 +1,7 @@
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A Redis connection in subscribe mode: receives the messages of its channels and patterns, and subscribes
 /// again after every reconnection.
@@ -26,7 +26,13 @@ public final class RedisSubscriber: RedisConnectionOwner {
         var channel: (any Channel)?
     }
 
-    private let wanted = NIOLockedValueBox(Wanted())
+    /// The sets under a lock, in a box of their own: the supervisor's set-up closure, made before `self` exists,
+    /// shares them.
+    private final class WantedBox: Sendable {
+        let lock = Mutex(Wanted())
+    }
+
+    private let wanted = WantedBox()
     private let supervisor: RedisConnectionSupervisor
 
     /// A subscriber for `configuration` (its own connection); it starts connecting at once. `onMessage` gets
@@ -39,7 +45,7 @@ public final class RedisSubscriber: RedisConnectionOwner {
             configuration: configuration, group: eventLoopGroup, logger: logger, onPush: onMessage,
             setUp: { channel in
                 // Restore the subscriptions before the connection is reported up.
-                let now = wanted.withLockedValue { wanted in
+                let now = wanted.lock.withLock { wanted in
                     wanted.channel = channel
                     return wanted
                 }
@@ -54,7 +60,7 @@ public final class RedisSubscriber: RedisConnectionOwner {
 
     /// The channels and patterns subscribed (or to be subscribed again on reconnection).
     public var subscriptions: (channels: Set<String>, patterns: Set<String>) {
-        wanted.withLockedValue { ($0.channels, $0.patterns) }
+        wanted.lock.withLock { ($0.channels, $0.patterns) }
     }
 
     /// Adds `channels`: kept across reconnections; when up, returns once Redis confirmed them (when down,
@@ -62,7 +68,7 @@ public final class RedisSubscriber: RedisConnectionOwner {
     ///
     /// - Throws: ``RedisError`` when the connection failed while subscribing (the channels stay wanted).
     public func subscribe(_ channels: [String]) async throws {
-        let (new, channel) = wanted.withLockedValue { wanted in
+        let (new, channel) = wanted.lock.withLock { wanted in
             (channels.filter { wanted.channels.insert($0).inserted }, wanted.channel)
         }
         try await send("SUBSCRIBE", new, on: channel)
@@ -70,7 +76,7 @@ public final class RedisSubscriber: RedisConnectionOwner {
 
     /// Adds `patterns` (`PSUBSCRIBE`, glob-style: `pushtop:*`), like ``subscribe(_:)``.
     public func subscribe(patterns: [String]) async throws {
-        let (new, channel) = wanted.withLockedValue { wanted in
+        let (new, channel) = wanted.lock.withLock { wanted in
             (patterns.filter { wanted.patterns.insert($0).inserted }, wanted.channel)
         }
         try await send("PSUBSCRIBE", new, on: channel)
@@ -78,7 +84,7 @@ public final class RedisSubscriber: RedisConnectionOwner {
 
     /// Removes `channels`.
     public func unsubscribe(_ channels: [String]) async throws {
-        let (gone, channel) = wanted.withLockedValue { wanted in
+        let (gone, channel) = wanted.lock.withLock { wanted in
             (channels.filter { wanted.channels.remove($0) != nil }, wanted.channel)
         }
         try await send("UNSUBSCRIBE", gone, on: channel)
@@ -86,7 +92,7 @@ public final class RedisSubscriber: RedisConnectionOwner {
 
     /// Removes `patterns`.
     public func unsubscribe(patterns: [String]) async throws {
-        let (gone, channel) = wanted.withLockedValue { wanted in
+        let (gone, channel) = wanted.lock.withLock { wanted in
             (patterns.filter { wanted.patterns.remove($0) != nil }, wanted.channel)
         }
         try await send("PUNSUBSCRIBE", gone, on: channel)

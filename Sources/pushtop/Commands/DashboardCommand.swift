@@ -48,7 +48,7 @@ struct DashboardCommand: AsyncParsableCommand {
             return
         }
         var options = try connection.clientOptions(environment: environment, profile: profile)
-        options.readCoalescing = DashboardLauncher.readCoalescing
+        options.transport.readCoalescing = DashboardLauncher.readCoalescing
         let nodeList = nodes.isEmpty ? profile.nodes ?? [] : nodes
         if !nodeList.isEmpty {
             let secret = connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.secret
@@ -91,7 +91,7 @@ struct DashboardCommand: AsyncParsableCommand {
             } catch let error as ValidationError {
                 throw ValidationError("profile \(name): \(error.message)")
             }
-            options.readCoalescing = DashboardLauncher.readCoalescing
+            options.transport.readCoalescing = DashboardLauncher.readCoalescing
             apps.append(DashboardLauncher.App(label: name, client: PusherClient(options: options),
                 channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),
                 credentials: profile.secret.map { KnownCredentials(key: options.key, secret: $0, appID: profile.appID) }))

@@ -41,7 +41,7 @@ struct DemoCommand: AsyncParsableCommand {
             userAuthenticator: EndpointUserAuthenticator(
                 url: server.userAuthEndpointURL ?? "\(server.httpURL)/pusher/user-auth",
                 parameters: [("user_id", me), ("user_info", info.jsonString)]))
-        clientOptions.readCoalescing = DashboardLauncher.readCoalescing
+        clientOptions.transport.readCoalescing = DashboardLauncher.readCoalescing
         let client = PusherClient(options: clientOptions)
         let status: Int32
         do {

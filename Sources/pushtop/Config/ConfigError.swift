@@ -6,12 +6,6 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     public var key: String?
     public var message: String
 
-    public init(source: String, key: String? = nil, message: String) {
-        self.source = source
-        self.key = key
-        self.message = message
-    }
-
     public var description: String {
         if let key { return "\(source): \(key): \(message)" }
         return "\(source): \(message)"

@@ -2,12 +2,9 @@
 public struct NodeAddress: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
+}
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
+extension NodeAddress {
     /// Parses `HOST:PORT`; `nil` when it is not one (see ``problem(_:)`` for why).
     public init?(_ text: String) {
         guard let colon = text.lastIndex(of: ":") else { return nil }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PusherProtocol
 import PushtopDashboard
 
 /// `pushtop config init --from-env-file .env`: a `[profiles.NAME]` table from an app's `.env`, written to a new
@@ -61,25 +62,11 @@ enum ProfileFromEnvFile {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A TOML basic string.
+    /// A TOML basic string: TOML reads JSON's escapes, and wants DEL escaped as well.
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += String(format: "\\u%04X", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        var out = ""
+        JSONValue.writeString(s, to: &out)
+        return out.replacingOccurrences(of: "\u{7F}", with: "\\u007F")
     }
 
     private static func fail(_ message: String) -> any Error {

@@ -16,14 +16,14 @@ struct PusherAppAPI: AppAPI {
         }
         var channels: [String: OccupiedChannel] = [:]
         for (name, info) in list {
-            channels[name] = OccupiedChannel(name: name, subscriptionCount: info["subscription_count"]?.intValue)
+            channels[name] = OccupiedChannel(name: name, info: info)
         }
         // user_count is only allowed on presence channels (filter_by_prefix=presence-).
         if let presence = try? await client.channels(prefix: "presence-", info: ["user_count"]),
             let list = presence.json?["channels"]?.objectValue
         {
             for (name, info) in list {
-                channels[name, default: OccupiedChannel(name: name)].userCount = info["user_count"]?.intValue
+                channels[name, default: OccupiedChannel(name: name, info: info)].userCount = info["user_count"]?.intValue
             }
         }
         return Array(channels.values)
