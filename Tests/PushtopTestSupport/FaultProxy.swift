@@ -55,7 +55,7 @@ public final class FaultProxy: Sendable {
         // the port is known, so the box is filled before any connection arrives.
         let box = Mutex<FaultProxy?>(nil)
         do {
-            let listener = try await bind(port: port, group: group) { box.withLock { $0 } }
+            let listener = try await bindOutsideEphemeralRange(port: port, group: group) { box.withLock { $0 } }
             let proxy = FaultProxy(
                 port: listener.localAddress?.port ?? port, upstreamPort: upstreamPort, group: group, ownsGroup: true)
             proxy.state.withLock { $0.listener = listener }
@@ -65,6 +65,22 @@ public final class FaultProxy: Sendable {
             try? await group.shutdownGracefully()
             throw error
         }
+    }
+
+    /// Binds `port`, or with 0 a free port below the kernel's ephemeral range: after ``takeDown(cutting:)`` the
+    /// port must still be free for ``bringUp()``, and a port in the ephemeral range can meanwhile become the local
+    /// end of some other test's outgoing connection.
+    private static func bindOutsideEphemeralRange(port: Int, group: any EventLoopGroup,
+        proxy: @escaping @Sendable () -> FaultProxy?) async throws -> any Channel
+    {
+        guard port == 0 else { return try await bind(port: port, group: group, proxy: proxy) }
+        let firstEphemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+        let range = 10_000..<max(10_001, min(firstEphemeral, 32768))
+        for _ in 0..<50 {
+            if let listener = try? await bind(port: Int.random(in: range), group: group, proxy: proxy) { return listener }
+        }
+        return try await bind(port: 0, group: group, proxy: proxy)
     }
 
     private static func bind(port: Int, group: any EventLoopGroup, proxy: @escaping @Sendable () -> FaultProxy?)

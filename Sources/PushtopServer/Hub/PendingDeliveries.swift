@@ -18,8 +18,9 @@ struct PendingDeliveries {
     /// One socket's frame: which of its batch's ``LoopBatch/frames``, and whether it is the socket's last this
     /// turn (then the socket is flushed after it). `channelCore` is the outlet's (``SocketOutlet/channelCore``),
     /// held here without a reference count (the outlet holds the channel): the hub does not touch the channel,
-    /// and the loop reaches it without waiting for the outlet.
-    private struct Entry {
+    /// and the loop reaches it without waiting for the outlet. Sendable by hand for the same reason: the batch goes
+    /// to its loop once, the channel is used there only, and the outlet that holds it travels along.
+    private struct Entry: @unchecked Sendable {
         let outlet: SocketOutlet
         unowned(unsafe) let channelCore: (any ChannelCore)?
         let frame: Int
