@@ -19,12 +19,18 @@ import Testing
         events.compactMap { if case .pong(let rtt) = $0 { (rtt * 1e6).rounded() / 1e6 } else { nil } }
     }
 
-    @Test func closeCode4001RefusesAndNeverReconnects() async throws {
+    /// A client on a scripted transport, connected: its first socket established (activity timeout 120 s).
+    func connected() async throws -> (ScriptedTransport, PusherClient, ScriptedSocket) {
         let script = ScriptedTransport()
         let client = script.makeClient()
         await client.connect()
         let first = try await script.socket(1)
         try await first.establish()
+        return (script, client, first)
+    }
+
+    @Test func closeCode4001RefusesAndNeverReconnects() async throws {
+        let (script, client, first) = try await connected()
         #expect(await client.state == .connected)
 
         await first.serverCloses(code: 4001, reason: "app does not exist")
@@ -38,11 +44,7 @@ import Testing
     }
 
     @Test func explicitDisconnectNeverReconnects() async throws {
-        let script = ScriptedTransport()
-        let client = script.makeClient()
-        await client.connect()
-        let first = try await script.socket(1)
-        try await first.establish()
+        let (script, client, first) = try await connected()
         await client.disconnect()
         #expect(first.closedWith == 1000)
         // The transport reports the close later; nothing follows it, however long the client waits.
@@ -124,11 +126,7 @@ import Testing
     }
 
     @Test func pingsWhenIdleAndReconnectsWhenNoPongComes() async throws {
-        let script = ScriptedTransport()
-        let client = script.makeClient()
-        await client.connect()
-        let first = try await script.socket(1)
-        try await first.establish(activityTimeout: 120)
+        let (script, client, first) = try await connected()
         await script.advance(by: 119)
         #expect(!first.sentEvents.contains(PusherEventName.ping))
         await script.advance(by: 1)
@@ -145,11 +143,7 @@ import Testing
     }
 
     @Test func anyFrameAnswersTheIdlePingAndThePongGivesTheRoundTrip() async throws {
-        let script = ScriptedTransport()
-        let client = script.makeClient()
-        await client.connect()
-        let first = try await script.socket(1)
-        try await first.establish(activityTimeout: 120)
+        let (script, client, first) = try await connected()
         await script.advance(by: 120)
         #expect(first.sentEvents.last == PusherEventName.ping)
         await script.advance(by: 2.5)
