@@ -81,6 +81,36 @@ import Testing
         #expect(audit.tallies[a]!.duplicated == 1 && audit.tallies[a]!.reordered == 1 && audit.tallies[b]!.duplicated == 1)
     }
 
+    /// A publish through B fails (its connection broke after B took the event), the canary publishes the same seq
+    /// through A: both copies arrive on every node, and neither node counts a duplicate.
+    @Test func aFailedPublishThatLandedAnywayIsNoDuplicate() {
+        var audit = audit()
+        audit.published(seq: 1, via: b, at: 1)
+        _ = audit.received(seq: 1, via: b, node: a, at: 1.01)  // B's copy, before its error is known
+        audit.cancel(seq: 1)
+        audit.published(seq: 1, via: a, at: 1.1)
+        #expect(audit.received(seq: 1, via: a, node: a, at: 1.11).isEmpty)
+        #expect(audit.received(seq: 1, via: a, node: b, at: 1.12).isEmpty)
+        #expect(audit.received(seq: 1, via: b, node: b, at: 1.13) == [.landedAfterError(node: b, seq: 1, via: b)])
+        // Every publish failed, and one landed after the seq was settled: still no duplicate.
+        audit.published(seq: 2, via: a, at: 2)
+        audit.cancel(seq: 2)
+        audit.published(seq: 2, via: b, at: 2)
+        audit.cancel(seq: 2)
+        audit.published(seq: 3, via: a, at: 3)
+        _ = audit.received(seq: 3, via: a, node: a, at: 3.01)
+        _ = audit.received(seq: 3, via: a, node: b, at: 3.01)
+        _ = audit.check(now: 10)
+        #expect(audit.received(seq: 2, via: a, node: a, at: 11) == [.landedAfterError(node: a, seq: 2, via: a)])
+        #expect(audit.ok)
+        for node in [a, b] {
+            #expect(audit.tallies[node]!.received == 2 && audit.tallies[node]!.published == 2)
+            #expect(audit.tallies[node]!.duplicated == 0 && audit.tallies[node]!.lost == 0)
+        }
+        // A real copy of a publish that succeeded is still a duplicate.
+        #expect(audit.received(seq: 3, via: a, node: b, at: 12) == [.duplicated(node: b, seq: 3)])
+    }
+
     @Test func aLateArrivalIsNoLongerLost() {
         var audit = audit()
         audit.published(seq: 1, via: a, at: 1)

@@ -11,6 +11,10 @@ public struct CanaryAudit: Sendable {
         case missed(node: String, seq: Int, via: String, away: Bool)
         /// `node` received `seq` again.
         case duplicated(node: String, seq: Int)
+        /// `node` received `seq` from a publish through `via` that had failed (the connection broke, or the API
+        /// answered with an error, after the node had taken it) and was published again through another node.
+        /// Not counted, and not a duplicate: the canary cannot know that a failed publish landed.
+        case landedAfterError(node: String, seq: Int, via: String)
         /// `node` received `seq` after `after`, a later one.
         case reordered(node: String, seq: Int, after: Int)
         /// `node` received `seq` after it had been counted as missed (it is no longer counted so).
@@ -68,6 +72,9 @@ public struct CanaryAudit: Sendable {
     private var outstanding: [Int: (at: Double, via: String)] = [:]
     /// The seqs before this one are settled on every node.
     private var horizon = 0
+    /// Publishes that failed: seq → the nodes they went through. One can still land (see
+    /// ``Finding/landedAfterError(node:seq:via:)``).
+    private var failedAttempts: [Int: Set<String>] = [:]
     private var lastPublished: Double?
 
     /// The most latencies kept per node for the percentiles.
@@ -87,9 +94,13 @@ public struct CanaryAudit: Sendable {
         for node in nodes { tallies[node]!.published += 1 }
     }
 
-    /// Canary `seq` was not published after all (the HTTP API refused it): it is expected nowhere.
+    /// Canary `seq` was not published after all (the HTTP API refused it, or the request failed): it is expected
+    /// nowhere, unless it is published again. Should the failed publish land after all, its arrivals (told apart
+    /// by the `via` given to ``received(seq:via:node:at:)``) are neither counted nor duplicates.
     public mutating func cancel(seq: Int) {
-        guard outstanding.removeValue(forKey: seq) != nil else { return }
+        guard let sent = outstanding.removeValue(forKey: seq) else { return }
+        failedAttempts[seq, default: []].insert(sent.via)
+        if failedAttempts.count > 1024 { failedAttempts = failedAttempts.filter { $0.key >= horizon - 512 } }
         lastPublished = outstanding.values.map(\.at).max()
         for node in nodes {
             tallies[node]!.published -= 1
@@ -97,9 +108,13 @@ public struct CanaryAudit: Sendable {
         }
     }
 
-    /// `node` received canary `seq` at `at`.
-    public mutating func received(seq: Int, node: String, at: Double) -> [Finding] {
+    /// `node` received canary `seq` at `at`; `via`: the node the event says it was published through (without
+    /// it, an arrival of a failed publish of a seq published again cannot be told from a duplicate).
+    public mutating func received(seq: Int, via: String? = nil, node: String, at: Double) -> [Finding] {
         guard var t = tallies[node] else { return [] }
+        if let failed = failedAttempts[seq], via.map(failed.contains) ?? (outstanding[seq] == nil && !t.seen.contains(seq)) {
+            return [.landedAfterError(node: node, seq: seq, via: via ?? failed.sorted()[0])]
+        }
         defer { tallies[node] = t }
         var findings: [Finding] = []
         t.lastArrival = at

@@ -20,7 +20,8 @@ extension NodeState {
             switch event {
             case .event(let e) where e.channel == canaryChannel:
                 guard e.name == Self.canaryEvent, let seq = e.data?["seq"]?.intValue else { continue }
-                note(audit.received(seq: seq, node: node, at: e.receivedAt > 0 ? e.receivedAt : now), into: &outcome)
+                note(audit.received(seq: seq, via: e.data?["via"]?.stringValue, node: node,
+                    at: e.receivedAt > 0 ? e.receivedAt : now), into: &outcome)
             case .subscribed(let channel, let presence) where channel == canaryChannel:
                 _ = presence
                 note(audit.availability(node: node, available: true, at: now), into: &outcome)
@@ -192,6 +193,8 @@ extension NodeState {
             case .duplicated(let node, let seq):
                 lastProblem[node] = "canary \(seq) twice"
                 outcome.notes.append((index(node), "node \(node) received canary \(seq) twice", true))
+            case .landedAfterError(let node, let seq, let via):
+                outcome.notes.append((index(node), "node \(node): canary \(seq) arrived from its failed publish via \(via)", false))
             case .late(let node, let seq, let ms):
                 outcome.notes.append((index(node), "node \(node): canary \(seq) arrived late (\(Format.millis(ms / 1000)))", false))
             case .stalled(let node, let seconds):

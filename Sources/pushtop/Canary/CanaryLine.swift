@@ -43,6 +43,9 @@ enum CanaryLine {
                 ("via", .string(via)), ("while", .string(away ? "away" : "connected"))])
         case .duplicated(let node, let seq):
             return object([("type", .string("duplicated")), ("node", .string(node)), ("seq", .int(seq))])
+        case .landedAfterError(let node, let seq, let via):
+            return object([("type", .string("landed_after_error")), ("node", .string(node)), ("seq", .int(seq)),
+                ("via", .string(via))])
         case .reordered(let node, let seq, let after):
             return object([("type", .string("reordered")), ("node", .string(node)), ("seq", .int(seq)), ("after", .int(after))])
         case .late(let node, let seq, let ms):

@@ -167,7 +167,7 @@ actor CanaryRunner {
             case .event(let e) where e.channel == channel && e.name == "pushtop-canary":
                 guard let data = e.data, data["run"]?.stringValue == run, let seq = data["seq"]?.intValue else { continue }
                 let at = e.receivedAt > 0 ? e.receivedAt : Self.now
-                for f in audit.received(seq: seq, node: node, at: at) { write(CanaryLine.finding(f)) }
+                for f in audit.received(seq: seq, via: data["via"]?.stringValue, node: node, at: at) { write(CanaryLine.finding(f)) }
             default:
                 break
             }
