@@ -111,6 +111,19 @@ import Testing
         #expect(audit.received(seq: 3, via: a, node: b, at: 12) == [.duplicated(node: b, seq: 3)])
     }
 
+    /// An API that is down for a long run: the failures are remembered for the recent seqs only, and those still
+    /// tell a landed publish from a duplicate.
+    @Test func aLongOutageKeepsOnlyRecentFailures() {
+        var audit = audit()
+        for seq in 1...5000 {
+            audit.published(seq: seq, via: a, at: Double(seq) / 10)
+            audit.cancel(seq: seq)
+        }
+        #expect(audit.received(seq: 4990, via: a, node: b, at: 501) == [.landedAfterError(node: b, seq: 4990, via: a)])
+        #expect(audit.received(seq: 10, via: a, node: b, at: 501).isEmpty)  // forgotten, and not a canary it awaits
+        #expect(audit.tallies[b]!.published == 0 && audit.tallies[b]!.received == 0 && audit.ok)
+    }
+
     @Test func aLateArrivalIsNoLongerLost() {
         var audit = audit()
         audit.published(seq: 1, via: a, at: 1)

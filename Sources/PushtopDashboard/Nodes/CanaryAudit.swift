@@ -100,7 +100,8 @@ public struct CanaryAudit: Sendable {
     public mutating func cancel(seq: Int) {
         guard let sent = outstanding.removeValue(forKey: seq) else { return }
         failedAttempts[seq, default: []].insert(sent.via)
-        if failedAttempts.count > 1024 { failedAttempts = failedAttempts.filter { $0.key >= horizon - 512 } }
+        // Kept for the last 1,024 seqs (a failed publish lands within seconds, if at all).
+        if failedAttempts.count > 2048 { failedAttempts = failedAttempts.filter { $0.key > seq - 1024 } }
         lastPublished = outstanding.values.map(\.at).max()
         for node in nodes {
             tallies[node]!.published -= 1
