@@ -75,6 +75,37 @@ import Testing
         await a.stop()
     }
 
+    /// B acts on each publish and dies before it answers (its answers are lost), so the canary publishes the seq
+    /// again through A. A is 300 ms away, so B's copy reaches A after the second publish went out: two copies of
+    /// one seq on A, and neither a duplicate nor a failure.
+    @Test func aPublishThatFailsAfterLandingIsNoDuplicate() async throws {
+        let serve = try await ServeNode.start()
+        let far = try await FaultProxy.start(upstreamPort: serve.port), dying = try await FaultProxy.start(upstreamPort: serve.port)
+        far.shape(latency: .milliseconds(300))
+        let a = "127.0.0.1:\(far.port)", b = "127.0.0.1:\(dying.port)"
+        let run = try PushtopProcess(["canary", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID,
+            "--no-tls", "--node", a, "--node", b, "--rate", "10", "--duration", "forever", "--grace", "2",
+            "--report-every", "1", "--max-retries", "0"], environment: isolated)
+        try await run.waitForLine("canaries flowing", timeout: 30) {
+            $0["type"] as? String == "latency" && $0["node"] as? String == a && ($0["received"] as? Int ?? 0) > 0
+        }
+        dying.loseAnswers()
+        let landedOnA: @Sendable ([String: Any]) -> Bool = {
+            $0["type"] as? String == "landed_after_error" && $0["node"] as? String == a && $0["via"] as? String == b
+        }
+        try await waitUntil(timeout: 20, "two of B's copies landing on A after B's error (\(run.lines.suffix(5)))") {
+            run.objects.filter(landedOnA).count >= 2
+        }
+        run.signal(SIGINT)
+        #expect(try await run.exitCode(timeout: 20) == 0, "\(run.lines.suffix(4))")
+        let onA = node(summary(run), a)
+        #expect(onA?["duplicated"] as? Int == 0 && onA?["lost"] as? Int == 0, "\(run.lines.suffix(3))")
+        #expect(!run.objects.contains { $0["type"] as? String == "duplicated" })
+        await dying.shutdown()
+        await far.shutdown()
+        await serve.stop()
+    }
+
     @Test func badUsageExits2() async throws {
         for arguments in [["canary", "--rate", "fast"], ["canary", "--duration", "-1"], ["canary", "--node", "no-port"],
                           ["canary", "--key", "k", "--host", "127.0.0.1", "--no-tls"]] {

@@ -1,4 +1,5 @@
 import Foundation
+import PusherChannels
 import PusherProtocol
 import PushtopServer
 import PushtopTestSupport
@@ -57,6 +58,25 @@ import Testing
             try await server.hub.publish(PublishRequest(channels: ["t"], name: "big", data: String(repeating: "x", count: 4000)))
             _ = try await socket.waitForClose(timeout: 5)
             #expect(await socket.all("big").isEmpty)
+            await proxy.shutdown()
+        }
+    }
+
+    @Test func lostAnswersLetTheRequestActButNeverAnswer() async throws {
+        try await withServer { server in
+            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+            let (watcher, _) = try await TestSocket.established(server.url())
+            try await watcher.subscribe("t")
+            _ = try await watcher.next(PusherEventName.subscriptionSucceeded, channel: "t")
+            proxy.loseAnswers()
+            let api = PusherAPIClient(configuration: PusherAPIConfiguration(appID: server.configuration.app.id,
+                key: server.configuration.app.key, secret: server.configuration.app.secret, host: "127.0.0.1", port: proxy.port))
+            // The publish fails for the caller, and the server published it all the same.
+            await #expect(throws: (any Error).self) { _ = try await api.trigger(channels: ["t"], event: "landed", data: "1") }
+            _ = try await watcher.next("landed", channel: "t", timeout: 5)
+            proxy.loseAnswers(false)
+            #expect(try await api.trigger(channels: ["t"], event: "answered", data: "2").status == 200)
+            await watcher.close()
             await proxy.shutdown()
         }
     }

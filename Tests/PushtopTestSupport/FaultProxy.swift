@@ -28,6 +28,8 @@ public final class FaultProxy: Sendable {
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
     private let state: Mutex<State>
+    /// See ``loseAnswers(_:)``.
+    fileprivate let answersLost = Atomic<Bool>(false)
 
     private struct State {
         var listener: (any Channel)?
@@ -133,6 +135,13 @@ public final class FaultProxy: Sendable {
             $0.latency = latency
             $0.bytesPerSecond = bytesPerSecond
         }
+    }
+
+    /// From now on (`false`: no longer), what the server sends back on any connection is dropped and the
+    /// connection reset: requests reach the server, their answers never reach the client (a node that dies
+    /// mid-answer, after it acted on the request).
+    public func loseAnswers(_ lost: Bool = true) {
+        answersLost.store(lost, ordering: .sequentiallyConsistent)
     }
 
     /// Stops listening (connections are refused) and cuts every open connection; ``bringUp()`` listens again.
@@ -294,6 +303,10 @@ public final class FaultProxy: Sendable {
             guard !closing else { return }
             var data = data
             guard !truncated else { return }
+            if direction == .toClient, proxy.answersLost.load(ordering: .sequentiallyConsistent) {
+                close(.reset)
+                return
+            }
             if direction == .toClient, truncatePending.load(ordering: .sequentiallyConsistent) {
                 truncated = true
                 let part = data.readSlice(length: data.readableBytes / 2) ?? ByteBuffer()
