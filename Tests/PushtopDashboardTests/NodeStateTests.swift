@@ -34,8 +34,8 @@ struct NodeStateTests {
         state.reduce(.tick(now: t)).compactMap { if case .nodes(let r) = $0 { r } else { nil } }
     }
 
-    func canaryEvent(seq: Int, at time: Double) -> ClientEvent {
-        event(canary, NodeState.canaryEvent, #"{"seq":\#(seq),"via":"x"}"#, at: time)
+    func canaryEvent(seq: Int, at time: Double, via: String = "x") -> ClientEvent {
+        event(canary, NodeState.canaryEvent, #"{"seq":\#(seq),"via":"\#(via)"}"#, at: time)
     }
 
     func logTexts(_ state: DashboardState) -> [String] { state.log.entries.compactMap(\.dataText) }
@@ -96,6 +96,21 @@ struct NodeStateTests {
         _ = tick(&state, to: t0 + 6)
         #expect(logTexts(state).contains("canary 1 not published via \(a): connection refused"))
         #expect(!logTexts(state).contains { $0.contains("missed") })
+    }
+
+    /// The publish through A failed (A dropped the connection after it took the event), and the event arrives
+    /// after all, once later canaries are settled: said as such, not as a canary received twice.
+    @Test func aFailedPublishThatLandsAfterAllIsNoDuplicate() {
+        var state = twoNodes()
+        _ = tick(&state, to: t0 + 2)
+        _ = state.reduce(.nodes(.canaryFailed(app: 0, seq: 1, message: "connection reset by peer")))
+        _ = tick(&state, to: t0 + 7)
+        for app in [0, 1] { _ = state.reduce(.client([canaryEvent(seq: 2, at: t0 + 7.01, via: b)], app: app)) }
+        _ = tick(&state, to: t0 + 11.5)
+        _ = state.reduce(.client([canaryEvent(seq: 1, at: t0 + 11.6, via: a)], app: 1))
+        #expect(logTexts(state).contains("node \(b): canary 1 arrived from its failed publish via \(a)"), "\(logTexts(state))")
+        #expect(!logTexts(state).contains { $0.contains("twice") })
+        #expect(state.nodes?.audit.ok == true && !nodeRows(state, b).contains("twice"))
     }
 
     @Test func aMemberOnOneNodeOnlyShowsAsASplitOnTheSecondComparison() {
