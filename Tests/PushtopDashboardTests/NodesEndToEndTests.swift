@@ -34,14 +34,16 @@ import Testing
                 && $0.contains("presence-room: alice: on node \(nodeA) only") && $0.contains("alice: on node \(nodeA) only")
         }
         // The pane: the split under its channel, each node's misses on its canary line.
-        #expect(screen.contains("│  presence-room:") && screen.contains("│    alice: on node \(nodeA) only"), "\(screen)")
-        #expect(screen.range(of: #"missed [0-9]+ \(last #[0-9]+\)"#, options: .regularExpression) != nil, "\(screen)")
+        #expect(screen.contains("│  presence-room:") && screen.contains("│    alice: on node \(nodeA) only"),
+            "\(TmuxSession.compact(screen))\n(the split under its channel)")
+        #expect(screen.range(of: #"missed [0-9]+ \(last #[0-9]+\)"#, options: .regularExpression) != nil,
+            "\(TmuxSession.compact(screen))\n(the misses on a canary line)")
         // Node A delivers what is published through it: its canary line has a latency.
         let lines = screen.split(separator: "\n").map(String.init)
         if let row = lines.firstIndex(where: { $0.contains("▸\(nodeA) ") && $0.contains("● ") }), row + 1 < lines.count {
-            #expect(lines[row + 1].contains("canary p50"), "\(screen)")
+            #expect(lines[row + 1].contains("canary p50"), "\(TmuxSession.compact(screen))\n(node A's canary latency)")
         } else {
-            Issue.record("no row for \(nodeA): \(screen)")
+            Issue.record("\(TmuxSession.compact(screen))\n(no row for \(nodeA))")
         }
         tmux.send("q")
         _ = tmux.waitForExit()

@@ -48,6 +48,13 @@ final class TmuxSession {
         _ = try? TmuxSession.tmux(capture: false, ["-L", socket, "resize-window", "-x", "\(columns)", "-y", "\(rows)"])
     }
 
+    /// A screen for a message: trailing blanks cut, blank lines dropped.
+    static func compact(_ screen: String) -> String {
+        screen.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line in line.reversed().drop { $0 == " " }.reversed() }
+            .filter { !$0.isEmpty }.map { String($0) }.joined(separator: "\n")
+    }
+
     /// Polls the screen until `condition` holds; returns the last screen. Records an issue on timeout.
     @discardableResult
     func waitFor(_ what: String, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
@@ -57,7 +64,9 @@ final class TmuxSession {
         var screen = capture()
         while !condition(screen) {
             if Date() > deadline {
-                Issue.record("timed out waiting for \(what); screen:\n\(screen)", sourceLocation: sourceLocation)
+                // What was awaited is said again after the screen: a long message can lose its head in a CI log.
+                Issue.record("timed out waiting for \(what); screen:\n\(Self.compact(screen))\n(timed out waiting for \(what))",
+                    sourceLocation: sourceLocation)
                 return screen
             }
             Thread.sleep(forTimeInterval: 0.05)
