@@ -23,6 +23,8 @@ public final class RedisServerProcess: Sendable {
     /// What went wrong starting the server.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        /// redis-server exited at once: most likely its port was taken.
+        public var portTaken = false
     }
 
     /// The TCP port it listens on (the same across restarts).
@@ -52,13 +54,28 @@ public final class RedisServerProcess: Sendable {
     /// `redis://127.0.0.1:PORT` (with the password, if any).
     public var url: String { url() }
 
-    /// Starts `redis-server` on `port` (default: a free one) and returns once it answers `PING`.
+    /// Starts `redis-server` on `port` (default: a free one below the ephemeral range, so that a restart finds it
+    /// still free) and returns once it answers `PING`.
     public static func start(port: Int? = nil, password: String? = nil, timeout: Double = 10) async throws
         -> RedisServerProcess
     {
-        let server = RedisServerProcess(port: try port ?? freeLocalPort(), password: password)
-        try await server.launch(timeout: timeout)
-        return server
+        if let port {
+            let server = RedisServerProcess(port: port, password: password)
+            try await server.launch(timeout: timeout)
+            return server
+        }
+        // The free port can be taken before redis-server binds it (another test picks ports the same way).
+        var attempt = 0
+        while true {
+            attempt += 1
+            let server = RedisServerProcess(port: try freeLocalPort(), password: password)
+            do {
+                try await server.launch(timeout: timeout)
+                return server
+            } catch let failure as Failure where failure.portTaken && attempt < 5 {
+                continue
+            }
+        }
     }
 
     /// The process id while running.
@@ -116,7 +133,7 @@ public final class RedisServerProcess: Sendable {
         while Date() < deadline {
             guard process.isRunning else {
                 throw Failure(description: "redis-server exited at once (status \(process.terminationStatus)); "
-                    + "is port \(port) taken?")
+                    + "is port \(port) taken?", portTaken: true)
             }
             if (try? await offloaded({ Self.answersPing(port: port) })) == true { return }
             try await Task.sleep(for: .milliseconds(20))
@@ -148,8 +165,22 @@ public final class RedisServerProcess: Sendable {
     }
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on now (bound to port 0, read back, released).
+/// A TCP port on 127.0.0.1 that nothing listens on now, below the kernel's ephemeral range: after its server
+/// stops, the port stays free for a restart (a port in the ephemeral range can meanwhile become the local end of
+/// some other test's outgoing connection).
 public func freeLocalPort() throws -> Int {
+    let firstEphemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+    let range = 10_000..<max(10_001, min(firstEphemeral, 32768))
+    for _ in 0..<50 {
+        let port = Int.random(in: range)
+        if (try? bindAndRelease(port: port)) != nil { return port }
+    }
+    return try bindAndRelease(port: 0)
+}
+
+/// Binds 127.0.0.1:`port` (0: any), releases it, and returns the port bound.
+private func bindAndRelease(port: Int) throws -> Int {
     #if canImport(Glibc)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -159,7 +190,7 @@ public func freeLocalPort() throws -> Int {
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
+    address.sin_port = in_port_t(UInt16(port)).bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {

@@ -47,7 +47,13 @@ extension RedisBackplane {
         tasks.withLock { $0 = [deliveries, links, heartbeat] }
         try? await subscriber.subscribe([bus])
         state.withLock { $0.busRequested = true }
-        linkChanged(subscriber: subscriber.state.isUp)
+        // Both connections started at init: one may have come up before its callback was registered above (the
+        // node then never counted as up). Read them now, and again until no change slipped in between.
+        var seen: (Bool, Bool)
+        repeat {
+            seen = (redis.state.isUp, subscriber.state.isUp)
+            linkChanged(commands: seen.0, subscriber: seen.1)
+        } while seen != (redis.state.isUp, subscriber.state.isUp)
         let deadline = ContinuousClock.now + .seconds(3)
         while health != .up, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
