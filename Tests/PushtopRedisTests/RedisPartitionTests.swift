@@ -27,7 +27,8 @@ import Testing
         try await proxy.bringUp()
         try await redis.waitUntilUp(timeout: .seconds(10))
         try await subscriber.waitUntilUp(timeout: .seconds(10))
-        #expect(try await redis.publish("after", to: "events") == 1)
+        // At least one receiver: Redis may not have noticed yet that the cut-off connection is gone.
+        #expect(try await redis.publish("after", to: "events") >= 1)
         try await waitUntil(timeout: 10, "the message after the partition") { received.count == 1 }
     }
 
