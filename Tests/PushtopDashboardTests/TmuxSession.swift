@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// A tmux server of its own (`tmux -L SOCKET`) running one command at a fixed size and `TERM`, for
@@ -99,9 +100,22 @@ final class TmuxSession {
         var description: String { "posix_spawn failed: \(code)" }
     }
 
+    private static let spawnLock = Mutex(())
+
     static func run(_ argv: [String], capture: Bool) throws -> String {
+        // Close-on-exec: a process another test spawns meanwhile (a tmux server that lives for a minute) must not
+        // inherit the write end, or this read waits for that process to exit (a 10 s wait once took 76 s in CI).
+        // (`pipe2` is not in Swift's Glibc: the lock keeps our own spawns out of the gap before `fcntl`.)
         var fds: [Int32] = [-1, -1]
-        if capture { guard pipe(&fds) == 0 else { throw SpawnError(code: errno) } }
+        if capture {
+            let made = spawnLock.withLock { _ -> Bool in
+                guard pipe(&fds) == 0 else { return false }
+                _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+                return true
+            }
+            guard made else { throw SpawnError(code: errno) }
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -118,7 +132,7 @@ final class TmuxSession {
         let cArgs = argv.map { strdup($0) } + [nil]
         defer { for p in cArgs { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ)
+        let rc = spawnLock.withLock { _ in posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ) }
         if capture { close(fds[1]) }
         guard rc == 0 else {
             if capture { close(fds[0]) }
