@@ -10,11 +10,9 @@ extension RedisBackplane {
     /// this node is registered; a Redis that is away is logged and the node serves alone until it is back.
     public func start(hub: PusherHub) async {
         hubBox.withLock { $0 = hub }
-        redis.onStateChange { [weak self] state in self?.linkChanged(commands: state.isUp) }
-        // The subscriber counts as up once the bus is subscribed (its first connection may come up before).
-        subscriber.onStateChange { [weak self] state in
-            guard let self, self.state.withLock({ $0.busRequested }) else { return }
-            self.linkChanged(subscriber: state.isUp)
+        // The state now, then every change, in order: a connection that came up before `start` counts too.
+        let commandsLink = Task { [weak self, redis] in
+            for await change in redis.stateChanges() { self?.linkChanged(commands: change.isUp) }
         }
         let deliveries = Task { [rings, inbound] in
             for await _ in rings {
@@ -44,16 +42,13 @@ extension RedisBackplane {
                 try? await Task.sleep(for: .milliseconds(Int64(configuration.heartbeatInterval * 1000)))
             }
         }
-        tasks.withLock { $0 = [deliveries, links, heartbeat] }
+        tasks.withLock { $0 = [deliveries, links, heartbeat, commandsLink] }
         try? await subscriber.subscribe([bus])
-        state.withLock { $0.busRequested = true }
-        // Both connections started at init: one may have come up before its callback was registered above (the
-        // node then never counted as up). Read them now, and again until no change slipped in between.
-        var seen: (Bool, Bool)
-        repeat {
-            seen = (redis.state.isUp, subscriber.state.isUp)
-            linkChanged(commands: seen.0, subscriber: seen.1)
-        } while seen != (redis.state.isUp, subscriber.state.isUp)
+        // The subscriber counts as up once the bus is subscribed (its first connection may come up before).
+        let subscriberLink = Task { [weak self, subscriber] in
+            for await change in subscriber.stateChanges() { self?.linkChanged(subscriber: change.isUp) }
+        }
+        tasks.withLock { $0.append(subscriberLink) }
         let deadline = ContinuousClock.now + .seconds(3)
         while health != .up, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))

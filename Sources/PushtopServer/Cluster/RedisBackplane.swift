@@ -37,8 +37,6 @@ public final class RedisBackplane: Backplane {
     struct LinkState {
         var commandsUp = false
         var subscriberUp = false
-        /// The bus channel was subscribed (or queued for the next connection).
-        var busRequested = false
         /// Whether the hub was told the link is up (presence shared).
         var announcedUp = false
         /// Whether the link was ever up (so a later connection is a reconnection).
