@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PushtopServer", targets: ["PushtopServer"]),
         .library(name: "PushtopDashboard", targets: ["PushtopDashboard"]),
         .library(name: "PushtopRedis", targets: ["PushtopRedis"]),
+        .library(name: "PushtopConformance", targets: ["PushtopConformance"]),
         .executable(name: "pushtop", targets: ["pushtop"]),
     ],
     dependencies: [
@@ -93,6 +94,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `pushtop conform`: the catalogue of cases for Pusher-compatible servers and the engine that runs them.
+        .target(
+            name: "PushtopConformance",
+            dependencies: [
+                "PusherProtocol",
+                "PusherChannels",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "PushtopDashboard",
             dependencies: ["PusherProtocol", "CNcurses", .product(name: "TOMLKit", package: "TOMLKit")],
@@ -101,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "pushtop",
             dependencies: [
-                "PusherChannels", "PushtopServer", "PushtopDashboard",
+                "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -182,6 +199,8 @@ let package = Package(
                 "PusherProtocol",
                 "PusherChannels",
                 "PushtopServer",
+                "PushtopConformance",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 "PushtopRedis",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -198,6 +217,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "PusherProtocolTests", dependencies: ["PusherProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "PushtopConformanceTests",
+            dependencies: ["PushtopConformance", "PushtopServer", "PushtopTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PusherChannelsTests",
             dependencies: ["PusherChannels", "PushtopServer", "PushtopTestSupport"],
@@ -228,7 +252,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopCLITests",
-            dependencies: ["pushtop", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopTestSupport"],
+            dependencies: [
+                "pushtop", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopConformance",
+                "PushtopTestSupport",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -11,6 +11,7 @@ struct Pushtop: AsyncParsableCommand {
         subcommands: [
             DashboardCommand.self, DemoCommand.self, ServeCommand.self, WatchCommand.self, TriggerCommand.self,
             BenchCommand.self, ReplayCommand.self, DoctorCommand.self, ConfigCommand.self, CanaryCommand.self,
+            ConformCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self
     )
@@ -26,8 +27,8 @@ struct Pushtop: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            // The canary's bad usage exits 2 (as scripts and CI expect), not 64.
-            if CanaryCommand.isInvocation(), exitCode(for: error) == .validationFailure {
+            // The canary's and conform's bad usage exits 2 (as scripts and CI expect), not 64.
+            if CanaryCommand.isInvocation() || ConformCommand.isInvocation(), exitCode(for: error) == .validationFailure {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }

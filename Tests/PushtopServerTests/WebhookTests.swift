@@ -16,7 +16,7 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.start()
         defer { receiver.stop() }
-        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) { server in
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0) }) { server in
             let (a, aID) = try await TestSocket.established(server.url())
             let (b, bID) = try await TestSocket.established(server.url())
             let dataA = #"{"user_id":"ann"}"#
@@ -59,6 +59,51 @@ struct WebhookTests {
                 let time = try #require(JSONValue.parseIfJSON(request.body)?["time_ms"]?.numberValue)
                 #expect(abs(time - Date().timeIntervalSince1970 * 1000) < 60_000)
             }
+        }
+    }
+
+    @Test func aReloadWithinTheGraceSendsNeitherVacatedNorOccupied() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 1) }) {
+            server in
+            let (tab, _) = try await TestSocket.established(server.url())
+            try await tab.subscribe("dashboard")
+            _ = try await tab.next(PusherEventName.subscriptionSucceeded)
+            try await waitUntil(timeout: 10, "channel_occupied") { Self.names(receiver) == ["channel_occupied"] }
+            let left = ContinuousClock.now
+            await tab.close()
+            try await waitUntil("the tab to leave") { await server.hub.channelSummaries().isEmpty }
+            let (reloaded, _) = try await TestSocket.established(server.url())
+            try await reloaded.subscribe("dashboard")
+            _ = try await reloaded.next(PusherEventName.subscriptionSucceeded)
+            #expect(ContinuousClock.now - left < .seconds(1), "the reload came back within the grace")
+            // A later departure is reported: by then the cancelled vacated would have been posted too.
+            await reloaded.close()
+            try await waitUntil(timeout: 10, "the final channel_vacated") { Self.names(receiver).count == 2 }
+            #expect(ContinuousClock.now - left > .seconds(1))
+            #expect(Self.names(receiver) == ["channel_occupied", "channel_vacated"])
+        }
+    }
+
+    @Test func aDepartureIsPostedOnlyAfterTheGrace() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0.6) }) {
+            server in
+            let (socket, id) = try await TestSocket.established(server.url())
+            let data = #"{"user_id":"ann"}"#
+            try await socket.subscribe("presence-room", auth: server.auth(socketID: id, channel: "presence-room",
+                                                                         channelData: data), channelData: data)
+            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            try await waitUntil(timeout: 10, "member_added") { Self.names(receiver).count == 2 }
+            let left = ContinuousClock.now
+            await socket.close()
+            try await waitUntil(timeout: 10, "member_removed and channel_vacated") { Self.names(receiver).count == 4 }
+            #expect(ContinuousClock.now - left >= .milliseconds(600))
+            #expect(Self.names(receiver) == ["channel_occupied", "member_added", "member_removed", "channel_vacated"])
         }
     }
 

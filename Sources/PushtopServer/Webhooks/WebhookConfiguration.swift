@@ -18,12 +18,16 @@ public struct WebhookConfiguration: Sendable, Hashable {
     public var maxQueuedEvents: Int
     /// Seconds to wait for a receiver's answer (Pusher expects a 2xx within 4 seconds).
     public var timeout: Double
+    /// Seconds `channel_vacated` and `member_removed` wait: a return within it sends neither them nor the
+    /// `channel_occupied`/`member_added` that follows (Pusher: 3 seconds). 0 sends every event at once.
+    public var grace: Double = 3
 
     /// Defaults: no URLs (no webhooks), 20 tries within 300 seconds, back-off from 1 to 60 seconds, 50 ms batches
-    /// of at most 100 events, 10,000 queued events per URL, a 4-second timeout. Durations are in seconds.
+    /// of at most 100 events, 10,000 queued events per URL, a 4-second timeout, a 3-second grace before departures.
+    /// Durations are in seconds.
     public init(urls: [String] = [], maxAttempts: Int = 20, retryFor: Double = 300, initialBackoff: Double = 1,
                 maxBackoff: Double = 60, batchWindow: Double = 0.05, maxBatchSize: Int = 100,
-                maxQueuedEvents: Int = 10_000, timeout: Double = 4) {
+                maxQueuedEvents: Int = 10_000, timeout: Double = 4, grace: Double = 3) {
         self.urls = urls
         self.maxAttempts = maxAttempts
         self.retryFor = retryFor
@@ -33,5 +37,6 @@ public struct WebhookConfiguration: Sendable, Hashable {
         self.maxBatchSize = maxBatchSize
         self.maxQueuedEvents = maxQueuedEvents
         self.timeout = timeout
+        self.grace = grace
     }
 }

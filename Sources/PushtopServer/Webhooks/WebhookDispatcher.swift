@@ -14,12 +14,23 @@ import PusherProtocol
 public final class WebhookDispatcher: Sendable {
     private let senders: [Sender]
     private let failures = FailureCount()
+    /// Departures held for the grace (``WebhookGrace``), and the task that posts them when it is over.
+    private let grace: GraceBox
+    private let graceBell: AsyncStream<Void>.Continuation
+    private let graceTimer: Task<Void, Never>
 
     /// Posts that failed (an error or a non-2xx answer), retries included: the `webhook_failures` metric.
     public var failedPosts: Int { failures.value.load(ordering: .relaxed) }
 
     final class FailureCount: Sendable {
         let value = Atomic<Int>(0)
+    }
+
+    /// The grace's state, shared with its timer task (a `Mutex` cannot be captured by itself).
+    final class GraceBox: Sendable {
+        let state: Mutex<WebhookGrace>
+        init(_ grace: WebhookGrace) { state = Mutex(grace) }
+        func withLock<T: Sendable>(_ body: (inout WebhookGrace) -> T) -> T { state.withLock { body(&$0) } }
     }
 
     /// Starts one sender per URL of `configuration`.
@@ -31,18 +42,47 @@ public final class WebhookDispatcher: Sendable {
     public init(configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
                 logger: Logger) {
         let failures = self.failures
-        senders = configuration.urls.map {
+        let senders = configuration.urls.map {
             Sender(url: $0, configuration: configuration, app: app, client: client, logger: logger, failures: failures)
+        }
+        self.senders = senders
+        let grace = GraceBox(WebhookGrace(seconds: configuration.grace))
+        self.grace = grace
+        let (bell, graceBell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.graceBell = graceBell
+        graceTimer = Task { [grace] in
+            for await _ in bell {
+                while let due = grace.withLock({ $0.nextDue }) {
+                    try? await Task.sleep(until: due, clock: .continuous)
+                    if Task.isCancelled { return }
+                    for event in grace.withLock({ $0.expire(now: .now) }) {
+                        for sender in senders { sender.enqueue(event) }
+                    }
+                }
+            }
         }
     }
 
-    /// Queues an event for every URL.
+    deinit { graceTimer.cancel() }
+
+    /// Queues an event for every URL; `channel_vacated` and `member_removed` after the grace, unless undone in it.
     public func enqueue(_ event: WebhookEvent) {
-        for sender in senders { sender.enqueue(event) }
+        let now = ContinuousClock.now
+        let ready = grace.withLock { $0.offer(event, now: now) }
+        for event in ready {
+            for sender in senders { sender.enqueue(event) }
+        }
+        if ready.isEmpty { graceBell.yield() }
     }
 
-    /// Stops taking events; batches already queued are still sent (with their retries).
+    /// Stops taking events; departures still in their grace go out now, and batches already queued are still sent
+    /// (with their retries).
     public func finish() {
+        for event in grace.withLock({ $0.flush() }) {
+            for sender in senders { sender.enqueue(event) }
+        }
+        graceBell.finish()
+        graceTimer.cancel()
         for sender in senders { sender.finish() }
     }
 

@@ -17,7 +17,9 @@ struct ServeCommand: AsyncParsableCommand {
             user in (development only: they authorize everybody; turn both off with --no-auth-endpoint).
 
             --webhook URL posts Pusher's signed webhook batches (channel_occupied, channel_vacated, member_added, \
-            member_removed, client_event, cache_miss) to URL, retrying failures with back-off.
+            member_removed, client_event, cache_miss) to URL, retrying failures with back-off. channel_vacated and \
+            member_removed wait --webhook-grace seconds (3, as Pusher) and are not sent when the channel fills \
+            again or the member returns within them.
 
             A subscriber that falls more than 1 MiB of unsent frames behind is closed with 4100. Stops cleanly \
             on Ctrl-C or SIGTERM.
@@ -31,6 +33,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("webhook"), help: ArgumentHelp("Post Pusher webhooks to this http(s) URL (repeatable).", valueName: "URL"))
     var webhooks: [String] = []
 
+    @Option(name: .customLong("webhook-grace"), help: ArgumentHelp("Seconds channel_vacated and member_removed wait; a return within them sends neither (Pusher: 3; 0 sends at once).", valueName: "SECONDS"))
+    var webhookGrace: Double = 3
+
     @Option(name: .customLong("log-level"), help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel: String = "info"
 
@@ -40,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        guard webhookGrace >= 0, webhookGrace <= 300 else {
+            throw ValidationError("--webhook-grace must be 0 to 300 seconds")
         }
         for url in webhooks {
             guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme),
@@ -70,6 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             var configuration = server.configuration()
             configuration.webhooks.urls = webhooks
+            configuration.webhooks.grace = webhookGrace
             configuration.cluster = cluster.configuration
             embedded = try await EmbeddedServer.start(configuration)
         } catch {

@@ -55,7 +55,7 @@ struct TriggerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let api = try withEnvFile()
+        let api = try self.api.overlaid(by: envFile, command: "trigger", purpose: "trigger publishes through the HTTP API")
         var configuration = PusherAPIConfiguration(
             appID: api.appID, key: api.key, secret: api.secret, host: api.host, port: api.port, useTLS: api.tls)
         if let cluster = api.cluster {
@@ -75,25 +75,5 @@ struct TriggerCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("pushtop trigger: \(error)\n".utf8))
             throw ExitCode.failure
         }
-    }
-
-    /// The API options with what `--env-file` gives where no flag was given (the options have defaults, so the
-    /// command line says which were given).
-    private func withEnvFile() throws -> APIOptions {
-        guard let file = try envFile.settings() else { return api }
-        let flags = CommandLineFlags.given(["--app-id": "app_id", "--key": "key", "--secret": "secret",
-            "--host": "host", "--port": "port", "--tls": "tls", "--cluster": "cluster"])
-        let f = try file.requiring(["key", "secret", "app_id"].filter { flags[$0] == nil },
-            for: "trigger publishes through the HTTP API").profile
-        StandardStreams.writeErr("pushtop trigger: \(EnvFileOption.describe(file, flags: flags))\n")
-        var api = self.api
-        if flags["app_id"] == nil, let v = f.appID { api.appID = v }
-        if flags["key"] == nil, let v = f.key { api.key = v }
-        if flags["secret"] == nil, let v = f.secret { api.secret = v }
-        if flags["host"] == nil, let v = f.host { api.host = v }
-        if flags["port"] == nil { api.port = f.port ?? (f.tls == true ? 443 : f.host != nil ? 80 : api.port) }
-        if flags["tls"] == nil, let v = f.tls { api.tls = v }
-        if flags["cluster"] == nil, f.host == nil, let v = f.cluster { api.cluster = v }
-        return api
     }
 }

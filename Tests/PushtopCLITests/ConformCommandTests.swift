@@ -1,0 +1,235 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import PushtopTestSupport
+import Testing
+
+/// `pushtop conform`, the real binary against a real `pushtop serve`: serve passes every case; each documented
+/// deviation, reproduced by a rewriting proxy, fails exactly its case; bad usage and a server that cannot be tested
+/// are said once with exit 2.
+@Suite(.serialized) struct ConformCommandTests {
+    /// What a `--format json` run printed.
+    struct Run {
+        var code: Int32
+        var report: [String: Any]
+        var stderr: String
+
+        var cases: [[String: Any]] { report["cases"] as? [[String: Any]] ?? [] }
+        var summary: [String: Any] { report["summary"] as? [String: Any] ?? [:] }
+        func ids(_ result: String) -> Set<String> {
+            Set(cases.filter { $0["result"] as? String == result }.compactMap { $0["id"] as? String })
+        }
+        func message(_ id: String) -> String { cases.first { $0["id"] as? String == id }?["message"] as? String ?? "" }
+        var failures: String {
+            cases.filter { $0["result"] as? String == "fail" }
+                .map { "\($0["id"] ?? "?"): \($0["message"] ?? "")" }.joined(separator: "\n")
+        }
+    }
+
+    static func conform(_ arguments: [String], timeout: Double = 120) async throws -> Run {
+        let process = try PushtopProcess(["conform", "--format", "json"] + arguments)
+        let code = try await process.exitCode(timeout: timeout)
+        let text = process.lines.joined(separator: "\n")
+        let report = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+        return Run(code: code, report: report, stderr: process.stderr)
+    }
+
+    static func app(_ node: ServeNode) -> [String] {
+        ["--port", "\(node.port)", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID]
+    }
+
+    @Test func servePassesEveryCaseOnOneNode() async throws {
+        let hooks = try freeLocalPort()
+        let node = try await ServeNode.start(extra: ["--activity-timeout", "2", "--webhook", "http://127.0.0.1:\(hooks)/"])
+        defer { Task { await node.stop() } }
+        let started = ContinuousClock.now
+        let run = try await Self.conform(Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--destructive"])
+        let took = ContinuousClock.now - started
+        #expect(run.code == 0, "\(run.failures)\n\(run.stderr)")
+        #expect(run.ids("fail").isEmpty, "\(run.failures)")
+        #expect(run.ids("unsupported").isEmpty, "\(run.ids("unsupported"))")
+        // Only the cross-node cases need a second node.
+        #expect(run.ids("skipped") == Set(run.cases.compactMap { $0["id"] as? String }.filter { $0.hasPrefix("cluster.") }))
+        #expect(run.cases.count > 150)
+        #expect(run.ids("pass").count > 130)
+        #expect(took < .seconds(60), "the whole run against a local serve takes under a minute (took \(took))")
+        #expect(run.summary["fail"] as? Int == 0)
+        #expect((run.report["seconds"] as? Double ?? 99) < 60)
+        #expect(run.stderr.contains("at most"), "it says how many messages it sends first: \(run.stderr)")
+    }
+
+    @Test func aTwoNodeRedisClusterPassesEveryCase() async throws {
+        let redis = try await RedisServerProcess.start()
+        defer { redis.stop() }
+        let hooks = try freeLocalPort()
+        let common = ["--activity-timeout", "2", "--redis", redis.url, "--webhook", "http://127.0.0.1:\(hooks)/"]
+        let a = try await ServeNode.start(extra: common + ["--node-id", "a"])
+        let b = try await ServeNode.start(extra: common + ["--node-id", "b"])
+        defer { Task { await a.stop(); await b.stop() } }
+        let run = try await Self.conform([
+            "--node", a.address, "--node", b.address, "--key", ServeNode.key, "--secret", ServeNode.secret,
+            "--app-id", ServeNode.appID, "--webhook-listen", "127.0.0.1:\(hooks)",
+        ])
+        #expect(run.code == 0, "\(run.failures)\n\(run.stderr)")
+        #expect(run.ids("fail").isEmpty, "\(run.failures)")
+        #expect(run.ids("unsupported").isEmpty)
+        let cluster = run.cases.filter { ($0["id"] as? String)?.hasPrefix("cluster.") == true }
+        #expect(cluster.count >= 10)
+        #expect(cluster.allSatisfy { $0["result"] as? String == "pass" }, "\(cluster)")
+        #expect(run.ids("skipped") == Set(["presence.member-limit-100"]), "only the destructive case is skipped")
+    }
+
+    /// Each deviation of a real server, and the cases that must fail for it (and no other case of the groups run).
+    static let deviations: [(PusherRewritingProxy.Deviation, groups: [String], fails: Set<String>, names: String)] = [
+        (.memberEventsPerConnection, ["presence"], ["presence.member-added-once-per-user"], "one per connection"),
+        (.dropTriggeredEvents, ["public"], [
+            "public.event-delivered", "public.event-data-json-verbatim", "public.event-data-text-verbatim",
+            "public.event-data-unicode", "public.event-name-kept", "public.unsubscribe-stops-delivery", "public.resubscribe",
+            "public.duplicate-subscribe-delivers-once", "public.several-channels-one-connection", "public.fan-out",
+            "public.not-to-others", "public.order-kept", "public.name-punctuation-accepted",
+        ], "within"),
+        (.acceptAnyPath, ["connection"], ["connection.other-paths-refused"], "pusher:connection_established"),
+        (.unboundPresenceData, ["presence"], ["presence.channel-data-bound-to-signature"], "not bound"),
+        (.echoClientEvents, ["client-events"], ["client-events.not-echoed"], "received its own client event"),
+        (.acceptStaleTimestamps, ["api"], ["api.stale-timestamp-401"], "HTTP 200"),
+        (.ignoreSocketIDExclusion, ["api"], ["api.socket-id-excluded", "api.batch-socket-id-excluded"], "received"),
+    ]
+
+    @Test(arguments: 0..<deviations.count)
+    func eachDeviationFailsExactlyItsCase(_ index: Int) async throws {
+        let (deviation, groups, fails, names) = Self.deviations[index]
+        let node = try await ServeNode.start()
+        defer { Task { await node.stop() } }
+        let proxy = try await PusherRewritingProxy.start(upstreamPort: node.port, key: ServeNode.key,
+                                                         secret: ServeNode.secret, deviation: deviation)
+        defer { proxy.stop() }
+        let run = try await Self.conform(["--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
+                                          "--app-id", ServeNode.appID] + groups.flatMap { ["--case", $0] })
+        #expect(run.code == 1, "\(deviation): \(run.stderr)")
+        #expect(run.ids("fail") == fails, "\(deviation):\n\(run.failures)")
+        let first = fails.sorted().first!
+        #expect(run.message(first).contains(names), "\(deviation): \(run.message(first))")
+    }
+
+    @Test func unwrappedWebhooksFailOnlyTheFormatCase() async throws {
+        let hooks = try freeLocalPort()
+        // serve → proxy (unwraps each batch) → conform's listener; the proxy's WebSocket side is not used.
+        let probe = try await PusherRewritingProxy.start(upstreamPort: 1, key: ServeNode.key, secret: ServeNode.secret,
+                                                         deviation: .unwrappedWebhooks,
+                                                         webhookTarget: "http://127.0.0.1:\(hooks)/")
+        defer { probe.stop() }
+        let node = try await ServeNode.start(extra: ["--webhook", probe.webhookURL])
+        defer { Task { await node.stop() } }
+        let run = try await Self.conform(Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--case", "webhooks"])
+        #expect(run.code == 1, "\(run.stderr)")
+        #expect(run.ids("fail") == ["webhooks.wrapped-in-events"], "\(run.failures)")
+        #expect(run.message("webhooks.wrapped-in-events").contains("events array"))
+    }
+
+    @Test func noGraceFailsTheQuickReturnCases() async throws {
+        let hooks = try freeLocalPort()
+        let node = try await ServeNode.start(extra: ["--webhook", "http://127.0.0.1:\(hooks)/", "--webhook-grace", "0"])
+        defer { Task { await node.stop() } }
+        let run = try await Self.conform(Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--case", "webhooks"])
+        #expect(run.code == 1)
+        #expect(run.ids("fail") == ["webhooks.vacated-cancelled-on-quick-return",
+                                    "webhooks.member-removed-cancelled-on-quick-return"], "\(run.failures)")
+        #expect(run.message("webhooks.vacated-cancelled-on-quick-return").contains("no grace"))
+    }
+
+    @Test func aServerThatCannotBeTestedIsSaidOnceWithExit2() async throws {
+        let unused = try freeLocalPort()
+        let nothing = try await Self.conform(["--port", "\(unused)"], timeout: 30)
+        #expect(nothing.code == 2)
+        #expect(nothing.stderr.contains("cannot reach 127.0.0.1:\(unused)"), "\(nothing.stderr)")
+        #expect(nothing.report.isEmpty, "no report, no hundred failures")
+
+        let node = try await ServeNode.start()
+        defer { Task { await node.stop() } }
+        let wrongSecret = try await Self.conform(["--port", "\(node.port)", "--key", ServeNode.key, "--secret", "nope",
+                                                  "--app-id", ServeNode.appID])
+        #expect(wrongSecret.code == 2)
+        #expect(wrongSecret.stderr.contains("check --app-id and --secret"), "\(wrongSecret.stderr)")
+        #expect(!wrongSecret.stderr.contains("nope"), "the secret is never printed")
+
+        let wrongKey = try await Self.conform(["--port", "\(node.port)", "--key", "nope", "--secret", ServeNode.secret,
+                                               "--app-id", ServeNode.appID])
+        #expect(wrongKey.code == 2)
+        #expect(wrongKey.stderr.contains("does not accept the app key 'nope'"), "\(wrongKey.stderr)")
+
+        let hooks = try freeLocalPort()
+        let silent = try await Self.conform(Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)"], timeout: 30)
+        #expect(silent.code == 2)
+        #expect(silent.stderr.contains("no webhook reached http://127.0.0.1:\(hooks)/"), "\(silent.stderr)")
+    }
+
+    @Test func badUsageExits2() async throws {
+        for arguments in [["--node", "no-port"], ["--diff", "only-one.json"], ["--case", "no-such-group"],
+                          ["--parallel", "0"], ["--format", "markdown"]] {
+            let process = try PushtopProcess(["conform"] + arguments)
+            #expect(try await process.exitCode() == 2, "\(arguments): \(process.stderr)")
+            #expect(!process.stderr.isEmpty)
+        }
+    }
+
+    @Test func theListAndTheDocsPageComeFromTheCatalogue() async throws {
+        let process = try PushtopProcess(["conform", "--list", "--format", "json"])
+        #expect(try await process.exitCode() == 0)
+        let cases = try #require(try JSONSerialization.jsonObject(with: Data(process.lines.joined().utf8)) as? [[String: String]])
+        #expect(cases.count > 150)
+        #expect(Set(cases.map { $0["id"]! }).count == cases.count, "ids are unique")
+        for level in ["must", "should", "optional"] { #expect(cases.contains { $0["level"] == level }) }
+        #expect(cases.allSatisfy { $0["url"]?.hasPrefix("https://") == true && !($0["source"] ?? "").isEmpty })
+
+        let markdown = try PushtopProcess(["conform", "--list", "--format", "markdown"])
+        #expect(try await markdown.exitCode() == 0)
+        let generated = markdown.lines.joined(separator: "\n") + "\n"
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/conform-cases.md")
+        let committed = try String(contentsOf: page, encoding: .utf8)
+        #expect(committed == generated, "docs/conform-cases.md is stale: run pushtop conform --list --format markdown > docs/conform-cases.md")
+    }
+
+    @Test func theDiffSaysWhatChangesForAnApp() async throws {
+        let node = try await ServeNode.start()
+        defer { Task { await node.stop() } }
+        let proxy = try await PusherRewritingProxy.start(upstreamPort: node.port, key: ServeNode.key,
+                                                         secret: ServeNode.secret, deviation: .echoClientEvents)
+        defer { proxy.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conform-diff-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = dir.appendingPathComponent("serve.json").path, b = dir.appendingPathComponent("echo.json").path
+        let first = try await Self.conform(Self.app(node) + ["--case", "client-events", "--output", a])
+        #expect(first.code == 0)
+        let second = try await Self.conform(["--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
+                                             "--app-id", ServeNode.appID, "--case", "client-events", "--output", b])
+        #expect(second.code == 1)
+        let diff = try PushtopProcess(["conform", "--diff", a, b])
+        #expect(try await diff.exitCode() == 0)
+        let text = diff.lines.joined(separator: "\n")
+        #expect(text.contains("What your app may notice (1)"), "\(text)")
+        #expect(text.contains("client-events.not-echoed"))
+        #expect(text.contains("A client event is not sent back to the connection that sent it."))
+    }
+
+    @Test func junitReportsFailuresForCI() async throws {
+        let node = try await ServeNode.start()
+        defer { Task { await node.stop() } }
+        let proxy = try await PusherRewritingProxy.start(upstreamPort: node.port, key: ServeNode.key,
+                                                         secret: ServeNode.secret, deviation: .echoClientEvents)
+        defer { proxy.stop() }
+        let process = try PushtopProcess(["conform", "--format", "junit", "--port", "\(proxy.port)", "--key", ServeNode.key,
+                                          "--secret", ServeNode.secret, "--app-id", ServeNode.appID, "--case", "client-events"])
+        #expect(try await process.exitCode(timeout: 60) == 1)
+        let xml = process.lines.joined(separator: "\n")
+        #expect(xml.hasPrefix("<?xml"))
+        #expect(xml.contains(#"<testsuite name="client-events""#))
+        #expect(xml.contains(#"failures="1""#))
+        #expect(xml.contains(#"<testcase classname="conform.client-events" name="client-events.not-echoed""#))
+        #expect(xml.contains("<failure type=\"must\""))
+        let document = try XMLDocument(xmlString: xml)
+        #expect(try document.nodes(forXPath: "//failure").count == 1)
+    }
+}
