@@ -43,11 +43,11 @@ final class PushtopProcess: Sendable {
                 return
             }
             output.out.withLock { state in
-                state.partial += String(decoding: data, as: UTF8.self)
-                while let newline = state.partial.firstIndex(of: "\n") {
-                    state.lines.append(String(state.partial[..<newline]))
-                    state.partial = String(state.partial[state.partial.index(after: newline)...])
-                }
+                // One split per chunk: re-slicing the rest after every line was quadratic on long outputs.
+                var parts = (state.partial + String(decoding: data, as: UTF8.self))
+                    .split(separator: "\n", omittingEmptySubsequences: false)
+                state.partial = String(parts.removeLast())
+                state.lines.append(contentsOf: parts.map(String.init))
             }
         }
         stderrPipe.fileHandleForReading.readabilityHandler = { handle in

@@ -39,7 +39,7 @@ import Testing
                 _ = try await ProbeSocket.connect(url: "ws://127.0.0.1:\(server.port)/not-pusher")
                 Issue.record("the upgrade was accepted")
             } catch {
-                guard case .refused(let status, _) = error else { Issue.record("\(error)"); return }
+                guard case ProbeError.refused(let status, _)? = error as? ProbeError else { Issue.record("\(error)"); return }
                 #expect((400..<500).contains(status))
             }
         }
@@ -94,7 +94,10 @@ import Testing
                 try await ConformanceRunner(target: wrong).preflight()
                 Issue.record("a wrong secret passed the preflight")
             } catch {
-                guard case .refusedSignature = error else { Issue.record("\(error)"); return }
+                guard let error = error as? PreflightError, case .refusedSignature = error else {
+                    Issue.record("\(error)")
+                    return
+                }
                 #expect(error.description.contains("--secret"))
             }
         }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -58,7 +59,7 @@ public final class PusherRewritingProxy: Sendable {
             let path = request.path ?? "/"
             guard path.hasPrefix("/app/") || deviation == .acceptAnyPath else { return .dontUpgrade }
             return .upgrade([:]) { inbound, outbound, _ in
-                await rules.relay(uri: request.uri.description, inbound: inbound, outbound: outbound)
+                await rules.relay(uri: path, inbound: inbound, outbound: outbound)
             }
         }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -134,7 +135,7 @@ final class Rules: Sendable {
             s.downstream[s.nextConnection] = outbound
             return s.nextConnection
         }
-        let socketID = Mutex<String?>(nil)
+        let socketID = SocketIDBox()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var cursor = 0
@@ -143,7 +144,7 @@ final class Rules: Sendable {
                     switch frame.kind {
                     case .text(let text):
                         if let message = frame.message, message.event == PusherEventName.connectionEstablished {
-                            socketID.withLock { $0 = message.dataJSON?["socket_id"]?.stringValue }
+                            socketID.value.withLock { $0 = message.dataJSON?["socket_id"]?.stringValue }
                         }
                         for out in await self.fromServer(text, message: frame.message, connection: id) {
                             try? await outbound.write(.text(out))
@@ -163,7 +164,7 @@ final class Rules: Sendable {
                     for try await message in inbound.messages(maxSize: 4 << 20) {
                         switch message {
                         case .text(let text):
-                            for (toServer, text) in self.fromClient(text, socketID: socketID.withLock { $0 }) {
+                            for (toServer, text) in self.fromClient(text, socketID: socketID.value.withLock { $0 }) {
                                 if toServer { upstream.send(text) } else { try? await outbound.write(.text(text)) }
                             }
                         case .binary(let buffer):
@@ -212,9 +213,9 @@ final class Rules: Sendable {
         guard let message else { return [text] }
         switch deviation {
         case .dropTriggeredEvents:
-            let internal = message.event.hasPrefix("pusher:") || message.event.hasPrefix("pusher_internal:")
+            let isProtocol = message.event.hasPrefix("pusher:") || message.event.hasPrefix("pusher_internal:")
                 || message.event.hasPrefix("client-")
-            return internal ? [text] : []
+            return isProtocol ? [text] : []
         case .memberEventsPerConnection where message.event == PusherEventName.subscriptionSucceeded:
             await announceAnotherTab(message, connection: connection)
             return [text]
@@ -253,15 +254,18 @@ final class Rules: Sendable {
         if path == "/conform-webhook-relay" { return try await relayWebhook(body, request) }
         var query: [String: String] = [:]
         for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        // Only a request signed right otherwise is rewritten (and signed again): a wrong one stays wrong.
+        let signed = validSignature(method: request.method.rawValue, path: path, query: query, body: body)
         var resign = false
-        if deviation == .acceptStaleTimestamps, let stamp = query["auth_timestamp"].flatMap(Int.init),
+        if deviation == .acceptStaleTimestamps, signed, let stamp = query["auth_timestamp"].flatMap(Int.init),
             stamp < Int(Date().timeIntervalSince1970) - 600
         {
             resign = true
         }
-        if deviation == .ignoreSocketIDExclusion, request.method == .post, var json = JSONValue.parseIfJSON(String(decoding: body, as: UTF8.self)) {
-            json = Self.withoutSocketIDs(json)
-            body = Array(json.jsonString.utf8)
+        if deviation == .ignoreSocketIDExclusion, signed, request.method == .post,
+            let json = JSONValue.parseIfJSON(String(decoding: body, as: UTF8.self)), Self.withoutSocketIDs(json) != json
+        {
+            body = Array(Self.withoutSocketIDs(json).jsonString.utf8)
             resign = true
         }
         if resign {
@@ -283,6 +287,14 @@ final class Rules: Sendable {
         return Response(status: .init(code: Int(response.status.code)),
                         headers: [.contentType: response.headers["Content-Type"].first ?? "application/json"],
                         body: .init(byteBuffer: answer))
+    }
+
+    /// Whether the request's signature and body_md5 are right for this app (whatever its timestamp).
+    func validSignature(method: String, path: String, query: [String: String], body: [UInt8]) -> Bool {
+        guard query["auth_key"] == key, let signature = query["auth_signature"] else { return false }
+        if !body.isEmpty, query["body_md5"] != APIRequestSignature.bodyMD5(body) { return false }
+        return APIRequestSignature.expectedSignature(method: method, path: path, secret: secret, parameters: query)
+            == signature
     }
 
     /// Removes every valid `socket_id` (an invalid one is still refused by the server, as before).
@@ -312,4 +324,9 @@ final class Rules: Sendable {
         }
         return Response(status: .init(code: worst))
     }
+}
+
+/// The socket id the server gave a proxied connection, shared by its two relay tasks.
+final class SocketIDBox: Sendable {
+    let value = Mutex<String?>(nil)
 }
