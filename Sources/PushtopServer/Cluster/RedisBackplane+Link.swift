@@ -3,6 +3,7 @@ import Logging
 import PusherProtocol
 import PushtopRedis
 import ServiceLifecycle
+import Synchronization
 
 extension RedisBackplane {
     // MARK: Running

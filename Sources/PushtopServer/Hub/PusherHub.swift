@@ -202,7 +202,7 @@ public actor PusherHub {
 
     // MARK: Sockets
 
-    /// Drains the queue of WebSocket events until the server stops; the server runs it in one task.
+    /// Drains the queue of WebSocket events until the server stops (``HubInboxService``).
     func run() async {
         for await event in inbox.events {
             handle(event)

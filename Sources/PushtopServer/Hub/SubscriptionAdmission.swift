@@ -37,7 +37,7 @@ struct SubscriptionAdmission: Sendable {
     }
 
     /// Why a subscription was refused, as Pusher words it.
-    struct Refusal: Sendable, Equatable {
+    struct Refusal: Error, Sendable, Equatable {
         /// The channel as repeated back (an excerpt of a long name).
         var channel: String
         /// `AuthError`, `InvalidChannel`, `PresenceError` or `LimitReached`.
@@ -142,7 +142,7 @@ struct SubscriptionAdmission: Sendable {
                 "Invalid signature: Expected HMAC SHA256 hex digest of \(ErrorText.excerpt(stringToSign)), but got \(ErrorText.excerpt(String(parts[1])))"))
         }
         guard kind == .presence else { return .success(nil) }
-        return presenceMember(channelData: channelData ?? "", channel: channel).map { $0 }
+        return presenceMember(channelData: channelData ?? "", channel: channel).map { Optional($0) }
     }
 
     /// Reads `{"user_id":…, "user_info":…}` from presence `channel_data`, within Pusher's size limits.

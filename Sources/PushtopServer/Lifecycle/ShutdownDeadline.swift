@@ -18,7 +18,7 @@ struct ShutdownDeadline: Service, CustomStringConvertible {
             }
             defer { group.cancelAll() }
             // The first to end: the service (its result is the group's), or the deadline, or a cancellation.
-            try await group.next()
+            _ = try await group.next()
         }
     }
 }

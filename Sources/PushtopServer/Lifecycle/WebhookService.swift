@@ -18,7 +18,7 @@ struct WebhookService: Service {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [webhooks] in await webhooks.drained() }
             group.addTask { [drainTimeout] in try? await Task.sleep(for: drainTimeout) }
-            await group.next()
+            _ = await group.next()
             group.cancelAll()
         }
     }
