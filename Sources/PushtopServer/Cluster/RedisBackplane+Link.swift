@@ -26,6 +26,7 @@ extension RedisBackplane {
                 for await change in subscriber.stateChanges() { self.feed(.busSubscription(up: change.isUp)) }
             }
             group.addTask { await self.deliverInbound(to: hub) }
+            group.addTask { await self.deliverReplies(to: hub) }
             for await action in linkActions.cancelOnGracefulShutdown() {
                 switch action {
                 case .startTimer(let timer, let delay):
@@ -45,6 +46,7 @@ extension RedisBackplane {
             await perform(action, hub: hub, started: started)
         }
         linkActionsContinuation.finish()
+        repliesContinuation.finish()
         doorbell.finish()
     }
 
@@ -56,6 +58,18 @@ extension RedisBackplane {
                 return pending
             }
             if !batch.isEmpty { await hub.clusterReceive(batch) }
+        }
+    }
+
+    /// Hands Redis' answers to the hub, in the order they came.
+    private func deliverReplies(to hub: PusherHub) async {
+        for await reply in replies {
+            switch reply {
+            case .joined(let channel, let socketID, let answer):
+                await hub.clusterJoined(channel: channel, socketID: socketID, answer: answer)
+            case .signedIn(let socketID, let online):
+                await hub.clusterSignedIn(socketID: socketID, online: online)
+            }
         }
     }
 

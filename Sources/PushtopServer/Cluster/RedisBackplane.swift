@@ -27,6 +27,9 @@ public final class RedisBackplane: Backplane {
     let linkActions: AsyncStream<ClusterLinkStateMachine.Action>
     let linkActionsContinuation: AsyncStream<ClusterLinkStateMachine.Action>.Continuation
     let inbound = InboundQueue()
+    /// Redis' answers for the hub, in order (see ``deliverReplies(to:)``).
+    let replies: AsyncStream<ClusterReply>
+    let repliesContinuation: AsyncStream<ClusterReply>.Continuation
     let doorbell: AsyncStream<Void>.Continuation
     let rings: AsyncStream<Void>
     /// Bus messages that could not be published (Redis away).
@@ -52,6 +55,7 @@ public final class RedisBackplane: Backplane {
         app = server.app
         (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         (linkActions, linkActionsContinuation) = AsyncStream.makeStream(of: ClusterLinkStateMachine.Action.self)
+        (replies, repliesContinuation) = AsyncStream.makeStream(of: ClusterReply.self)
         link = Mutex(ClusterLinkStateMachine(configuration: .init(cluster)))
         let timeout = Duration.milliseconds(Int64(max(500, min(3000, cluster.nodeTimeout * 250))))
         redis = RedisClient(
@@ -119,9 +123,9 @@ public final class RedisBackplane: Backplane {
             script(RedisScripts.signIn, [.string(socketID), .string(userID)] + watchlist.map { .string($0) }) {
                 [weak self] reply in
                 guard case .success(let value) = reply, let online = value.array?.compactMap(\.string),
-                    !online.isEmpty, let hub = self?.hub
+                    !online.isEmpty
                 else { return }
-                Task { await hub.clusterSignedIn(socketID: socketID, online: online) }
+                self?.repliesContinuation.yield(.signedIn(socketID: socketID, online: online))
             }
         case .signedOut(_, let socketID):
             script(RedisScripts.signOut, [.string(socketID)]) { _ in }
@@ -155,7 +159,7 @@ public final class RedisBackplane: Backplane {
             case .failure:
                 answer = .unavailable
             }
-            Task { await hub.clusterJoined(channel: channel, socketID: socketID, answer: answer) }
+            self.repliesContinuation.yield(.joined(channel: channel, socketID: socketID, answer: answer))
         }
     }
 
