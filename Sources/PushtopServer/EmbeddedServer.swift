@@ -22,30 +22,35 @@ public final class EmbeddedServer: Sendable {
     /// The port actually bound (the ephemeral one when the configuration asked for port 0).
     public let port: Int
 
+    /// The long-lived pieces: the hub's inbox, the HTTP server, webhooks, the backplane, the hub's sweeps and the
+    /// simulator, started together and stopped in reverse order.
     private let serviceGroup: ServiceGroup
+    /// Runs ``serviceGroup``: the one task the server starts.
     private let runTask: Task<Void, Never>
-    private let sweepTask: Task<Void, Never>
-    private let inboxTask: Task<Void, Never>
-    private let simulator: Simulator?
     private let logger: Logger
 
     private init(
         configuration: ServerConfiguration, hub: PusherHub, port: Int, serviceGroup: ServiceGroup,
-        runTask: Task<Void, Never>, sweepTask: Task<Void, Never>, inboxTask: Task<Void, Never>, simulator: Simulator?,
-        logger: Logger
+        runTask: Task<Void, Never>, logger: Logger
     ) {
         self.configuration = configuration
         self.hub = hub
         self.port = port
         self.serviceGroup = serviceGroup
         self.runTask = runTask
-        self.sweepTask = sweepTask
-        self.inboxTask = inboxTask
-        self.simulator = simulator
         self.logger = logger
     }
 
-    /// Starts listening; returns once the port is bound.
+    /// What the start waits for: the port bound, the cluster joined (or given up on), the first simulated members.
+    private enum StartupEvent: Sendable {
+        case bound(port: Int)
+        case joined
+        case simulating
+        case failed(reason: String)
+    }
+
+    /// Starts listening; returns once the port is bound (in a cluster, once the node joined or, after a few
+    /// seconds, serves alone until Redis is reachable).
     /// - Throws: ``EmbeddedServerError/couldNotStart(host:port:reason:)`` when the address cannot be bound,
     ///   ``EmbeddedServerError/badTLSFiles(certificate:key:reason:)`` when the TLS files cannot be used.
     public static func start(
@@ -62,8 +67,82 @@ public final class EmbeddedServer: Sendable {
             }
         }
         let hub = PusherHub(configuration: configuration, backplane: backplane, logger: logger)
-        await backplane.start(hub: hub)
+        let server = try serverBuilder(configuration, hub: hub)
+        let (startup, reporter) = AsyncStream.makeStream(of: StartupEvent.self)
+        let serviceGroup = ServiceGroup(configuration: serviceGroupConfiguration(
+            configuration, hub: hub, server: server, report: { reporter.yield($0) }, logger: logger))
+        let runTask = Task {
+            do {
+                try await serviceGroup.run()
+                reporter.yield(.failed(reason: "the server stopped at once"))
+            } catch {
+                reporter.yield(.failed(reason: "\(error)"))
+            }
+            reporter.finish()
+        }
+        var boundPort: Int?
+        var joined = !backplane.isClustered
+        var simulating = !configuration.simulate
+        var failure = "startup was cancelled"
+        waiting: for await event in startup {
+            switch event {
+            case .bound(let port): boundPort = port
+            case .joined: joined = true
+            case .simulating: simulating = true
+            case .failed(let reason):
+                failure = reason
+                break waiting
+            }
+            if boundPort != nil, joined, simulating { break }
+        }
+        guard let boundPort, joined, simulating else {
+            runTask.cancel()
+            await runTask.value
+            throw .couldNotStart(host: configuration.host, port: configuration.port, reason: failure)
+        }
+        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(boundPort)"])
+        return EmbeddedServer(
+            configuration: configuration, hub: hub, port: boundPort, serviceGroup: serviceGroup, runTask: runTask,
+            logger: logger)
+    }
 
+    /// The server's services, in the order they start; they stop in reverse: the simulator, the hub (its
+    /// connections closed), the backplane (the cluster hears them leave, then this node's goodbye), the webhooks
+    /// (the last ones get a moment), the HTTP server (at most 5 s), the hub's inbox.
+    private static func serviceGroupConfiguration(
+        _ configuration: ServerConfiguration, hub: PusherHub, server: HTTPServerBuilder,
+        report: @escaping @Sendable (StartupEvent) -> Void, logger: Logger
+    ) -> ServiceGroupConfiguration {
+        let application = Application(
+            router: router(configuration, hub: hub),
+            server: server,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop",
+                availableConnectionsDelegate: ConnectionCap(maxConnections: configuration.maxConnections, logger: logger)),
+            onServerRunning: { channel in report(.bound(port: channel.localAddress?.port ?? configuration.port)) },
+            logger: logger
+        )
+        var services: [any Service] = [HubInboxService(hub: hub), ShutdownDeadline(service: application, limit: .seconds(5))]
+        if let webhooks = hub.webhooks { services.append(WebhookService(webhooks: webhooks, drainTimeout: .seconds(2))) }
+        if hub.backplane.isClustered {
+            services.append(BackplaneService(backplane: hub.backplane, hub: hub) { report(.joined) })
+        }
+        let interval = Duration.milliseconds(Int64(max(50, min(1000, configuration.activityTimeout * 250))))
+        services.append(HubService(hub: hub, sweepInterval: interval))
+        if configuration.simulate {
+            let simulator = Simulator(hub: hub, app: configuration.app, configuration: configuration.simulator,
+                                      logger: logger)
+            services.append(SimulatorService(simulator: simulator) { report(.simulating) })
+        }
+        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        // A last resort: each step has its own bound (webhooks 2 s, the HTTP server 5 s, Redis' command timeouts).
+        group.maximumGracefulShutdownDuration = .seconds(20)
+        group.maximumCancellationDuration = .seconds(5)
+        return group
+    }
+
+    /// The HTTP API, the demo auth endpoints, `/health` and `/metrics` as configured.
+    private static func router(_ configuration: ServerConfiguration, hub: PusherHub) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         PusherHTTPAPI(hub: hub, app: configuration.app, limits: configuration.limits).register(on: router)
         if configuration.demoAuthEndpoint {
@@ -73,68 +152,7 @@ public final class EmbeddedServer: Sendable {
         if configuration.metricsEndpoint {
             MetricsEndpoint(hub: hub).register(on: router)
         }
-        let server = try serverBuilder(configuration, hub: hub)
-
-        let (started, startedContinuation) = AsyncStream.makeStream(of: Result<Int, EmbeddedServerError>.self)
-        let application = Application(
-            router: router,
-            server: server,
-            configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop",
-                availableConnectionsDelegate: ConnectionCap(maxConnections: configuration.maxConnections, logger: logger)),
-            onServerRunning: { channel in
-                startedContinuation.yield(.success(channel.localAddress?.port ?? configuration.port))
-            },
-            logger: logger
-        )
-        let inboxTask = Task { await hub.run() }
-        let serviceGroup = ServiceGroup(configuration: .init(services: [application], logger: logger))
-        let runTask = Task {
-            do {
-                try await serviceGroup.run()
-                startedContinuation.yield(.failure(.couldNotStart(
-                    host: configuration.host, port: configuration.port, reason: "the server stopped at once")))
-            } catch {
-                startedContinuation.yield(.failure(.couldNotStart(
-                    host: configuration.host, port: configuration.port, reason: "\(error)")))
-            }
-            startedContinuation.finish()
-        }
-
-        var boundPort: Int?
-        for await result in started {
-            switch result {
-            case .success(let port): boundPort = port
-            case .failure(let error):
-                runTask.cancel()
-                inboxTask.cancel()
-                await backplane.stop()
-                throw error
-            }
-            break
-        }
-        guard let boundPort else {
-            inboxTask.cancel()
-            await backplane.stop()
-            throw .couldNotStart(host: configuration.host, port: configuration.port, reason: "startup was cancelled")
-        }
-
-        let interval = Duration.milliseconds(Int64(max(50, min(1000, configuration.activityTimeout * 250))))
-        let sweepTask = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                await hub.sweep()
-            }
-        }
-        var simulator: Simulator?
-        if configuration.simulate {
-            simulator = Simulator(hub: hub, app: configuration.app, configuration: configuration.simulator, logger: logger)
-            await simulator?.start()
-        }
-        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(boundPort)"])
-        return EmbeddedServer(
-            configuration: configuration, hub: hub, port: boundPort, serviceGroup: serviceGroup, runTask: runTask,
-            sweepTask: sweepTask, inboxTask: inboxTask, simulator: simulator, logger: logger)
+        return router
     }
 
     /// Our connection type (HTTP and WebSockets on the event loops), behind TLS when a certificate is given.
@@ -185,34 +203,13 @@ public final class EmbeddedServer: Sendable {
 
     /// Stops the simulator, closes every connection with a close frame (1001), and stops listening.
     /// Returns when the server has stopped; a peer that never answers the close is dropped after 2 seconds.
+    ///
+    /// The services stop in reverse order of their start (see ``ServiceGroup``): the simulator's members leave,
+    /// the hub closes its connections, a node tells its cluster, the last webhooks get up to 2 seconds, then the
+    /// HTTP server stops (at most 5 seconds) and the hub's inbox last.
     public func shutdown() async {
-        if let simulator { await simulator.stop() }
-        sweepTask.cancel()
-        await hub.shutdown()
-        // The cluster hears this node's connections leave (queued by the shutdown), then its goodbye.
-        await hub.backplane.stop()
-        if hub.backplane.isClustered { hub.webhooks?.finish() }
-        if let webhooks = hub.webhooks {
-            // The last webhooks (channels vacated by the shutdown) get a moment to leave; a receiver that is down
-            // does not hold the shutdown up for longer.
-            let drain = Task { await webhooks.drained() }
-            let cap = Task {
-                try? await Task.sleep(for: .seconds(2))
-                drain.cancel()
-            }
-            await drain.value
-            cap.cancel()
-        }
         await serviceGroup.triggerGracefulShutdown()
-        let runTask = self.runTask
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(5))
-            if !Task.isCancelled { runTask.cancel() }
-        }
         await runTask.value
-        watchdog.cancel()
-        inboxTask.cancel()
-        hub.inbox.finish()
         logger.info("stopped")
     }
 }

@@ -18,8 +18,9 @@ import Testing
         try await backplane.redis.waitUntilUp(timeout: .seconds(10))
         try await backplane.subscriber.waitUntilUp(timeout: .seconds(10))
         let hub = PusherHub(configuration: configuration, backplane: backplane, logger: Logger(label: "test.cluster"))
-        await backplane.start(hub: hub)
+        let running = Task { await backplane.run(hub: hub) {} }
         try await waitUntil(timeout: 5, "the node to join (health: \(backplane.health))") { backplane.health == .up }
-        await backplane.stop()
+        running.cancel()
+        await running.value
     }
 }

@@ -1,3 +1,5 @@
+import ServiceLifecycle
+
 /// What sits beside the hub so that several nodes act as one app: it carries the hub's events to the other nodes,
 /// keeps the cluster's presence roster and counts, and answers cluster-wide queries.
 ///
@@ -18,10 +20,10 @@ public protocol Backplane: Sendable {
     func users(in channel: String) async -> [String]?
     /// The state of the link to the other nodes (`GET /health`, `/metrics`).
     var health: ClusterHealth { get }
-    /// Starts carrying messages for `hub` (connects, subscribes, heartbeats).
-    func start(hub: PusherHub) async
-    /// Stops: removes this node's presence from the cluster when it can, and disconnects.
-    func stop() async
+    /// Carries messages for `hub` (connects, subscribes, heartbeats) until the server shuts down gracefully (the
+    /// task's `ServiceGroup`) or the task is cancelled; then removes this node's presence from the cluster when it
+    /// can, and disconnects. Calls `started` once the node joined, or once it gave up waiting and serves alone.
+    func run(hub: PusherHub, started: @escaping @Sendable () -> Void) async
 }
 
 /// The link between a node and its cluster.
@@ -46,6 +48,8 @@ public struct LocalBackplane: Backplane {
     public func channelSummary(_ name: String) async -> ChannelSummary? { nil }
     public func users(in channel: String) async -> [String]? { nil }
     public var health: ClusterHealth { .disabled }
-    public func start(hub: PusherHub) async {}
-    public func stop() async {}
+    public func run(hub: PusherHub, started: @escaping @Sendable () -> Void) async {
+        started()
+        try? await gracefulShutdown()
+    }
 }

@@ -2,162 +2,184 @@ import Foundation
 import Logging
 import PusherProtocol
 import PushtopRedis
+import ServiceLifecycle
+import Synchronization
 
 extension RedisBackplane {
-    // MARK: Start and stop
+    // MARK: Running
 
-    /// Subscribes to the bus, starts the heartbeat, and waits (a few seconds at most) until the link is up and
-    /// this node is registered; a Redis that is away is logged and the node serves alone until it is back.
-    public func start(hub: PusherHub) async {
+    /// Carries messages for `hub` until the server shuts down gracefully (or the task is cancelled): follows both
+    /// connections, heartbeats, and performs what ``ClusterLinkStateMachine`` decides. Calls `started` once the link
+    /// is up and this node registered, or after a few seconds without (logged: the node serves alone until Redis is
+    /// back). Then removes this node from the cluster (after the hub closed its connections) and disconnects.
+    public func run(hub: PusherHub, started: @escaping @Sendable () -> Void) async {
         hubBox.withLock { $0 = hub }
-        // The state now, then every change, in order: a connection that came up before `start` counts too.
-        let commandsLink = Task { [weak self, redis] in
-            for await change in redis.stateChanges() { self?.linkChanged(commands: change.isUp) }
-        }
-        let deliveries = Task { [rings, inbound] in
-            for await _ in rings {
-                let batch = inbound.messages.withLock { pending in
-                    defer { pending.removeAll(keepingCapacity: true) }
-                    return pending
+        feed(.started)
+        await withDiscardingTaskGroup { group in
+            // The state now, then every change, in order: a connection that came up before the start counts too.
+            group.addTask { [redis] in
+                for await change in redis.stateChanges() { self.feed(.commandsConnection(up: change.isUp)) }
+            }
+            group.addTask { [subscriber, bus] in
+                // The subscriber counts as up once the bus is subscribed (its first connection may come up before).
+                try? await subscriber.subscribe([bus])
+                for await change in subscriber.stateChanges() { self.feed(.busSubscription(up: change.isUp)) }
+            }
+            group.addTask { await self.deliverInbound(to: hub) }
+            group.addTask { await self.deliverReplies(to: hub) }
+            for await action in linkActions.cancelOnGracefulShutdown() {
+                switch action {
+                case .startTimer(let timer, let delay):
+                    group.addTask {
+                        try? await Task.sleep(for: delay)
+                        if !Task.isCancelled { self.feed(.timerFired(timer)) }
+                    }
+                case .readRosters(let channels, let removing):
+                    group.addTask { await self.readRosters(channels, removing: removing, hub: hub) }
+                default:
+                    await perform(action, hub: hub, started: started)
                 }
-                if !batch.isEmpty { await hub.clusterReceive(batch) }
             }
+            group.cancelAll()
         }
-        let links = Task { [linkStream, logger, configuration] in
-            for await up in linkStream {
-                if up {
-                    logger.notice("Redis is up: presence and counts are the cluster's",
-                                  metadata: ["node_id": "\(configuration.nodeID)"])
-                    await hub.clusterConnected()
-                } else {
-                    logger.warning("Redis is away: serving this node's own subscribers alone; reconnecting",
-                                   metadata: ["node_id": "\(configuration.nodeID)"])
-                    await hub.clusterDisconnected()
-                }
+        for action in link.withLock({ $0.handle(.stopRequested) }) {
+            await perform(action, hub: hub, started: started)
+        }
+        linkActionsContinuation.finish()
+        repliesContinuation.finish()
+        doorbell.finish()
+    }
+
+    /// Hands the bus' messages to the hub in batches, in the order they came.
+    private func deliverInbound(to hub: PusherHub) async {
+        for await _ in rings {
+            let batch = inbound.messages.withLock { pending in
+                defer { pending.removeAll(keepingCapacity: true) }
+                return pending
             }
-        }
-        let heartbeat = Task { [weak self, configuration] in
-            while !Task.isCancelled {
-                self?.beat()
-                try? await Task.sleep(for: .milliseconds(Int64(configuration.heartbeatInterval * 1000)))
-            }
-        }
-        tasks.withLock { $0 = [deliveries, links, heartbeat, commandsLink] }
-        try? await subscriber.subscribe([bus])
-        // The subscriber counts as up once the bus is subscribed (its first connection may come up before).
-        let subscriberLink = Task { [weak self, subscriber] in
-            for await change in subscriber.stateChanges() { self?.linkChanged(subscriber: change.isUp) }
-        }
-        tasks.withLock { $0.append(subscriberLink) }
-        let deadline = ContinuousClock.now + .seconds(3)
-        while health != .up, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        if health != .up {
-            logger.warning("Redis is not reachable yet: serving alone until it is",
-                           metadata: ["redis": "\(configuration.redisURL.redactedRedisURL)"])
+            if !batch.isEmpty { await hub.clusterReceive(batch) }
         }
     }
 
-    /// Removes this node from the cluster (after the hub closed its connections) and disconnects.
-    public func stop() async {
-        for task in tasks.withLock({ $0 }) { task.cancel() }
-        linkChanges.finish()
-        doorbell.finish()
-        if redis.state.isUp {
+    /// Hands Redis' answers to the hub, in the order they came.
+    private func deliverReplies(to hub: PusherHub) async {
+        for await reply in replies {
+            switch reply {
+            case .joined(let channel, let socketID, let answer):
+                await hub.clusterJoined(channel: channel, socketID: socketID, answer: answer)
+            case .signedIn(let socketID, let online):
+                await hub.clusterSignedIn(socketID: socketID, online: online)
+            }
+        }
+    }
+
+    // MARK: The link
+
+    /// Feeds the link one input. Redis commands it asks for go out at once (the registration with `snapshot`, in
+    /// the hub's order of operations); the rest goes to the link's task in the machine's order (yielded under the
+    /// lock, so two inputs on two threads cannot swap their announcements).
+    func feed(_ input: ClusterLinkStateMachine.Input, snapshot: ClusterSnapshot? = nil) {
+        let commands = link.withLock { machine in
+            var commands: [ClusterLinkStateMachine.Action] = []
+            for action in machine.handle(input) {
+                switch action {
+                case .sendHeartbeat, .register, .removeMembers: commands.append(action)
+                default: linkActionsContinuation.yield(action)
+                }
+            }
+            return commands
+        }
+        for command in commands {
+            switch command {
+            case .sendHeartbeat: beat()
+            case .register(let attempt): if let snapshot { register(snapshot, attempt: attempt) }
+            case .removeMembers(let node): removeDeadNode(node)
+            default: break
+            }
+        }
+    }
+
+    /// Performs an action of the link that talks to the hub or waits for Redis.
+    private func perform(_ action: ClusterLinkStateMachine.Action, hub: PusherHub,
+                         started: @Sendable () -> Void) async {
+        let node: Logger.Metadata = ["node_id": "\(configuration.nodeID)"]
+        switch action {
+        case .announceUp:
+            logger.notice("Redis is up: presence and counts are the cluster's", metadata: node)
+            await hub.clusterConnected()
+        case .announceDown:
+            logger.warning("Redis is away: serving this node's own subscribers alone; reconnecting", metadata: node)
+            await hub.clusterDisconnected()
+        case .reregister(let reason):
+            if reason == .heartbeatExpired {
+                logger.warning("this node's heartbeat had expired: registering its presence again", metadata: node)
+            }
+            await hub.clusterConnected()
+        case .finishStart(let joined):
+            if !joined {
+                logger.warning("Redis is not reachable yet: serving alone until it is",
+                               metadata: ["redis": "\(configuration.redisURL.redactedRedisURL)"])
+            }
+            started()
+        case .unregister:
             _ = try? await redis.eval(
                 RedisScripts.resync,
                 arguments: [.string(keyPrefix), .string(configuration.nodeID), "self", countEvents ? "1" : "0",
                             .string(Self.encode(ClusterSnapshot()))])
             _ = try? await redis.delete([keyPrefix + "alive:" + configuration.nodeID])
             _ = try? await redis.setRemove(keyPrefix + "nodes", members: [configuration.nodeID])
+        case .disconnect:
+            await subscriber.close()
+            await redis.close()
+        case .sendHeartbeat, .register, .removeMembers, .startTimer, .readRosters:
+            break  // performed where they are fed (see ``feed(_:snapshot:)`` and ``run(hub:started:)``)
         }
-        await subscriber.close()
-        await redis.close()
     }
 
-    // MARK: The link
-
-    func linkChanged(commands: Bool? = nil, subscriber: Bool? = nil) {
-        let change: Bool? = state.withLock { state in
-            if let commands { state.commandsUp = commands }
-            if let subscriber { state.subscriberUp = subscriber }
-            guard state.isUp != state.announcedUp else { return nil }
-            state.announcedUp = state.isUp
-            if state.isUp {
-                state.wasUp = true
-            } else {
-                state.synced = false
-            }
-            return state.isUp
-        }
-        if let change { linkChanges.yield(change) }
-    }
-
-    /// Registers this node's whole state in place of what the cluster knew of it.
+    /// Registers this node's whole state in place of what the cluster knew of it (the hub's `resync`).
     func resync(_ snapshot: ClusterSnapshot) {
-        // The heartbeat first: registered state always belongs to a node the others watch.
-        beat()
+        feed(.registrationRequested(presenceChannels: Set(snapshot.presence.map(\.channel))), snapshot: snapshot)
+    }
+
+    private func register(_ snapshot: ClusterSnapshot, attempt: Int) {
         let arguments: [RedisCommand.Argument] = ["self", countEvents ? "1" : "0", .string(Self.encode(snapshot))]
+        let subscriptions = snapshot.subscriptions.values.reduce(0, +)
+        let presence = snapshot.presence.count
         script(RedisScripts.resync, arguments) { [weak self] reply in
             guard let self else { return }
+            let node: Logger.Metadata = ["node_id": "\(self.configuration.nodeID)"]
             guard case .success(let value) = reply else {
-                // A timeout on a loaded machine, or an error: try again while the link is up (a link that went
-                // down re-registers when it is back), else the node would stay unregistered and `reconnecting`.
-                self.logger.warning("could not register this node's presence with the cluster: retrying",
-                                    metadata: ["node_id": "\(self.configuration.nodeID)"])
-                Task { [weak self] in
-                    try? await Task.sleep(for: .milliseconds(250))
-                    guard let self, self.state.withLock({ $0.isUp && !$0.synced }), let hub = self.hub else { return }
-                    await hub.clusterConnected()
-                }
+                self.logger.warning("could not register this node's presence with the cluster: retrying", metadata: node)
+                self.feed(.registrationFailed(attempt: attempt))
                 return
             }
             self.fireWebhooks(resyncReply: value)
-            self.state.withLock { $0.synced = true }
-            self.refreshRosters(Set(snapshot.presence.map(\.channel)))
-            self.logger.info("registered this node's presence with the cluster", metadata: [
-                "node_id": "\(self.configuration.nodeID)", "subscriptions": "\(snapshot.subscriptions.values.reduce(0, +))",
-                "presence_connections": "\(snapshot.presence.count)",
-            ])
+            self.logger.info("registered this node's presence with the cluster", metadata: node.merging([
+                "subscriptions": "\(subscriptions)", "presence_connections": "\(presence)",
+            ]) { $1 })
+            self.feed(.registrationSucceeded(attempt: attempt))
         }
     }
 
     /// Reads the cluster's members of `channels` and hands them to the hub, which tells its sockets what changed
-    /// while this node was away: who joined at once; who left only after 1.25 × the node timeout, read again
-    /// then, since every other live node has re-registered by that time (after a Redis restart the registry
-    /// starts empty, and a member whose node had not re-registered yet would flap out and back in).
-    func refreshRosters(_ channels: Set<String>) {
-        guard !channels.isEmpty, let hub else { return }
+    /// while this node was away (who joined; with `removing`, who left too).
+    private func readRosters(_ channels: Set<String>, removing: Bool, hub: PusherHub) async {
         let names = Array(channels)
-        let redis = self.redis
-        let keyPrefix = self.keyPrefix
-        let grace = Duration.milliseconds(Int64(configuration.nodeTimeout * 1250))
-        Task {
-            let commands = names.map { RedisCommand("HGETALL", .string(keyPrefix + "pi:" + $0)) }
-            for removing in [false, true] {
-                if removing { try? await Task.sleep(for: grace) }
-                guard let replies = try? await redis.send(commands), replies.count == names.count else { return }
-                var rosters: [String: [ClusterMember]] = [:]
-                for (name, reply) in zip(names, replies) { rosters[name] = Self.roster(reply) }
-                await hub.clusterRosters(rosters, removing: removing)
-            }
-        }
+        let commands = names.map { RedisCommand("HGETALL", .string(keyPrefix + "pi:" + $0)) }
+        guard let replies = try? await redis.send(commands), replies.count == names.count else { return }
+        var rosters: [String: [ClusterMember]] = [:]
+        for (name, reply) in zip(names, replies) { rosters[name] = Self.roster(reply) }
+        await hub.clusterRosters(rosters, removing: removing)
     }
 
-    /// Refreshes the heartbeat, and removes the nodes whose heartbeat expired.
-    func beat() {
+    /// Refreshes the heartbeat, and asks which nodes' heartbeats expired.
+    private func beat() {
         let ttl = Int(configuration.nodeTimeout * 1000)
         script(RedisScripts.heartbeat, [.integer(ttl)]) { [weak self] reply in
             guard let self, case .success(let value) = reply, let parts = value.array, parts.count == 2,
                 let dead = parts[1].array?.compactMap(\.string)
             else { return }
-            for node in dead where node != self.configuration.nodeID { self.removeDeadNode(node) }
-            if parts[0].integer == 0, self.state.withLock({ $0.synced }), let hub = self.hub {
-                // Our heartbeat had expired (a long pause): the others may have removed our members.
-                self.logger.warning("this node's heartbeat had expired: registering its presence again")
-                Task { await hub.clusterConnected() }
-            }
+            self.feed(.heartbeatAnswered(wasAlive: parts[0].integer != 0, expiredNodes: dead))
         }
     }
 
@@ -175,7 +197,7 @@ extension RedisBackplane {
             let removed = value.array.map { $0.count == 4 ? ($0[3].array?.count ?? 0) / 2 : 0 } ?? 0
             let vacated = value.array.map { $0.count == 4 ? ($0[1].array?.count ?? 0) : 0 } ?? 0
             guard value.array?.contains(where: { !($0.array?.isEmpty ?? true) }) == true else { return }
-            self.state.withLock { $0.nodesRemoved += 1 }
+            self.nodesRemoved.add(1, ordering: .relaxed)
             self.logger.warning("removed a dead node's connections (its heartbeat expired)", metadata: [
                 "dead_node": "\(node)", "members_removed": "\(removed)", "channels_vacated": "\(vacated)",
             ])

@@ -21,33 +21,25 @@ public final class RedisBackplane: Backplane {
     let countEvents: Bool
     let app: AppCredentials
     let hubBox = Mutex<PusherHub?>(nil)
-    let state = Mutex(LinkState())
+    /// The rules of the link; its actions are performed in the order it returned them (see ``feed(_:snapshot:)``).
+    let link: Mutex<ClusterLinkStateMachine>
+    /// The link's actions for its task (the hub's calls, timers, rosters), in the machine's order.
+    let linkActions: AsyncStream<ClusterLinkStateMachine.Action>
+    let linkActionsContinuation: AsyncStream<ClusterLinkStateMachine.Action>.Continuation
     let inbound = InboundQueue()
+    /// Redis' answers for the hub, in order (see ``deliverReplies(to:)``).
+    let replies: AsyncStream<ClusterReply>
+    let repliesContinuation: AsyncStream<ClusterReply>.Continuation
     let doorbell: AsyncStream<Void>.Continuation
     let rings: AsyncStream<Void>
-    let linkChanges: AsyncStream<Bool>.Continuation
-    let linkStream: AsyncStream<Bool>
-    let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Bus messages that could not be published (Redis away).
+    let lostPublishes = Atomic<Int>(0)
+    /// Dead nodes whose members this node removed.
+    let nodesRemoved = Atomic<Int>(0)
 
     /// Bus messages decoded on the subscriber's loop, waiting for the hub.
     final class InboundQueue: Sendable {
         let messages = Mutex<[ClusterMessage]>([])
-    }
-
-    struct LinkState {
-        var commandsUp = false
-        var subscriberUp = false
-        /// Whether the hub was told the link is up (presence shared).
-        var announcedUp = false
-        /// Whether the link was ever up (so a later connection is a reconnection).
-        var wasUp = false
-        /// The resynchronisation after the last (re)connection is done.
-        var synced = false
-        /// Bus messages that could not be published (Redis away).
-        var lostPublishes = 0
-        /// Dead nodes whose members this node removed.
-        var nodesRemoved = 0
-        var isUp: Bool { commandsUp && subscriberUp }
     }
 
     /// A backplane for `server`'s app through the Redis of `cluster`.
@@ -62,7 +54,9 @@ public final class RedisBackplane: Backplane {
         countEvents = server.subscriptionCountEvents
         app = server.app
         (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        (linkStream, linkChanges) = AsyncStream.makeStream(of: Bool.self)
+        (linkActions, linkActionsContinuation) = AsyncStream.makeStream(of: ClusterLinkStateMachine.Action.self)
+        (replies, repliesContinuation) = AsyncStream.makeStream(of: ClusterReply.self)
+        link = Mutex(ClusterLinkStateMachine(configuration: .init(cluster)))
         let timeout = Duration.milliseconds(Int64(max(500, min(3000, cluster.nodeTimeout * 250))))
         redis = RedisClient(
             configuration: RedisConfiguration(url: url, commandTimeout: timeout, name: "commands"), logger: logger)
@@ -80,16 +74,11 @@ public final class RedisBackplane: Backplane {
     public var isClustered: Bool { true }
     public var nodeID: String? { configuration.nodeID }
 
-    public var health: ClusterHealth {
-        state.withLock { state in
-            if state.isUp { return state.synced ? .up : .reconnecting }
-            return state.wasUp ? .reconnecting : .down
-        }
-    }
+    public var health: ClusterHealth { link.withLock { $0.health } }
 
     /// Bus messages not published because Redis was away, and dead nodes removed by this node.
     public var counters: (lostPublishes: Int, nodesRemoved: Int) {
-        state.withLock { ($0.lostPublishes, $0.nodesRemoved) }
+        (lostPublishes.load(ordering: .relaxed), nodesRemoved.load(ordering: .relaxed))
     }
 
     var hub: PusherHub? { hubBox.withLock { $0 } }
@@ -134,9 +123,9 @@ public final class RedisBackplane: Backplane {
             script(RedisScripts.signIn, [.string(socketID), .string(userID)] + watchlist.map { .string($0) }) {
                 [weak self] reply in
                 guard case .success(let value) = reply, let online = value.array?.compactMap(\.string),
-                    !online.isEmpty, let hub = self?.hub
+                    !online.isEmpty
                 else { return }
-                Task { await hub.clusterSignedIn(socketID: socketID, online: online) }
+                self?.repliesContinuation.yield(.signedIn(socketID: socketID, online: online))
             }
         case .signedOut(_, let socketID):
             script(RedisScripts.signOut, [.string(socketID)]) { _ in }
@@ -170,7 +159,7 @@ public final class RedisBackplane: Backplane {
             case .failure:
                 answer = .unavailable
             }
-            Task { await hub.clusterJoined(channel: channel, socketID: socketID, answer: answer) }
+            self.repliesContinuation.yield(.joined(channel: channel, socketID: socketID, answer: answer))
         }
     }
 
@@ -194,7 +183,7 @@ public final class RedisBackplane: Backplane {
     func publish(_ message: ClusterMessage) {
         let command = RedisCommand("PUBLISH", .string(bus), .string(message.encoded))
         redis.send(command) { [weak self] result in
-            if case .failure = result { self?.state.withLock { $0.lostPublishes += 1 } }
+            if case .failure = result { self?.lostPublishes.add(1, ordering: .relaxed) }
         }
     }
 

@@ -1,153 +1,96 @@
 import PusherProtocol
 
 extension PusherHub {
-    /// Handles `pusher:subscribe`: validates the name, verifies the signature of private, presence and
-    /// encrypted channels, joins presence members, and answers with `subscription_succeeded`.
+    /// Handles `pusher:subscribe`: asks ``SubscriptionAdmission`` (name, signature, `channel_data`, presence limit),
+    /// then applies its decision: joins the channel and answers with `subscription_succeeded`, or refuses.
     func subscribe(_ message: PusherMessage, connection id: ConnectionID) {
         guard let record = connections[id] else { return }
-        guard let data = message.dataJSON, let channel = data["channel"]?.stringValue else {
-            send(ServerFrame.error(code: nil, message: "pusher:subscribe needs data.channel"), to: id)
-            return
+        let subscriber = SubscriptionAdmission.Subscriber(
+            socketID: record.socketID, channels: record.channels, signedInUserID: users.userOf[id])
+        let decision = admission.decide(message.dataJSON, from: subscriber, clusterDecidesMembers: clusterShared) {
+            [channels] channel, userID in
+            let members = channels[channel]?.members
+            return (members?.count ?? 0, members?[userID] != nil)
         }
-        // A name is repeated back at most as an excerpt: a huge one must not be echoed three times.
-        let shown = ErrorText.excerpt(channel)
-        let fail = { (type: String, why: String, status: Int) in
-            if type == "AuthError" { self.stats.authFailures += 1 }
-            self.send(ServerFrame.error(code: nil, message: why), to: id)
-            self.send(ServerFrame.subscriptionError(channel: shown, type: type, message: why, status: status), to: id)
+        switch decision {
+        case .malformed(let why), .duplicate(let why):
+            send(ServerFrame.error(code: nil, message: why), to: id)
+        case .refused(let refusal):
+            if refusal.type == "AuthError" { stats.authFailures += 1 }
+            send(ServerFrame.error(code: nil, message: refusal.message), to: id)
+            send(ServerFrame.subscriptionError(channel: refusal.channel, type: refusal.type, message: refusal.message,
+                                               status: refusal.status), to: id)
+        case .admitted(let admitted):
+            join(admitted, connection: id, outlet: record.outbox, socketID: record.socketID)
+            replayCache(admitted.channel, to: id)
         }
-        let isUserChannel = channel.hasPrefix(PusherEventName.serverToUserPrefix)
-        if isUserChannel {
-            if let why = serverToUserRefusal(channel, connection: id) { return fail("AuthError", why, 403) }
-        } else {
-            do {
-                try ChannelName.validate(channel)
-            } catch {
-                return fail("InvalidChannel", "Invalid channel name '\(shown)': \(error.description)", 400)
-            }
-        }
-        if record.channels.contains(channel) {
-            send(ServerFrame.error(code: nil, message: "Existing subscription to channel \(shown)"), to: id)
-            return
-        }
+    }
 
-        let kind = ChannelKind(channelName: channel)
-        var member: (userID: String, info: JSONValue?)?
-        if kind.requiresAuthorization {
-            let channelData: String?
-            switch data["channel_data"] {
-            case .string(let s)?: channelData = s
-            case nil, .null?: channelData = nil
-            case let other?: channelData = other.jsonString
-            }
-            guard let auth = data["auth"]?.stringValue, !auth.isEmpty else {
-                return fail("AuthError", "Subscription to \(shown) needs an auth signature", 401)
-            }
-            let parts = auth.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2 else {
-                return fail("AuthError", "Auth value for subscription to \(shown) is invalid: should be of format 'key:signature'", 401)
-            }
-            guard String(parts[0]) == app.key else {
-                return fail("AuthError", "Invalid key '\(ErrorText.excerpt(String(parts[0])))' in auth value for subscription to \(shown)", 401)
-            }
-            let signed = kind == .presence ? (channelData ?? "") : nil
-            guard ChannelAuthSignature.verify(
-                auth: auth, key: app.key, secret: app.secret, socketID: record.socketID, channel: channel,
-                channelData: signed)
-            else {
-                let stringToSign = ChannelAuthSignature.stringToSign(
-                    socketID: record.socketID, channel: channel, channelData: signed)
-                return fail("AuthError", "Invalid signature: Expected HMAC SHA256 hex digest of \(ErrorText.excerpt(stringToSign)), but got \(ErrorText.excerpt(String(parts[1])))", 401)
-            }
-            if kind == .presence {
-                switch presenceMember(channelData: channelData ?? "", channel: channel) {
-                case .success(let m): member = m
-                case .failure(let why): return fail("PresenceError", why.message, why.status)
-                }
-            }
-        }
-
-        // In a cluster the shared registry decides members, counts and webhooks (see ``clusterJoined``).
-        let shared = clusterShared && !isUserChannel
+    /// Adds an admitted subscription to the channel's records, then tells whoever decides (the cluster's
+    /// registry, or this node) about it.
+    private func join(_ admitted: SubscriptionAdmission.Admitted, connection id: ConnectionID,
+                      outlet: ConnectionOutlet, socketID: String) {
+        let channel = admitted.channel
         let wasOccupied = channels[channel] != nil
         var channelRecord = channels[channel] ?? ChannelRecord()
         var isNewMember = false
-        if let member {
+        if let member = admitted.member {
             if var existing = channelRecord.members[member.userID] {
                 existing.connections.insert(id)
                 existing.info = member.info
                 channelRecord.members[member.userID] = existing
             } else {
-                guard shared || channelRecord.members.count < limits.maxPresenceMembers else {
-                    return fail("LimitReached", "Presence channel \(channel) is full: the limit is \(limits.maxPresenceMembers) members", 403)
-                }
                 channelRecord.members[member.userID] = .init(info: member.info, connections: [id])
                 channelRecord.memberOrder.append(member.userID)
                 isNewMember = true
             }
             connections[id]?.presenceUserIDs[channel] = member.userID
         }
-        channelRecord.subscribers[id] = record.outbox
+        channelRecord.subscribers[id] = outlet
         channels[channel] = channelRecord
         connections[id]?.channels.insert(channel)
-        if shared {
+        // In a cluster the shared registry decides members, counts and webhooks (see ``clusterJoined``).
+        if clusterShared && !admitted.isUserChannel {
             backplane.send(.subscribed(
-                channel: channel, socketID: record.socketID,
-                member: member.map { ClusterMember(userID: $0.userID, info: $0.info) }))
+                channel: channel, socketID: socketID,
+                member: admitted.member.map { ClusterMember(userID: $0.userID, info: $0.info) }))
             // A presence subscription succeeds when the cluster's roster arrives (``clusterJoined``).
-            if member == nil { send(ServerFrame.subscriptionSucceeded(channel: channel, presence: nil), to: id) }
+            if admitted.member == nil { send(ServerFrame.subscriptionSucceeded(channel: channel, presence: nil), to: id) }
         } else {
-            let decides = !backplane.isClustered
-            if decides, !wasOccupied, !isUserChannel { webhooks?.enqueue(.channelOccupied(channel: channel)) }
-            if decides, let member, isNewMember { webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID)) }
-
-            let presence: JSONValue? = member == nil ? Optional.none : channelRecord.presenceJSON
-            send(ServerFrame.subscriptionSucceeded(channel: channel, presence: presence), to: id)
-            if let member, isNewMember {
-                let frame = ServerFrame.memberAdded(channel: channel, userID: member.userID, info: member.info)
-                for (other, outbox) in channelRecord.subscribers where other != id {
-                    deliver(frame, via: outbox, to: other)
-                }
-            }
-            if kind != .presence, !isUserChannel { announceSubscriptionCount(channel) }
-        }
-        if ChannelNames.isCache(channel) {
-            if let cached = cache[channel], ContinuousClock.now - cached.at < Self.cacheTTL {
-                send(ServerFrame.event(cached.name, channel: channel, data: cached.data), to: id)
-            } else {
-                send(ServerFrame.cacheMiss(channel: channel), to: id)
-                webhooks?.enqueue(.cacheMiss(channel: channel))
-            }
+            joinedLocally(admitted, connection: id, record: channelRecord, wasOccupied: wasOccupied,
+                          isNewMember: isNewMember)
         }
     }
 
-    struct PresenceRefusal: Error {
-        var message: String
-        var status: Int
+    /// This node decides: webhooks (single node), `subscription_succeeded`, `member_added` and the count.
+    private func joinedLocally(_ admitted: SubscriptionAdmission.Admitted, connection id: ConnectionID,
+                               record: ChannelRecord, wasOccupied: Bool, isNewMember: Bool) {
+        let channel = admitted.channel
+        let decides = !backplane.isClustered
+        if decides, !wasOccupied, !admitted.isUserChannel { webhooks?.enqueue(.channelOccupied(channel: channel)) }
+        if decides, let member = admitted.member, isNewMember {
+            webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID))
+        }
+        let presence: JSONValue? = admitted.member == nil ? Optional.none : record.presenceJSON
+        send(ServerFrame.subscriptionSucceeded(channel: channel, presence: presence), to: id)
+        if let member = admitted.member, isNewMember {
+            let frame = ServerFrame.memberAdded(channel: channel, userID: member.userID, info: member.info)
+            for (other, outbox) in record.subscribers where other != id {
+                deliver(frame, via: outbox, to: other)
+            }
+        }
+        if admitted.kind != .presence, !admitted.isUserChannel { announceSubscriptionCount(channel) }
     }
 
-    /// Reads `{"user_id":…, "user_info":…}` from presence `channel_data`, within Pusher's size limits.
-    func presenceMember(channelData: String, channel: String) -> Result<(userID: String, info: JSONValue?), PresenceRefusal> {
-        guard let parsed = JSONValue.parseIfJSON(channelData), case .object(let fields) = parsed else {
-            return .failure(.init(message: "Presence channel \(ErrorText.excerpt(channel)) needs channel_data holding a JSON object", status: 400))
+    /// A cache channel's last event for a new subscriber, or `pusher:cache_miss` (and its webhook).
+    private func replayCache(_ channel: String, to id: ConnectionID) {
+        guard ChannelNames.isCache(channel) else { return }
+        if let cached = cache[channel], ContinuousClock.now - cached.at < Self.cacheTTL {
+            send(ServerFrame.event(cached.name, channel: channel, data: cached.data), to: id)
+        } else {
+            send(ServerFrame.cacheMiss(channel: channel), to: id)
+            webhooks?.enqueue(.cacheMiss(channel: channel))
         }
-        let userID: String
-        switch fields["user_id"] {
-        case .string(let s)?: userID = s
-        case .number(let n)?: userID = JSONValue.number(n).jsonString
-        default:
-            return .failure(.init(message: "channel_data for \(ErrorText.excerpt(channel)) must have a user_id (string or number)", status: 400))
-        }
-        guard !userID.isEmpty, userID.count <= limits.maxUserIDLength else {
-            return .failure(.init(message: "user_id must be 1 to \(limits.maxUserIDLength) characters", status: 400))
-        }
-        let info = fields["user_info"]
-        if let info, info.jsonString.utf8.count > limits.maxUserInfoBytes {
-            return .failure(.init(
-                message: "user_info of \(info.jsonString.utf8.count) bytes exceeds the \(limits.maxUserInfoBytes)-byte limit",
-                status: 413))
-        }
-        return .success((userID, info))
     }
 
     /// Removes a connection from a channel: announces a member's departure when it was their last connection,

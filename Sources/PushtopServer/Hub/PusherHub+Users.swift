@@ -65,19 +65,6 @@ extension PusherHub {
         notifyWatchers(of: wentOffline, status: .offline, except: id)
     }
 
-    /// Why a connection may not subscribe to `#server-to-user-{id}`, or `nil` when it may (it is signed in as
-    /// that user).
-    func serverToUserRefusal(_ channel: String, connection id: ConnectionID) -> String? {
-        guard let userID = UserIDs.ofServerToUserChannel(channel) else { return "not a user channel" }
-        guard let signedIn = users.userOf[id] else {
-            return "Subscription to \(channel) needs a signed-in connection (pusher:signin first)"
-        }
-        guard signedIn == userID else {
-            return "Connection is signed in as \(signedIn); it cannot subscribe to \(channel)"
-        }
-        return nil
-    }
-
     /// Closes every connection signed in as `userID` (`POST /users/{id}/terminate_connections`): each gets
     /// `pusher:error` 4009 and a close with 4009, so clients do not reconnect on their own. Returns how many.
     /// In a cluster every node closes its own connections of the user; the count is this node's.

@@ -23,6 +23,8 @@ public actor PusherHub {
     let activityTimeoutSeconds: Int
     let subscriptionCountEvents: Bool
     let logger: Logger
+    /// Pusher's rules for subscriptions (the hub applies its decisions).
+    let admission: SubscriptionAdmission
     /// Where WebSockets' events arrive, in order.
     nonisolated let inbox = HubInbox()
 
@@ -64,6 +66,7 @@ public actor PusherHub {
         self.backplane = backplane
         app = configuration.app
         limits = configuration.limits
+        admission = SubscriptionAdmission(app: configuration.app, limits: configuration.limits)
         activityTimeoutSeconds = max(1, Int(configuration.activityTimeout.rounded()))
         activityTimeout = .milliseconds(Int64(configuration.activityTimeout * 1000))
         pongTimeout = .milliseconds(Int64(configuration.pongTimeout * 1000))
@@ -199,7 +202,7 @@ public actor PusherHub {
 
     // MARK: Sockets
 
-    /// Drains the queue of WebSocket events until the server stops; the server runs it in one task.
+    /// Drains the queue of WebSocket events until the server stops (``HubInboxService``).
     func run() async {
         for await event in inbox.events {
             handle(event)

@@ -12,7 +12,7 @@ public actor Simulator {
     let app: AppCredentials
     let configuration: SimulatorConfiguration
     let logger: Logger
-    private var tasks: [Task<Void, Never>] = []
+    private var isStarted = false
     private var members: [SimulatedMember] = []
     private var startedAt = Date()
     private var prices: [String: Double] = ["BTC": 64_250, "ETH": 3_120, "SOL": 148, "PUSH": 7.25]
@@ -25,22 +25,27 @@ public actor Simulator {
         self.logger = logger
     }
 
-    /// Starts the traffic: the first members join at once, the rest happens on timers.
+    /// The first members join (once); ``run()`` makes the rest happen.
     public func start() async {
-        guard tasks.isEmpty else { return }
+        guard !isStarted else { return }
+        isStarted = true
         startedAt = Date()
         for _ in 0..<min(configuration.initialMembers, configuration.maxMembers) { await changeMembership(join: true) }
-        tasks.append(every(configuration.tickInterval) { await $0.tick() })
-        tasks.append(every(configuration.chatInterval) { await $0.chat() })
-        tasks.append(every(configuration.membershipInterval) { await $0.changeMembership(join: nil) })
-        tasks.append(every(configuration.encryptedInterval) { await $0.sendEncrypted() })
         logger.info("simulator started", metadata: ["members": "\(members.count)"])
     }
 
-    /// Stops the traffic; simulated members leave.
+    /// Runs the traffic on its timers (prices, chat, membership, encrypted messages) until the task is cancelled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.every(self.configuration.tickInterval) { await $0.tick() } }
+            group.addTask { await self.every(self.configuration.chatInterval) { await $0.chat() } }
+            group.addTask { await self.every(self.configuration.membershipInterval) { await $0.changeMembership(join: nil) } }
+            group.addTask { await self.every(self.configuration.encryptedInterval) { await $0.sendEncrypted() } }
+        }
+    }
+
+    /// Simulated members leave (after ``run()`` ended).
     public func stop() async {
-        for task in tasks { task.cancel() }
-        tasks = []
         for member in members { await member.leave(hub: hub) }
         members = []
     }
@@ -48,13 +53,11 @@ public actor Simulator {
     /// Names of the simulated members online now.
     public var memberNames: [String] { members.map(\.name) }
 
-    private func every(_ seconds: Double, _ action: @escaping @Sendable (Simulator) async -> Void) -> Task<Void, Never> {
-        Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(Int64(max(0.01, seconds) * 1000)))
-                guard let self, !Task.isCancelled else { return }
-                await action(self)
-            }
+    private nonisolated func every(_ seconds: Double, _ action: @Sendable (Simulator) async -> Void) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(Int64(max(0.01, seconds) * 1000)))
+            guard !Task.isCancelled else { return }
+            await action(self)
         }
     }
 

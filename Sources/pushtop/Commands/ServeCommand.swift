@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Logging
 import PushtopServer
@@ -59,21 +58,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        let format = logFormat
-        LoggingSystem.bootstrap { label in
-            switch format {
-            case .text:
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
-            case .json:
-                var handler = JSONLogHandler(label: label)
-                handler.logLevel = level
-                return handler
-            }
-        }
-        let signals = SignalWaiter(signals: [SIGINT, SIGTERM])
+        PushtopLogging.bootstrap(.standardError, level: Logger.Level(rawValue: logLevel) ?? .info, format: logFormat)
+        // Before the server starts: a signal during the start is not lost (the default handlers are off).
+        let signals = SignalWatcher.terminationSignals()
         let embedded: EmbeddedServer
         do {
             var configuration = server.configuration()
@@ -101,7 +88,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 
-        let received = await signals.next()
+        var received: Int32 = 0
+        for await signal in signals {
+            received = signal
+            break
+        }
         Logger(label: "pushtop.serve").info("shutting down", metadata: ["signal": "\(received)"])
         await embedded.shutdown()
     }
@@ -112,34 +103,5 @@ struct ServeCommand: AsyncParsableCommand {
         case "0.0.0.0", "::": return ProcessInfo.processInfo.hostName
         default: return server.bind
         }
-    }
-}
-
-/// Waits for one of a set of signals, which are ignored by default handling while it lives.
-final class SignalWaiter: @unchecked Sendable {
-    // Dispatch sources are thread-safe; they are only created and cancelled here.
-    private var sources: [any DispatchSourceSignal] = []
-    private let stream: AsyncStream<Int32>
-
-    init(signals: [Int32]) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-        self.stream = stream
-        for number in signals {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    /// The next signal received.
-    func next() async -> Int32 {
-        for await number in stream { return number }
-        return 0
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
     }
 }

@@ -10,11 +10,19 @@ enum PushtopLogging {
         case none
     }
 
-    /// Sets up swift-log once. The level comes from `PUSHTOP_LOG_LEVEL` (trace…critical; default warning).
-    static func bootstrap(_ destination: Destination) {
-        let level = ProcessInfo.processInfo.environment["PUSHTOP_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+    /// Sets up swift-log once. The level is `level`, else `PUSHTOP_LOG_LEVEL` (trace…critical), else warning;
+    /// `format` applies to stderr (`serve --log-format json`: one object per line).
+    static func bootstrap(_ destination: Destination, level: Logger.Level? = nil, format: LogFormat = .text) {
+        let level = level
+            ?? ProcessInfo.processInfo.environment["PUSHTOP_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
             ?? .warning
         switch destination {
+        case .standardError where format == .json:
+            LoggingSystem.bootstrap { label in
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
         case .standardError:
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
