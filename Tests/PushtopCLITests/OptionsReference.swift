@@ -82,7 +82,7 @@ enum OptionsReference {
         var out = "\n\(String(repeating: "#", count: level)) `\(command.fullName)`\n\n"
         if let abstract = command.abstract { out += text(abstract) + "\n" }
         if isDefault { out += "\n`pushtop` without a command runs this one.\n" }
-        let arguments = (command.arguments ?? []).filter { $0.shouldDisplay && !isHelp($0) }
+        let arguments = merged((command.arguments ?? []).filter { $0.shouldDisplay && !isEverywhere($0) })
         var titles: [String] = []
         for argument in arguments where !titles.contains(title(argument)) { titles.append(title(argument)) }
         for heading in titles {
@@ -98,9 +98,26 @@ enum OptionsReference {
         return out
     }
 
-    /// `-h, --help`: on every command, said once above.
-    static func isHelp(_ argument: Argument) -> Bool {
-        argument.names?.contains { $0.name == "help" } ?? false
+    /// The arguments with each pair of flags that share one help text (`--tls`, `--no-tls`) as one row.
+    static func merged(_ arguments: [Argument]) -> [Argument] {
+        var out: [Argument] = []
+        for argument in arguments {
+            if var last = out.last, last.kind == "flag", argument.kind == "flag", last.abstract == argument.abstract,
+                last.sectionTitle == argument.sectionTitle
+            {
+                last.names = (last.names ?? []) + (argument.names ?? [])
+                last.defaultValue = last.defaultValue ?? argument.defaultValue
+                out[out.count - 1] = last
+            } else {
+                out.append(argument)
+            }
+        }
+        return out
+    }
+
+    /// `-h, --help` and `--version`: on every command, said once at the top of the page.
+    static func isEverywhere(_ argument: Argument) -> Bool {
+        argument.names?.contains { $0.name == "help" || $0.name == "version" } ?? false
     }
 
     /// The group an argument is listed under: its section title, else the parser's own grouping.
@@ -131,7 +148,8 @@ enum OptionsReference {
         if let values = argument.allValues, !values.isEmpty {
             parts.append("One of " + values.map { "`\($0)`" }.joined(separator: ", ") + ".")
         }
-        if argument.isRepeating, argument.kind != "positional" { parts.append("Repeatable.") }
+        let saysSo = parts.contains { $0.lowercased().contains("repeatable") }
+        if argument.isRepeating, argument.kind != "positional", !saysSo { parts.append("Repeatable.") }
         return parts.joined(separator: " ")
     }
 

@@ -26,10 +26,12 @@ import Testing
         {
             #expect(page.contains("## `pushtop \(command)`\n"), "no section for \(command)")
         }
+        #expect(page.contains("| `--tls, --no-tls` |"), "a flag and its inversion share a row")
         for option in ["`--key <key>`", "`--redis <URL>`", "`--stdin`", "`--speed <speed>`", "`--env-file <PATH>`"] {
             #expect(page.contains(option), "\(option) is not on the page")
         }
-        #expect(!page.contains("`-h, --help`"), "--help is said once, not on every command")
+        #expect(!page.contains("`-h, --help`") && !page.contains("`--version`"),
+            "--help and --version are said once, not on every command")
     }
 
     @Test func markdownInHelpTextIsEscaped() {
