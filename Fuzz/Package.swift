@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // Coverage-guided fuzzers (libFuzzer) of pushtop's parsers. A package of its own, so that the main build and its
-// tests never compile them: build and run them with `scripts/fuzz` (see README.md, "Robustness testing").
+// tests never compile them: build and run them with `scripts/fuzz` (see docs/robustness.md).
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]

@@ -84,7 +84,8 @@ import Testing
         defer { tmux.stop() }
         let screen = tmux.waitFor("the demo", timeout: 15) { $0.contains("tester (me)") && $0.contains("127.0.0.1:") }
         let port = try #require(serverPort(screen))
-        // A teammate joins the demo the way the README says: the server's development auth endpoint and a name.
+        // A teammate joins the demo the way docs/serve.md says ("Presence demos with teammates"): the server's
+        // development auth endpoint and a name.
         let bob = PusherClient(options: PusherClientOptions(
             key: "pushtop-key", host: "127.0.0.1", port: port, connection: ConnectionConfiguration(useTLS: false),
             authorizer: EndpointAuthorizer(url: "http://127.0.0.1:\(port)/pusher/auth", parameters: [("user_id", "bob")])))
