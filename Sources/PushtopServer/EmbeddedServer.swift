@@ -164,7 +164,8 @@ public final class EmbeddedServer: Sendable {
             maxPendingOutboundBytes: configuration.limits.maxPendingOutboundBytes,
             closeGrace: .seconds(2),
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
-            idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+            idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)),
+            fastPath: configuration.apiFastPath ? Self.fastPathApps(configuration, hub: hub) : nil)
         let plain = HTTPServerBuilder { responder in
             PusherServerChannel(responder: responder, inbox: hub.inbox, settings: settings)
         }
@@ -178,6 +179,17 @@ public final class EmbeddedServer: Sendable {
         } catch {
             throw .badTLSFiles(certificate: tls.certificatePath, key: tls.keyPath, reason: "\(error)")
         }
+    }
+
+    /// The app behind an app id, for the HTTP API's fast path.
+    private static func fastPathApps(_ configuration: ServerConfiguration, hub: PusherHub)
+        -> @Sendable (Substring) -> APIFastPath.App?
+    {
+        let app = APIFastPath.App(
+            verifier: APIRequestVerifier(key: configuration.app.key, secret: configuration.app.secret),
+            limits: configuration.limits, inbox: hub.inbox)
+        let id = configuration.app.id
+        return { $0 == id ? app : nil }
     }
 
     /// The address clients connect to (`ws://HOST:PORT/app/KEY`); a wildcard bind is shown as 127.0.0.1.

@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var demoAuthEndpoint: Bool
     /// Serve Prometheus metrics at `GET /metrics` (connections, channels, messages, deliveries, failures).
     public var metricsEndpoint: Bool = true
+    /// Serve `POST /apps/{id}/events` and `/batch_events` on the event loops, before the router (on by default; off
+    /// only to compare the two paths in a benchmark).
+    public var apiFastPath: Bool = true
     /// Send `pusher_internal:subscription_count` to subscribers of non-presence channels when the count changes.
     public var subscriptionCountEvents: Bool
     /// Run the traffic simulator in-process (members on `presence-lobby`, `ticker`, `chat`, an encrypted channel).

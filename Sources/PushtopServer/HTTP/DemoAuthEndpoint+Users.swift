@@ -8,7 +8,7 @@ extension DemoAuthEndpoint {
     /// The user comes from the form: `user_id` (or `id`; default `guest-{socket_id}`), optional `user_info` (a
     /// JSON object) and `watchlist` (a JSON array of ids, or ids separated by commas).
     func authenticateUser(_ parameters: [String: String]) throws(APIFailure) -> Response {
-        guard let socketID = parameters["socket_id"], PusherHTTPAPI.isSocketID(socketID) else {
+        guard let socketID = parameters["socket_id"], EventsBody.isSocketID(socketID) else {
             throw .badRequest("socket_id is missing or not of the form 123.456")
         }
         let given = (parameters["user_id"] ?? parameters["id"]).flatMap { $0.isEmpty ? nil : $0 }

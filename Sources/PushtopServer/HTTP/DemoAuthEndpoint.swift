@@ -49,7 +49,7 @@ struct DemoAuthEndpoint: Sendable {
 
     /// Signs one subscription request.
     func authorize(_ parameters: [String: String]) throws(APIFailure) -> Response {
-        guard let socketID = parameters["socket_id"], PusherHTTPAPI.isSocketID(socketID) else {
+        guard let socketID = parameters["socket_id"], EventsBody.isSocketID(socketID) else {
             throw .badRequest("socket_id is missing or not of the form 123.456")
         }
         guard let channel = parameters["channel_name"] else { throw .badRequest("channel_name is missing") }

@@ -76,69 +76,6 @@ struct PusherHTTPAPI: Sendable {
 
     // MARK: Publishing
 
-    private func parseObject(_ body: [UInt8]) throws(APIFailure) -> [String: JSONValue] {
-        // String(decoding:) would quietly turn invalid bytes into U+FFFD and publish altered data.
-        guard let text = UTF8Validation.string(validating: body) else {
-            throw .badRequest("Request body is not valid UTF-8")
-        }
-        guard let value = JSONValue.parseIfJSON(text), case .object(let fields) = value else {
-            throw .badRequest("Request body must be a JSON object")
-        }
-        return fields
-    }
-
-    /// Reads one event of `/events` or of a batch.
-    private func publishRequest(_ fields: [String: JSONValue]) throws(APIFailure) -> PublishRequest {
-        var channels: [String] = []
-        if let list = fields["channels"] {
-            guard let array = list.arrayValue else { throw .badRequest("\"channels\" must be an array of strings") }
-            for element in array {
-                guard let name = element.stringValue else { throw .badRequest("\"channels\" must be an array of strings") }
-                channels.append(name)
-            }
-        }
-        if let single = fields["channel"] {
-            guard let name = single.stringValue else { throw .badRequest("\"channel\" must be a string") }
-            channels.append(name)
-        }
-        guard let name = fields["name"]?.stringValue else { throw .badRequest("The event needs a \"name\" string") }
-        let data: String
-        switch fields["data"] {
-        case nil, .null?: data = ""
-        case .string(let s)?: data = s
-        case let other?: data = other.jsonString
-        }
-        var socketID: String?
-        if let given = fields["socket_id"] {
-            guard let s = given.stringValue, Self.isSocketID(s) else {
-                throw .badRequest("Invalid socket_id: expected digits.digits, e.g. \"123.456\"")
-            }
-            socketID = s
-        }
-        return PublishRequest(channels: channels, name: name, data: data, excludedSocketID: socketID)
-    }
-
-    static func isSocketID(_ s: String) -> Bool {
-        let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
-    }
-
-    /// The `info` attributes asked for (`user_count`, `subscription_count`).
-    private func attributes(_ info: JSONValue?) throws(APIFailure) -> Set<String> {
-        guard let info else { return [] }
-        guard let text = info.stringValue else { throw .badRequest("\"info\" must be a comma-separated string") }
-        return try Self.attributes(text)
-    }
-
-    static func attributes(_ text: String) throws(APIFailure) -> Set<String> {
-        let names = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
-        let unknown = names.subtracting(["user_count", "subscription_count", "cache"])
-        if !unknown.isEmpty {
-            throw .badRequest("Unknown info attribute(s): \(unknown.sorted().joined(separator: ", "))")
-        }
-        return names
-    }
-
     private func info(_ summary: ChannelSummary, _ wanted: Set<String>) -> JSONValue {
         var fields: [String: JSONValue] = [:]
         if wanted.contains("subscription_count") { fields["subscription_count"] = .number(Double(summary.subscriptionCount)) }
@@ -147,47 +84,30 @@ struct PusherHTTPAPI: Sendable {
     }
 
     private func triggerEvents(body: [UInt8]) async throws(APIFailure) -> Response {
-        let fields = try parseObject(body)
-        let request = try publishRequest(fields)
-        let wanted = try attributes(fields["info"])
+        let events = try EventsBody.events(body)
         do {
-            try await hub.publish(request)
+            try await hub.publish(events.requests[0])
         } catch {
             throw APIFailure(status: error.httpStatus, message: error.description)
         }
-        guard !wanted.isEmpty else { return .json("{}") }
+        guard events.asksForInfo else { return .json("{}") }
         var channels: [String: JSONValue] = [:]
-        for name in request.channels {
-            channels[name] = info(await hub.clusterChannelSummary(name), wanted)
+        for name in events.requests[0].channels {
+            channels[name] = info(await hub.clusterChannelSummary(name), events.info[0])
         }
         return .json(JSONValue.object(["channels": .object(channels)]).jsonString)
     }
 
     private func triggerBatch(body: [UInt8]) async throws(APIFailure) -> Response {
-        let fields = try parseObject(body)
-        guard let list = fields["batch"]?.arrayValue else { throw .badRequest("Request body needs a \"batch\" array") }
-        guard list.count <= limits.maxEventsPerBatch else {
-            throw .badRequest("Batch of \(list.count) events: the limit is \(limits.maxEventsPerBatch) per request")
-        }
-        var requests: [PublishRequest] = []
-        var wanted: [Set<String>] = []
-        for (index, element) in list.enumerated() {
-            guard let event = element.objectValue else { throw .badRequest("batch[\(index)] is not an object") }
-            let request = try publishRequest(event)
-            guard request.channels.count == 1 else {
-                throw .badRequest("batch[\(index)] must name exactly one \"channel\"")
-            }
-            requests.append(request)
-            wanted.append(try attributes(event["info"]))
-        }
+        let events = try EventsBody.batch(body, limits: limits)
         do {
-            try await hub.publish(batch: requests)
+            try await hub.publish(batch: events.requests)
         } catch {
             throw APIFailure(status: error.httpStatus, message: error.description)
         }
-        guard wanted.contains(where: { !$0.isEmpty }) else { return .json("{}") }
+        guard events.asksForInfo else { return .json("{}") }
         var results: [JSONValue] = []
-        for (request, attributes) in zip(requests, wanted) {
+        for (request, attributes) in zip(events.requests, events.info) {
             results.append(info(await hub.clusterChannelSummary(request.channels[0]), attributes))
         }
         return .json(JSONValue.object(["batch": .array(results)]).jsonString)
@@ -197,7 +117,7 @@ struct PusherHTTPAPI: Sendable {
 
     private func listChannels(parameters: [String: String]) async throws(APIFailure) -> Response {
         let prefix = parameters["filter_by_prefix"] ?? ""
-        let wanted = try Self.attributes(parameters["info"] ?? "")
+        let wanted = try EventsBody.attributes(parameters["info"] ?? "")
         if wanted.contains("user_count") && !prefix.hasPrefix("presence-") {
             throw .badRequest("info=user_count requires filter_by_prefix=presence-")
         }
@@ -210,7 +130,7 @@ struct PusherHTTPAPI: Sendable {
 
     private func channelInfo(_ name: String, parameters: [String: String]) async throws(APIFailure) -> Response {
         try validChannel(name)
-        let wanted = try Self.attributes(parameters["info"] ?? "")
+        let wanted = try EventsBody.attributes(parameters["info"] ?? "")
         let summary = await hub.clusterChannelSummary(name)
         if wanted.contains("user_count") && summary.userCount == nil {
             throw .badRequest("info=user_count is only available for presence channels")

@@ -3,31 +3,13 @@ import PusherProtocol
 extension PusherHub {
     /// Checks an event against Pusher's rules without publishing it.
     public func validate(_ request: PublishRequest) throws(PublishError) {
-        if request.channels.isEmpty { throw .noChannels }
-        if request.channels.count > limits.maxChannelsPerTrigger {
-            throw .tooManyChannels(count: request.channels.count, limit: limits.maxChannelsPerTrigger)
-        }
-        for name in request.channels {
-            if let userID = UserIDs.ofServerToUserChannel(name) {
-                // send_to_user: events to one user's connections.
-                if let problem = UserIDs.problem(userID) { throw .invalidChannel(name: name, reason: problem) }
-                continue
-            }
-            do {
-                try ChannelName.validate(name)
-            } catch {
-                throw .invalidChannel(name: name, reason: error.description)
-            }
-        }
-        if request.name.isEmpty { throw .missingEventName }
-        if request.name.count > limits.maxEventNameLength {
-            throw .eventNameTooLong(length: request.name.count, limit: limits.maxEventNameLength)
-        }
-        if request.name.hasPrefix("pusher:") || request.name.hasPrefix("pusher_internal:") {
-            throw .reservedEventName(request.name)
-        }
-        let bytes = request.data.utf8.count
-        if bytes > limits.maxEventDataBytes { throw .dataTooLarge(bytes: bytes, limit: limits.maxEventDataBytes) }
+        try limits.check(request)
+    }
+
+    /// Publishes events already checked (``PusherLimits/check(_:)``) by the HTTP API's fast path, in one turn.
+    func publishChecked(_ batch: [PublishRequest]) {
+        for request in batch { deliver(request) }
+        if backplane.isClustered { backplane.send(.publish(batch)) }
     }
 
     /// Publishes an event to every subscriber of its channels (but the excluded socket), as the HTTP API does.

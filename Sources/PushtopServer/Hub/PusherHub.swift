@@ -230,6 +230,8 @@ public actor PusherHub {
             forget(id)
         case .closed(let id):
             forget(id)
+        case .published(let batch):
+            publishChecked(batch)
         }
         endTurn()
     }

@@ -39,6 +39,8 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         var closeGrace: TimeAmount
         var requestTimeout: TimeAmount
         var idleTimeout: TimeAmount
+        /// The app of an app id, for the HTTP API's fast path (``APIFastPath``); `nil` turns the fast path off.
+        var fastPath: (@Sendable (Substring) -> APIFastPath.App?)?
     }
 
     let responder: HTTPChannelHandler.Responder
@@ -93,6 +95,9 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                 position: .before(upgradeHandler))
             try operations.addHandler(WebSocketHandshakeValidator(), position: .before(upgradeHandler))
             try operations.addHandler(HTTPParseErrorResponder(), position: .before(upgradeHandler))
+            if let lookup = settings.fastPath {
+                try operations.addHandler(APIFastPath(lookup: lookup), position: .before(upgradeHandler))
+            }
             // Before the response encoder (which comes first): its raw answer must not pass through the encoder.
             let encoder = try operations.handler(type: HTTPResponseEncoder.self)
             try operations.addHandler(HTTP09RequestGuard(), position: .before(encoder))
@@ -111,6 +116,9 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
             try operations.handler(type: HTTPParseErrorResponder.self),
         ] {
             operations.removeHandler(guardHandler, promise: nil)
+        }
+        if let fastPath = try? operations.handler(type: APIFastPath.self) {
+            operations.removeHandler(fastPath, promise: nil)
         }
         try channel.syncOptions?.setOption(
             ChannelOptions.writeBufferWaterMark,

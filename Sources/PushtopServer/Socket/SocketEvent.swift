@@ -8,4 +8,6 @@ enum SocketEvent: Sendable {
     case overCapacity(ConnectionID, pendingBytes: Int)
     /// The socket ended, however it ended (close handshake, FIN, RST, write failure, server shutdown).
     case closed(ConnectionID)
+    /// Events published through the HTTP API's fast path, already checked (``APIFastPath``).
+    case published([PublishRequest])
 }

@@ -63,6 +63,10 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .customLong("no-metrics"), help: "Do not serve Prometheus metrics at GET /metrics.")
     var noMetrics: Bool = false
 
+    /// Benchmarks compare the HTTP API's event-loop fast path with the router's path in one run.
+    @Flag(name: .customLong("no-api-fast-path"), help: .hidden)
+    var noAPIFastPath: Bool = false
+
     func validate() throws {
         guard !appID.isEmpty, appID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationError("--app-id must be numeric (Pusher's app ids are; the official server SDKs refuse others), got '\(appID)'")
@@ -106,6 +110,7 @@ struct ServerOptions: ParsableArguments {
             tls: tlsCert.flatMap { cert in tlsKey.map { TLSFiles(certificatePath: cert, keyPath: $0) } },
             requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
         configuration.metricsEndpoint = !noMetrics
+        configuration.apiFastPath = !noAPIFastPath
         configuration.simulator.churn(changesPerSecond: churn, duration: churnFor)
         if let eventRate { configuration.simulator.eventRate(eventRate) }
         return configuration
