@@ -128,6 +128,11 @@ public final class RawSocket: @unchecked Sendable {
         }
     }
 
+    /// Exactly `count` bytes (an HTTP body of a known length), waiting for them up to the timeout.
+    public func readBytes(_ count: Int) throws -> [UInt8] {
+        try read(exactly: count)
+    }
+
     /// An HTTP response head (status line and headers).
     public func readHTTPHead() throws -> String {
         let end: [UInt8] = Array("\r\n\r\n".utf8)

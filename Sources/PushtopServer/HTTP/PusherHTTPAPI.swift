@@ -83,13 +83,20 @@ struct PusherHTTPAPI: Sendable {
         return .object(fields)
     }
 
-    private func triggerEvents(body: [UInt8]) async throws(APIFailure) -> Response {
-        let events = try EventsBody.events(body)
+    /// Checks the events and queues them for the hub behind everything the sockets and the fast path queued before,
+    /// so that events published one request after another (by either path) arrive in that order.
+    private func publish(_ events: EventsBody) throws(APIFailure) {
         do {
-            try await hub.publish(events.requests[0])
+            for request in events.requests { try limits.check(request) }
         } catch {
             throw APIFailure(status: error.httpStatus, message: error.description)
         }
+        hub.inbox.yield(.published(events.requests))
+    }
+
+    private func triggerEvents(body: [UInt8]) async throws(APIFailure) -> Response {
+        let events = try EventsBody.events(body)
+        try publish(events)
         guard events.asksForInfo else { return .json("{}") }
         var channels: [String: JSONValue] = [:]
         for name in events.requests[0].channels {
@@ -100,11 +107,7 @@ struct PusherHTTPAPI: Sendable {
 
     private func triggerBatch(body: [UInt8]) async throws(APIFailure) -> Response {
         let events = try EventsBody.batch(body, limits: limits)
-        do {
-            try await hub.publish(batch: events.requests)
-        } catch {
-            throw APIFailure(status: error.httpStatus, message: error.description)
-        }
+        try publish(events)
         guard events.asksForInfo else { return .json("{}") }
         var results: [JSONValue] = []
         for (request, attributes) in zip(events.requests, events.info) {

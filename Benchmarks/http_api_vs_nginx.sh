@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The HTTP API's publish rate and CPU per request: `pushtop serve` (event-loop fast path, and the router's path with
+# --no-api-fast-path) against nginx answering a static 200 to the same request (the floor of an HTTP round trip
+# here), interleaved in one run with the same load (wrk, keep-alive, one pre-signed request: the signature stays
+# valid for 600 s). Prints requests/s and CPU µs per request of each server (user+system of all its processes, from
+# /proc), then the ratios serve / nginx. `batch_events` (10 events a request) is measured per event.
+#     Benchmarks/http_api_vs_nginx.sh [--bin .build/release] [--connections "16 64"] [--seconds 10] [--rounds 2]
+# Needs wrk and nginx (apt-get install wrk nginx-light).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=.build/release
+connections="16 64"
+seconds=10
+rounds=2
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --bin) bin="$2"; shift 2 ;;
+        --connections) connections="$2"; shift 2 ;;
+        --seconds) seconds="$2"; shift 2 ;;
+        --rounds) rounds="$2"; shift 2 ;;
+        *) echo "usage: $0 [--bin DIR] [--connections \"16 64\"] [--seconds N] [--rounds N]" >&2; exit 64 ;;
+    esac
+done
+command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "$0: needs wrk and nginx" >&2; exit 2; }
+work="$(mktemp -d)"
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+
+free_port() {
+    local port
+    while port=$((20000 + RANDOM % 12000)); (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do :; done
+    echo "$port"
+}
+wait_port() {
+    for _ in $(seq 200); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done
+    echo "$0: nothing listens on $1" >&2; exit 1
+}
+
+fast=$(free_port); "$bin/pushtop" serve --port "$fast" --log-level error >/dev/null 2>&1 & pids+=($!); fast_pids=$!
+slow=$(free_port); "$bin/pushtop" serve --port "$slow" --log-level error --no-api-fast-path >/dev/null 2>&1 & pids+=($!); slow_pids=$!
+floor=$(free_port)
+mkdir -p "$work/nginx"
+cat >"$work/nginx.conf" <<NGINX
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/nginx/error.log crit;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx;
+    proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx; uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+    server {
+        listen 127.0.0.1:$floor;
+        location / { client_body_buffer_size 64k; default_type application/json; return 200 '{}'; }
+    }
+}
+NGINX
+nginx -c "$work/nginx.conf" -p "$work"
+wait_port "$fast"; wait_port "$slow"; wait_port "$floor"
+nginx_pids() { echo "$(cat "$work/nginx.pid") $(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ')"; }
+pids+=($(cat "$work/nginx.pid"))
+
+# A pre-signed request: METHOD PATH?QUERY and its body, written as a wrk script.
+sign() {  # sign PATH BODY -> query string
+    python3 - "$1" "$2" <<'PY'
+import hashlib, hmac, sys, time
+path, body = sys.argv[1], sys.argv[2]
+params = {"auth_key": "pushtop-key", "auth_timestamp": str(int(time.time())), "auth_version": "1.0",
+          "body_md5": hashlib.md5(body.encode()).hexdigest()}
+query = "&".join(f"{k}={params[k]}" for k in sorted(params))
+signature = hmac.new(b"pushtop-secret", f"POST\n{path}\n{query}".encode(), hashlib.sha256).hexdigest()
+print(f"{query}&auth_signature={signature}")
+PY
+}
+events_body='{"name":"bench","channels":["bench"],"data":"{\"price\":101.25,\"sym\":\"ACME\"}"}'
+batch_body='{"batch":['$(for i in $(seq 10); do printf '%s{"channel":"bench-%s","name":"bench","data":"{\\"n\\":%s}"}' "$([ "$i" -gt 1 ] && echo ,)" "$i" "$i"; done)']}'
+script() {  # script NAME PATH BODY
+    local query; query=$(sign "$2" "$3")
+    python3 - "$work/$1.lua" "$2?$query" "$3" <<'PY'
+import json, sys
+out, target, body = sys.argv[1:]
+open(out, "w").write(f'wrk.method = "POST"\nwrk.body = {json.dumps(body)}\nwrk.headers["Content-Type"] = "application/json"\n'
+                     f'request = function() return wrk.format(nil, {json.dumps(target)}) end\n')
+PY
+}
+script events /apps/1/events "$events_body"
+script batch /apps/1/batch_events "$batch_body"
+
+ticks() { local total=0; for p in $*; do [ -r "/proc/$p/stat" ] && total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$total"; }
+hz=$(getconf CLK_TCK)
+declare -A rate cpu
+measure() {  # measure NAME PORT PIDS SCRIPT CONNECTIONS PER_REQUEST
+    local before after out requests
+    before=$(ticks $3)
+    out=$(wrk -t2 -c"$5" -d"${seconds}s" -s "$work/$4.lua" "http://127.0.0.1:$2" 2>&1)
+    after=$(ticks $3)
+    requests=$(echo "$out" | awk '/requests in/ {print $1}')
+    local non2xx; non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
+    [ -n "$non2xx" ] && { echo "$0: $1 answered $non2xx non-2xx responses" >&2; echo "$out" >&2; exit 1; }
+    local per=$6
+    local r; r=$(awk -v n="$requests" -v s="$seconds" 'BEGIN {printf "%.0f", n / s}')
+    local c; c=$(awk -v t="$((after - before))" -v hz="$hz" -v n="$requests" -v k="$per" 'BEGIN {printf "%.2f", t / hz * 1e6 / (n * k)}')
+    rate[$1]=$(( ${rate[$1]:-0} + r )); cpu[$1]=$(awk -v a="${cpu[$1]:-0}" -v b="$c" 'BEGIN {print a + b}')
+    printf '%-22s %3s conns  %8s req/s  %7s µs CPU per %s\n' "$1" "$5" "$r" "$c" "$([ "$per" -gt 1 ] && echo event || echo request)"
+}
+runs=0
+for round in $(seq "$rounds"); do
+    for c in $connections; do
+        runs=$((runs + 1))
+        measure "nginx static 200" "$floor" "$(nginx_pids)" events "$c" 1
+        measure "serve events" "$fast" "$fast_pids" events "$c" 1
+        measure "serve events (router)" "$slow" "$slow_pids" events "$c" 1
+        measure "serve batch_events" "$fast" "$fast_pids" batch "$c" 10
+    done
+done
+echo
+for name in "serve events" "serve events (router)" "serve batch_events"; do
+    awk -v n="$name" -v sc="${cpu[$name]}" -v nc="${cpu["nginx static 200"]}" -v sr="${rate[$name]}" -v nr="${rate["nginx static 200"]}" \
+        'BEGIN {printf "%-22s CPU per %s %.2fx nginx, rate %.2fx nginx (means of the runs)\n", n, (n ~ /batch/ ? "event" : "request"), sc / nc, sr / nr}'
+done
