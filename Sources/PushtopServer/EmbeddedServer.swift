@@ -122,8 +122,12 @@ public final class EmbeddedServer: Sendable {
             onServerRunning: { channel in report(.bound(port: channel.localAddress?.port ?? configuration.port)) },
             logger: logger
         )
-        var services: [any Service] = [HubInboxService(hub: hub), ShutdownDeadline(service: application, limit: .seconds(5))]
-        if let webhooks = hub.webhooks { services.append(WebhookService(webhooks: webhooks, drainTimeout: .seconds(2))) }
+        var services: [any Service] = [
+            HubInboxService(hub: hub), ShutdownDeadline(service: application, limit: .seconds(5)),
+        ]
+        if let webhooks = hub.webhooks {
+            services.append(WebhookService(webhooks: webhooks, drainTimeout: .seconds(2)))
+        }
         if hub.backplane.isClustered {
             services.append(BackplaneService(backplane: hub.backplane, hub: hub) { report(.joined) })
         }
