@@ -122,23 +122,28 @@ public final class EmbeddedServer: Sendable {
             onServerRunning: { channel in report(.bound(port: channel.localAddress?.port ?? configuration.port)) },
             logger: logger
         )
-        var services: [any Service] = [
-            HubInboxService(hub: hub), ShutdownDeadline(service: application, limit: .seconds(5)),
+        typealias Named = ServiceGroupConfiguration.ServiceConfiguration
+        var services: [Named] = [
+            Named(service: HubInboxService(hub: hub), serviceName: "hub-inbox"),
+            Named(service: ShutdownDeadline(service: application, limit: .seconds(5)), serviceName: "http"),
         ]
         if let webhooks = hub.webhooks {
-            services.append(WebhookService(webhooks: webhooks, drainTimeout: .seconds(2)))
+            services.append(Named(service: WebhookService(webhooks: webhooks, drainTimeout: .seconds(2)),
+                                  serviceName: "webhooks"))
         }
         if hub.backplane.isClustered {
-            services.append(BackplaneService(backplane: hub.backplane, hub: hub) { report(.joined) })
+            let backplane = BackplaneService(backplane: hub.backplane, hub: hub) { report(.joined) }
+            services.append(Named(service: backplane, serviceName: "backplane"))
         }
         let interval = Duration.milliseconds(Int64(max(50, min(1000, configuration.activityTimeout * 250))))
-        services.append(HubService(hub: hub, sweepInterval: interval))
+        services.append(Named(service: HubService(hub: hub, sweepInterval: interval), serviceName: "hub"))
         if configuration.simulate {
             let simulator = Simulator(hub: hub, app: configuration.app, configuration: configuration.simulator,
                                       logger: logger)
-            services.append(SimulatorService(simulator: simulator) { report(.simulating) })
+            services.append(Named(service: SimulatorService(simulator: simulator) { report(.simulating) },
+                                  serviceName: "simulator"))
         }
-        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        var group = ServiceGroupConfiguration(services: services, logger: logger)
         // A last resort: each step has its own bound (webhooks 2 s, the HTTP server 5 s, Redis' command timeouts).
         group.maximumGracefulShutdownDuration = .seconds(20)
         group.maximumCancellationDuration = .seconds(5)
