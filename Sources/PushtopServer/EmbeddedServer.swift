@@ -69,8 +69,10 @@ public final class EmbeddedServer: Sendable {
         let hub = PusherHub(configuration: configuration, backplane: backplane, logger: logger)
         let server = try serverBuilder(configuration, hub: hub)
         let (startup, reporter) = AsyncStream.makeStream(of: StartupEvent.self)
+        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
         let serviceGroup = ServiceGroup(configuration: serviceGroupConfiguration(
-            configuration, hub: hub, server: server, report: { reporter.yield($0) }, logger: logger))
+            configuration, hub: hub, server: server, listening: listening, report: { reporter.yield($0) },
+            logger: logger))
         let runTask = Task {
             do {
                 try await serviceGroup.run()
@@ -93,8 +95,11 @@ public final class EmbeddedServer: Sendable {
                 failure = reason
                 break waiting
             }
+            // The simulation begins once the server listens (and a node joined its cluster), as clients would.
+            if boundPort != nil, joined { nowListening.finish() }
             if boundPort != nil, joined, simulating { break }
         }
+        nowListening.finish()
         guard let boundPort, joined, simulating else {
             runTask.cancel()
             await runTask.value
@@ -110,7 +115,7 @@ public final class EmbeddedServer: Sendable {
     /// connections closed), the backplane (the cluster hears them leave, then this node's goodbye), the webhooks
     /// (the last ones get a moment), the HTTP server (at most 5 s), the hub's inbox.
     private static func serviceGroupConfiguration(
-        _ configuration: ServerConfiguration, hub: PusherHub, server: HTTPServerBuilder,
+        _ configuration: ServerConfiguration, hub: PusherHub, server: HTTPServerBuilder, listening: AsyncStream<Void>,
         report: @escaping @Sendable (StartupEvent) -> Void, logger: Logger
     ) -> ServiceGroupConfiguration {
         let application = Application(
@@ -140,8 +145,8 @@ public final class EmbeddedServer: Sendable {
         if configuration.simulate {
             let simulator = Simulator(hub: hub, app: configuration.app, configuration: configuration.simulator,
                                       logger: logger)
-            services.append(Named(service: SimulatorService(simulator: simulator) { report(.simulating) },
-                                  serviceName: "simulator"))
+            let service = SimulatorService(simulator: simulator, startsAfter: listening) { report(.simulating) }
+            services.append(Named(service: service, serviceName: "simulator"))
         }
         var group = ServiceGroupConfiguration(services: services, logger: logger)
         // A last resort: each step has its own bound (webhooks 2 s, the HTTP server 5 s, Redis' command timeouts).

@@ -128,7 +128,9 @@ struct LifecycleServicesTests {
                                   logger: .init(label: "test.simulator"))
         let joined = Flag()
         await testGracefulShutdown { trigger in
-            async let service: Void = SimulatorService(simulator: simulator) { joined.set() }.run()
+            let (now, go) = AsyncStream.makeStream(of: Void.self)
+            go.finish()
+            async let service: Void = SimulatorService(simulator: simulator, startsAfter: now) { joined.set() }.run()
             while !joined.isSet { try? await Task.sleep(for: .milliseconds(5)) }
             #expect(await simulator.memberNames.count == 3)
             trigger.triggerGracefulShutdown()
