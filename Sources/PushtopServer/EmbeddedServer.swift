@@ -69,10 +69,8 @@ public final class EmbeddedServer: Sendable {
         let hub = PusherHub(configuration: configuration, backplane: backplane, logger: logger)
         let server = try serverBuilder(configuration, hub: hub)
         let (startup, reporter) = AsyncStream.makeStream(of: StartupEvent.self)
-        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
         let serviceGroup = ServiceGroup(configuration: serviceGroupConfiguration(
-            configuration, hub: hub, server: server, listening: listening, report: { reporter.yield($0) },
-            logger: logger))
+            configuration, hub: hub, server: server, report: { reporter.yield($0) }, logger: logger))
         let runTask = Task {
             do {
                 try await serviceGroup.run()
@@ -95,11 +93,8 @@ public final class EmbeddedServer: Sendable {
                 failure = reason
                 break waiting
             }
-            // The simulation begins once the server listens (and a node joined its cluster), as clients would.
-            if boundPort != nil, joined { nowListening.finish() }
             if boundPort != nil, joined, simulating { break }
         }
-        nowListening.finish()
         guard let boundPort, joined, simulating else {
             runTask.cancel()
             await runTask.value
@@ -115,38 +110,51 @@ public final class EmbeddedServer: Sendable {
     /// connections closed), the backplane (the cluster hears them leave, then this node's goodbye), the webhooks
     /// (the last ones get a moment), the HTTP server (at most 5 s), the hub's inbox.
     private static func serviceGroupConfiguration(
-        _ configuration: ServerConfiguration, hub: PusherHub, server: HTTPServerBuilder, listening: AsyncStream<Void>,
+        _ configuration: ServerConfiguration, hub: PusherHub, server: HTTPServerBuilder,
         report: @escaping @Sendable (StartupEvent) -> Void, logger: Logger
     ) -> ServiceGroupConfiguration {
+        // One after the other, as clients would see them: the node joins its cluster (or gives up waiting), the
+        // server listens, the simulation begins.
+        let (joined, nowJoined) = AsyncStream.makeStream(of: Void.self)
+        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
         let application = Application(
             router: router(configuration, hub: hub),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop",
                 availableConnectionsDelegate: ConnectionCap(maxConnections: configuration.maxConnections, logger: logger)),
-            onServerRunning: { channel in report(.bound(port: channel.localAddress?.port ?? configuration.port)) },
+            onServerRunning: { channel in
+                nowListening.finish()
+                report(.bound(port: channel.localAddress?.port ?? configuration.port))
+            },
             logger: logger
         )
         typealias Named = ServiceGroupConfiguration.ServiceConfiguration
         var services: [Named] = [
             Named(service: HubInboxService(hub: hub), serviceName: "hub-inbox"),
-            Named(service: ShutdownDeadline(service: application, limit: .seconds(5)), serviceName: "http"),
+            Named(service: ShutdownDeadline(service: GatedService(gate: joined, service: application),
+                                            limit: .seconds(5)), serviceName: "http"),
         ]
         if let webhooks = hub.webhooks {
             services.append(Named(service: WebhookService(webhooks: webhooks, drainTimeout: .seconds(2)),
                                   serviceName: "webhooks"))
         }
         if hub.backplane.isClustered {
-            let backplane = BackplaneService(backplane: hub.backplane, hub: hub) { report(.joined) }
+            let backplane = BackplaneService(backplane: hub.backplane, hub: hub) {
+                nowJoined.finish()
+                report(.joined)
+            }
             services.append(Named(service: backplane, serviceName: "backplane"))
+        } else {
+            nowJoined.finish()
         }
         let interval = Duration.milliseconds(Int64(max(50, min(1000, configuration.activityTimeout * 250))))
         services.append(Named(service: HubService(hub: hub, sweepInterval: interval), serviceName: "hub"))
         if configuration.simulate {
             let simulator = Simulator(hub: hub, app: configuration.app, configuration: configuration.simulator,
                                       logger: logger)
-            let service = SimulatorService(simulator: simulator, startsAfter: listening) { report(.simulating) }
-            services.append(Named(service: service, serviceName: "simulator"))
+            let service = SimulatorService(simulator: simulator) { report(.simulating) }
+            services.append(Named(service: GatedService(gate: listening, service: service), serviceName: "simulator"))
         }
         var group = ServiceGroupConfiguration(services: services, logger: logger)
         // A last resort: each step has its own bound (webhooks 2 s, the HTTP server 5 s, Redis' command timeouts).

@@ -7,7 +7,7 @@ import Testing
 @testable import PushtopServer
 
 /// The server's long-lived pieces as services: what each does when the server shuts down gracefully.
-@Suite("Lifecycle services")
+@Suite("Lifecycle services", .timeLimit(.minutes(1)))
 struct LifecycleServicesTests {
     /// Something that happened, or not yet.
     final class Flag: Sendable {
@@ -64,6 +64,40 @@ struct LifecycleServicesTests {
         _ = try? await running.value
     }
 
+    /// A service that notes that it ran, and ends with the server.
+    struct Recording: Service {
+        let ran = Flag()
+
+        func run() async throws {
+            ran.set()
+            try await gracefulShutdown()
+        }
+    }
+
+    @Test func aGatedServiceStartsOnceItsGateOpens() async throws {
+        let recording = Recording()
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        try await testGracefulShutdown { trigger in
+            async let service: Void = GatedService(gate: gate, service: recording).run()
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(!recording.ran.isSet, "the gate is closed")
+            open.finish()
+            while !recording.ran.isSet { try await Task.sleep(for: .milliseconds(5)) }
+            trigger.triggerGracefulShutdown()
+            try await service
+        }
+    }
+
+    @Test func aGatedServiceWhoseServerStopsFirstNeverStarts() async throws {
+        let recording = Recording()
+        let (gate, _) = AsyncStream.makeStream(of: Void.self)
+        try await testGracefulShutdown { trigger in
+            trigger.triggerGracefulShutdown()
+            try await GatedService(gate: gate, service: recording).run()
+        }
+        #expect(!recording.ran.isSet)
+    }
+
     @Test func theHubClosesEveryConnectionWith1001AndRefusesNewOnesWhenTheServerStops() async throws {
         let hub = PusherHub(configuration: ServerConfiguration())
         let connection = await hub.open(appKey: "pushtop-key", protocolVersion: "7")
@@ -86,15 +120,17 @@ struct LifecycleServicesTests {
         configuration.activityTimeout = 0.05
         let hub = PusherHub(configuration: configuration)
         let connection = await hub.open(appKey: "pushtop-key", protocolVersion: "7")
+        let pinged = Flag()
         await testGracefulShutdown { trigger in
             async let service: Void = HubService(hub: hub, sweepInterval: .milliseconds(20)).run()
-            try? await Task.sleep(for: .milliseconds(300))
+            for await frame in connection.frames where frame.text?.contains(PusherEventName.ping) == true {
+                pinged.set()
+                break
+            }
             trigger.triggerGracefulShutdown()
             await service
         }
-        var texts: [String] = []
-        for await frame in connection.frames { texts += frame.text.map { [$0] } ?? [] }
-        #expect(texts.contains { $0.contains(PusherEventName.ping) }, "a silent connection was pinged")
+        #expect(pinged.isSet, "a silent connection was pinged")
     }
 
     @Test func theInboxStopsWhenTheServerStops() async throws {
@@ -128,9 +164,7 @@ struct LifecycleServicesTests {
                                   logger: .init(label: "test.simulator"))
         let joined = Flag()
         await testGracefulShutdown { trigger in
-            let (now, go) = AsyncStream.makeStream(of: Void.self)
-            go.finish()
-            async let service: Void = SimulatorService(simulator: simulator, startsAfter: now) { joined.set() }.run()
+            async let service: Void = SimulatorService(simulator: simulator) { joined.set() }.run()
             while !joined.isSet { try? await Task.sleep(for: .milliseconds(5)) }
             #expect(await simulator.memberNames.count == 3)
             trigger.triggerGracefulShutdown()
