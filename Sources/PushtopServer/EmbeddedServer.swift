@@ -113,28 +113,50 @@ public final class EmbeddedServer: Sendable {
         _ configuration: ServerConfiguration, hub: PusherHub, server: HTTPServerBuilder,
         report: @escaping @Sendable (StartupEvent) -> Void, logger: Logger
     ) -> ServiceGroupConfiguration {
+        // One after the other, as clients would see them: the node joins its cluster (or gives up waiting), the
+        // server listens, the simulation begins.
+        let (joined, nowJoined) = AsyncStream.makeStream(of: Void.self)
+        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
         let application = Application(
             router: router(configuration, hub: hub),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop",
                 availableConnectionsDelegate: ConnectionCap(maxConnections: configuration.maxConnections, logger: logger)),
-            onServerRunning: { channel in report(.bound(port: channel.localAddress?.port ?? configuration.port)) },
+            onServerRunning: { channel in
+                nowListening.finish()
+                report(.bound(port: channel.localAddress?.port ?? configuration.port))
+            },
             logger: logger
         )
-        var services: [any Service] = [HubInboxService(hub: hub), ShutdownDeadline(service: application, limit: .seconds(5))]
-        if let webhooks = hub.webhooks { services.append(WebhookService(webhooks: webhooks, drainTimeout: .seconds(2))) }
+        typealias Named = ServiceGroupConfiguration.ServiceConfiguration
+        var services: [Named] = [
+            Named(service: HubInboxService(hub: hub), serviceName: "hub-inbox"),
+            Named(service: ShutdownDeadline(service: GatedService(gate: joined, service: application),
+                                            limit: .seconds(5)), serviceName: "http"),
+        ]
+        if let webhooks = hub.webhooks {
+            services.append(Named(service: WebhookService(webhooks: webhooks, drainTimeout: .seconds(2)),
+                                  serviceName: "webhooks"))
+        }
         if hub.backplane.isClustered {
-            services.append(BackplaneService(backplane: hub.backplane, hub: hub) { report(.joined) })
+            let backplane = BackplaneService(backplane: hub.backplane, hub: hub) {
+                nowJoined.finish()
+                report(.joined)
+            }
+            services.append(Named(service: backplane, serviceName: "backplane"))
+        } else {
+            nowJoined.finish()
         }
         let interval = Duration.milliseconds(Int64(max(50, min(1000, configuration.activityTimeout * 250))))
-        services.append(HubService(hub: hub, sweepInterval: interval))
+        services.append(Named(service: HubService(hub: hub, sweepInterval: interval), serviceName: "hub"))
         if configuration.simulate {
             let simulator = Simulator(hub: hub, app: configuration.app, configuration: configuration.simulator,
                                       logger: logger)
-            services.append(SimulatorService(simulator: simulator) { report(.simulating) })
+            let service = SimulatorService(simulator: simulator) { report(.simulating) }
+            services.append(Named(service: GatedService(gate: listening, service: service), serviceName: "simulator"))
         }
-        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        var group = ServiceGroupConfiguration(services: services, logger: logger)
         // A last resort: each step has its own bound (webhooks 2 s, the HTTP server 5 s, Redis' command timeouts).
         group.maximumGracefulShutdownDuration = .seconds(20)
         group.maximumCancellationDuration = .seconds(5)

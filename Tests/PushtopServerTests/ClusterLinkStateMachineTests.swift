@@ -46,7 +46,8 @@ import Testing
         var machine = Machine(configuration: configuration)
         #expect(machine.health == .down)
         #expect(machine.handle(.started) == [
-            .sendHeartbeat, .startTimer(.heartbeat, after: .seconds(1)), .startTimer(.startDeadline, after: .seconds(3)),
+            .sendHeartbeat, .startTimer(.heartbeat, after: .seconds(1)),
+            .startTimer(.startDeadline, after: .seconds(3)),
         ])
         #expect(machine.handle(.started).isEmpty, "a second start does nothing")
     }
@@ -141,7 +142,9 @@ import Testing
 
     @Test func afterTheGraceTheRostersAreReadAgainToTellWhoLeft() {
         var machine = registered(["presence-a"])
-        #expect(machine.handle(.timerFired(.rosterRecheck(attempt: 1))) == [.readRosters(["presence-a"], removing: true)])
+        #expect(machine.handle(.timerFired(.rosterRecheck(attempt: 1))) == [
+            .readRosters(["presence-a"], removing: true),
+        ])
     }
 
     @Test func aRosterRecheckOfAnOlderRegistrationOrADownLinkDoesNothing() {
@@ -204,7 +207,9 @@ import Testing
 
     @Test func givenStartedWhenTheHeartbeatIsDueThenItIsSentAndTheNextOneScheduled() {
         var machine = started()
-        #expect(machine.handle(.timerFired(.heartbeat)) == [.sendHeartbeat, .startTimer(.heartbeat, after: .seconds(1))])
+        #expect(machine.handle(.timerFired(.heartbeat)) == [
+            .sendHeartbeat, .startTimer(.heartbeat, after: .seconds(1)),
+        ])
     }
 
     @Test func givenAPeerWhoseHeartbeatExpiredThenItsMembersAreRemoved() {
@@ -216,7 +221,9 @@ import Testing
 
     @Test func givenRegisteredWhenThisNodesHeartbeatHadExpiredThenItRegistersAgain() {
         var machine = registered()
-        #expect(machine.handle(.heartbeatAnswered(wasAlive: false, expiredNodes: [])) == [.reregister(.heartbeatExpired)])
+        #expect(machine.handle(.heartbeatAnswered(wasAlive: false, expiredNodes: [])) == [
+            .reregister(.heartbeatExpired),
+        ])
         #expect(machine.health == .up, "its members are still its own while it registers again")
     }
 

@@ -31,8 +31,9 @@ import Testing
     func signed(_ channel: String, channelData: String? = nil, socketID: String? = nil) -> JSONValue {
         var fields: [String: JSONValue] = [
             "channel": .string(channel),
-            "auth": .string(ChannelAuthSignature.auth(key: app.key, secret: app.secret, socketID: socketID ?? self.socketID,
-                                                      channel: channel, channelData: channelData)),
+            "auth": .string(ChannelAuthSignature.auth(
+                key: app.key, secret: app.secret, socketID: socketID ?? self.socketID, channel: channel,
+                channelData: channelData)),
         ]
         if let channelData { fields["channel_data"] = .string(channelData) }
         return .object(fields)
@@ -133,7 +134,8 @@ import Testing
         let data = signed("private-room", socketID: "999.999")
         let refusal = try #require(refused(decide(data)))
         #expect(refusal.type == "AuthError")
-        #expect(refusal.message.hasPrefix("Invalid signature: Expected HMAC SHA256 hex digest of 123.456:private-room, but got "))
+        #expect(refusal.message.hasPrefix(
+            "Invalid signature: Expected HMAC SHA256 hex digest of 123.456:private-room, but got "))
     }
 
     @Test func aSignedPrivateChannelIsAdmitted() {
@@ -151,7 +153,8 @@ import Testing
     // MARK: Presence members
 
     @Test func aSignedPresenceChannelIsAdmittedWithItsMember() throws {
-        let admitted = try #require(accepted(decide(signed("presence-room", channelData: #"{"user_id":"ann","user_info":{"name":"Ann"}}"#))))
+        let channelData = #"{"user_id":"ann","user_info":{"name":"Ann"}}"#
+        let admitted = try #require(accepted(decide(signed("presence-room", channelData: channelData))))
         #expect(admitted.member == .init(userID: "ann", info: ["name": "Ann"]))
         #expect(admitted.kind == .presence)
     }
@@ -190,19 +193,22 @@ import Testing
     // MARK: The presence limit
 
     @Test func aNewMemberOfAFullChannelIsRefusedLimitReached403() throws {
-        let refusal = try #require(refused(decide(signed("presence-room", channelData: #"{"user_id":"dan"}"#), members: 3)))
+        let dan = signed("presence-room", channelData: #"{"user_id":"dan"}"#)
+        let refusal = try #require(refused(decide(dan, members: 3)))
         #expect(refusal.type == "LimitReached")
         #expect(refusal.status == 403)
         #expect(refusal.message == "Presence channel presence-room is full: the limit is 3 members")
     }
 
     @Test func aMemberAlreadyInAFullChannelMayOpenAnotherConnection() {
-        let decision = decide(signed("presence-room", channelData: #"{"user_id":"ann"}"#), members: 3, alreadyMember: true)
+        let ann = signed("presence-room", channelData: #"{"user_id":"ann"}"#)
+        let decision = decide(ann, members: 3, alreadyMember: true)
         #expect(accepted(decision) != nil)
     }
 
     @Test func inAClusterTheRegistryAppliesTheLimitNotTheNode() {
-        let decision = decide(signed("presence-room", channelData: #"{"user_id":"dan"}"#), members: 3, clusterDecides: true)
+        let dan = signed("presence-room", channelData: #"{"user_id":"dan"}"#)
+        let decision = decide(dan, members: 3, clusterDecides: true)
         #expect(accepted(decision)?.member?.userID == "dan")
     }
 

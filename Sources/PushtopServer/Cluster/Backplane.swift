@@ -48,6 +48,7 @@ public struct LocalBackplane: Backplane {
     public func channelSummary(_ name: String) async -> ChannelSummary? { nil }
     public func users(in channel: String) async -> [String]? { nil }
     public var health: ClusterHealth { .disabled }
+    /// Has nothing to join: calls `started` at once, then waits for the server to stop.
     public func run(hub: PusherHub, started: @escaping @Sendable () -> Void) async {
         started()
         try? await gracefulShutdown()

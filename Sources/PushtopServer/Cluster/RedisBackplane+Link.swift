@@ -149,7 +149,8 @@ extension RedisBackplane {
             guard let self else { return }
             let node: Logger.Metadata = ["node_id": "\(self.configuration.nodeID)"]
             guard case .success(let value) = reply else {
-                self.logger.warning("could not register this node's presence with the cluster: retrying", metadata: node)
+                self.logger.warning("could not register this node's presence with the cluster: retrying",
+                                    metadata: node)
                 self.feed(.registrationFailed(attempt: attempt))
                 return
             }

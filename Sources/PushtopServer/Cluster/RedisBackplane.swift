@@ -8,8 +8,11 @@ import Synchronization
 /// registry and counts (see `RedisScripts`), and heartbeat keys let the survivors remove a dead node.
 ///
 /// Operations go out in the order the hub made them, each as one pipelined command on one connection (no task
-/// per operation); replies that matter come back to the hub as calls (``PusherHub/clusterJoined(channel:socketID:answer:)``). Messages of
-/// the bus are decoded on the subscriber's event loop and handed to the hub in batches, in order.
+/// per operation); replies that matter come back to the hub as calls, in the order Redis gave them
+/// (``PusherHub/clusterJoined(channel:socketID:answer:)``). Messages of the bus are decoded on the subscriber's event
+/// loop and handed to the hub in batches, in order. The rules of the link (when the node is up, registered,
+/// retrying, or removing a dead peer) are a value's, `ClusterLinkStateMachine`; this class performs what it decides
+/// (`RedisBackplane+Link.swift`).
 public final class RedisBackplane: Backplane {
     let configuration: ClusterConfiguration
     let keyPrefix: String

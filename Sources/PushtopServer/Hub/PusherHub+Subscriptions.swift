@@ -55,7 +55,9 @@ extension PusherHub {
                 channel: channel, socketID: socketID,
                 member: admitted.member.map { ClusterMember(userID: $0.userID, info: $0.info) }))
             // A presence subscription succeeds when the cluster's roster arrives (``clusterJoined``).
-            if admitted.member == nil { send(ServerFrame.subscriptionSucceeded(channel: channel, presence: nil), to: id) }
+            if admitted.member == nil {
+                send(ServerFrame.subscriptionSucceeded(channel: channel, presence: nil), to: id)
+            }
         } else {
             joinedLocally(admitted, connection: id, record: channelRecord, wasOccupied: wasOccupied,
                           isNewMember: isNewMember)

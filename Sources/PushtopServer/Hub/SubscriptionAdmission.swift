@@ -103,8 +103,8 @@ struct SubscriptionAdmission: Sendable {
         if let member, !clusterDecidesMembers {
             let (count, isMember) = occupancy(channel, member.userID)
             if !isMember, count >= limits.maxPresenceMembers {
-                return refuse("LimitReached",
-                              "Presence channel \(channel) is full: the limit is \(limits.maxPresenceMembers) members", 403)
+                let limit = limits.maxPresenceMembers
+                return refuse("LimitReached", "Presence channel \(channel) is full: the limit is \(limit) members", 403)
             }
         }
         return .admitted(Admitted(channel: channel, kind: kind, member: member, isUserChannel: isUserChannel))
@@ -137,9 +137,12 @@ struct SubscriptionAdmission: Sendable {
         guard ChannelAuthSignature.verify(
             auth: auth, key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: signed)
         else {
-            let stringToSign = ChannelAuthSignature.stringToSign(socketID: socketID, channel: channel, channelData: signed)
+            let stringToSign = ChannelAuthSignature.stringToSign(
+                socketID: socketID, channel: channel, channelData: signed)
+            let expected = ErrorText.excerpt(stringToSign)
+            let got = ErrorText.excerpt(String(parts[1]))
             return .failure(refusal(
-                "Invalid signature: Expected HMAC SHA256 hex digest of \(ErrorText.excerpt(stringToSign)), but got \(ErrorText.excerpt(String(parts[1])))"))
+                "Invalid signature: Expected HMAC SHA256 hex digest of \(expected), but got \(got)"))
         }
         guard kind == .presence else { return .success(nil) }
         return presenceMember(channelData: channelData ?? "", channel: channel).map { Optional($0) }

@@ -3,11 +3,9 @@ import ServiceLifecycle
 /// A service whose graceful shutdown may last at most `limit`: then it is cancelled.
 ///
 /// The HTTP server waits for its connections to close; a peer that never answers must not hold the server up.
-struct ShutdownDeadline: Service, CustomStringConvertible {
+struct ShutdownDeadline: Service {
     let service: any Service
     let limit: Duration
-
-    var description: String { "\(service)" }
 
     func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -39,7 +39,9 @@ public actor Simulator {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.every(self.configuration.tickInterval) { await $0.tick() } }
             group.addTask { await self.every(self.configuration.chatInterval) { await $0.chat() } }
-            group.addTask { await self.every(self.configuration.membershipInterval) { await $0.changeMembership(join: nil) } }
+            group.addTask {
+                await self.every(self.configuration.membershipInterval) { await $0.changeMembership(join: nil) }
+            }
             group.addTask { await self.every(self.configuration.encryptedInterval) { await $0.sendEncrypted() } }
         }
     }
