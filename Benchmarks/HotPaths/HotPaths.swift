@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import BenchmarkSupport
 import PusherChannels
+import PushtopCLI
 import PushtopServer
 
 // Per-operation figures of the hot paths, measured with package-benchmark (ordo-one/benchmark):

@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import PusherChannels
+import PushtopCLI
 
 // Load tools (release build): whole-system rates that package-benchmark's per-operation figures do not show.
 //   pushtop-benchmarks loopback [--n N]        bulk frames over loopback into one PusherClient batch consumer

@@ -2,6 +2,7 @@
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import PushtopKit
 #endif
 
 /// Finds themes by name or path: `--theme PATH`, then the user's theme folder

@@ -1,0 +1,38 @@
+import Foundation
+import PusherChannels
+import PushtopTestSupport
+import Testing
+
+/// `pushtop --node A --node B` in tmux on a joined pair (one `pushtop serve --simulate`, reached directly and
+/// through a proxy: every event reaches both) while members join and leave `presence-lobby` through both nodes
+/// several times a second: sampled for 30 s, the screen never shows a split roster or a missed canary.
+@Suite(.serialized) struct NodesChurnEndToEndTests {
+    @Test func churnOnAJoinedPairRaisesNoFalseAlarm() async throws {
+        try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
+        let server = try await ServeNode.start(key: "node-key", secret: "node-secret", appID: "1", extra: ["--simulate"])
+        defer { server.process.signal(SIGTERM) }
+        let proxy = try await FaultProxy.start(upstreamPort: server.port)
+        let nodeA = "127.0.0.1:\(server.port)", nodeB = "127.0.0.1:\(proxy.port)"
+        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=/nonexistent XDG_CONFIG_HOME= "
+        let tmux = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) --node \(nodeA) --node \(nodeB)"
+            + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval 1 presence-lobby", columns: 220, rows: 42)
+        defer { tmux.stop() }
+        try await tmux.waitFor("both nodes connected", timeout: 20) {
+            $0.contains("2 nodes · A switches") && $0.components(separatedBy: "● connected").count >= 3
+        }
+        // Churn: members join and leave through one node or the other, each staying a fraction of a second.
+        let churn = presenceChurn(ports: [server.port, proxy.port], key: "node-key", secret: "node-secret",
+                                  channel: "presence-lobby")
+        defer { churn.cancel() }
+        let sampled = try await NodeAlarmSampler.sample(tmux, seconds: 30)
+        let (samples, alarms, screen) = (sampled.samples, sampled.alarms, sampled.lastScreen)
+        churn.cancel()
+        #expect(samples >= 30)
+        #expect(alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")")
+        // The canary ran all along: both nodes show a latency.
+        #expect(screen.components(separatedBy: "canary p50").count >= 3, "\(screen)")
+        tmux.send("q")
+        _ = try await tmux.waitForExit()
+        await proxy.shutdown()
+    }
+}
