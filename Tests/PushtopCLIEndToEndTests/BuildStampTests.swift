@@ -22,9 +22,9 @@ import Testing
         let expected = head.status == 0 ? head.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "unknown"
 
         // The default place (inside the pushtop target) is git-ignored: writing it changes nothing git sees.
-        let defaultStamp = Self.repository.appendingPathComponent("Sources/pushtop/Support/BuildStamp.swift")
+        let defaultStamp = Self.repository.appendingPathComponent("Sources/PushtopCLI/Support/BuildStamp.swift")
         let hadStamp = FileManager.default.fileExists(atPath: defaultStamp.path)
-        let ignored = try await Self.git(["check-ignore", "-q", "Sources/pushtop/Support/BuildStamp.swift"])
+        let ignored = try await Self.git(["check-ignore", "-q", "Sources/PushtopCLI/Support/BuildStamp.swift"])
         #expect(ignored.status == 0 || head.status != 0, "BuildStamp.swift is git-ignored")
 
         let stamp = directory.appendingPathComponent("BuildStamp.swift")
@@ -41,7 +41,7 @@ import Testing
         // without the define (every other build) it says "unknown".
         let main = directory.appendingPathComponent("main.swift")
         try Data("print(BuildInfo.commit)\n".utf8).write(to: main)
-        let buildInfo = Self.repository.appendingPathComponent("Sources/pushtop/Support/BuildInfo.swift").path
+        let buildInfo = Self.repository.appendingPathComponent("Sources/PushtopCLI/Support/BuildInfo.swift").path
         for (define, says) in [(true, commit), (false, "unknown")] {
             let binary = directory.appendingPathComponent(define ? "stamped" : "plain").path
             let compile = try await CommandRun.run(

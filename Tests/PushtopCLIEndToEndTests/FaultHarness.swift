@@ -2,6 +2,7 @@ import Foundation
 import PusherProtocol
 import PushtopServer
 import PushtopTestSupport
+import Testing
 
 /// The real `pushtop watch` subscribed to several channels of the embedded server through a ``FaultProxy``, with
 /// numbered events published in-process: injects faults and keeps the books (``DeliveryLedger``).
@@ -120,6 +121,33 @@ actor FaultHarness {
         _ = try? await watch.exitCode(timeout: 10)
         await proxy.shutdown()
         await server.shutdown()
+    }
+
+    /// Runs `faults` (the cycles and the final window), then stops the harness and returns the figures; a failure
+    /// is thrown with the figures so far.
+    func run(_ faults: @Sendable (FaultHarness) async throws -> Void) async throws -> Figures {
+        do {
+            try await faults(self)
+        } catch {
+            await stop()
+            throw FaultRunFailure(error: error, figures: figures)
+        }
+        await stop()
+        return figures
+    }
+
+    struct FaultRunFailure: Error, CustomStringConvertible {
+        var error: any Error
+        var figures: Figures
+        var description: String { "\(error)\n\(figures)" }
+    }
+
+    /// Nothing counted lost, duplicated or reordered, and every channel subscribed again after every fault.
+    static func expectDelivery(_ figures: Figures, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(figures.ledger.losses == 0, sourceLocation: sourceLocation)
+        #expect(figures.ledger.duplicates == 0, sourceLocation: sourceLocation)
+        #expect(figures.ledger.reorders == 0, sourceLocation: sourceLocation)
+        #expect(figures.missedResubscriptions == 0, sourceLocation: sourceLocation)
     }
 
     /// Runs one cycle: a counted window of `rounds` events per channel, then the fault.

@@ -13,22 +13,12 @@ import Testing
             .stall(seconds: FaultHarness.activityTimeout + FaultHarness.pongTimeout + 1.5),
             .listenerDown(seconds: 1.5), .shaped(latencyMs: 80, bytesPerSecond: 16_000), .cut(.reset),
         ]
-        do {
+        let figures = try await harness.run { harness in
             for fault in faults { try await harness.cycle(fault) }
             try await harness.finalWindow()
-        } catch {
-            let figures = await harness.figures
-            await harness.stop()
-            Issue.record("\(error)\n\(figures)")
-            return
         }
-        let figures = await harness.figures
-        await harness.stop()
         print("fault tolerance (watch through FaultProxy):\n\(figures)")
-        #expect(figures.ledger.losses == 0)
-        #expect(figures.ledger.duplicates == 0)
-        #expect(figures.ledger.reorders == 0)
-        #expect(figures.missedResubscriptions == 0)
+        FaultHarness.expectDelivery(figures)
         #expect(figures.recoveries.count == faults.filter(\.cutsConnection).count)
         #expect(figures.ledger.counted >= faults.count * 20 * FaultHarness.channels.count)
     }

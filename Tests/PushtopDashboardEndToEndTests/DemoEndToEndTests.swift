@@ -58,12 +58,7 @@ import Testing
         try await tmux.waitFor("news subscribed by the server") { screen in
             screen.split(separator: "\n").contains { $0.contains(" news ") && $0.contains("subscribed") && !$0.contains("subscribing") }
         }
-        tmux.send("2")
-        tmux.send("G")
-        tmux.send("u")
-        try await tmux.waitFor("news to leave the channels pane") { screen in
-            !screen.split(separator: "\n").contains { $0.contains(" news ") && $0.contains("public") }
-        }
+        try await tmux.unsubscribeLastChannel("news", row: " news ")
         tmux.send("/")
         tmux.send("c:chat", literal: true)
         tmux.send("Enter")

@@ -75,12 +75,7 @@ import Testing
         tmux.send("news-feed", literal: true)
         tmux.send("Enter")
         try await tmux.waitFor("news-feed subscribed") { $0.contains("news-feed") && !$0.contains("Subscribe to channel:") }
-        tmux.send("2")
-        tmux.send("G")
-        tmux.send("u")
-        try await tmux.waitFor("news-feed to leave the channels pane") { screen in
-            !screen.split(separator: "\n").contains { $0.contains("news-feed") && $0.contains("public") }
-        }
+        try await tmux.unsubscribeLastChannel("news-feed", row: "news-feed")
         tmux.send("q")
         #expect(try await tmux.waitFor(text: "EXIT=").contains("EXIT=0"))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Samples the dashboard's screen every 0.5 s for a while and keeps the screens on which the node watch raised an
 /// alarm (a split roster, a node's API disagreeing, a missed canary, a node away): for the several-node tests.
@@ -14,6 +15,23 @@ enum NodeAlarmSampler {
         screen.contains(": on node ") || screen.contains("; not on ") || screen.contains("'s API")
             || screen.contains("missed canary")
             || screen.range(of: "  (missed|away) [0-9]", options: .regularExpression) != nil
+    }
+
+    /// Samples for `seconds` while `churn` runs, then stops it, and expects a sample a second at least, no alarm,
+    /// and a canary latency on each of the `nodes` rows; then quits the dashboard.
+    static func expectNoAlarm(_ tmux: TmuxSession, seconds: Double, churn: Task<Void, Never>, nodes: Int,
+        sourceLocation: SourceLocation = #_sourceLocation) async throws
+    {
+        let sampled = try await sample(tmux, seconds: seconds)
+        let (samples, alarms, screen) = (sampled.samples, sampled.alarms, sampled.lastScreen)
+        churn.cancel()
+        #expect(samples >= Int(seconds), sourceLocation: sourceLocation)
+        #expect(alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")",
+            sourceLocation: sourceLocation)
+        // The canary ran all along: every node shows a latency.
+        #expect(screen.components(separatedBy: "canary p50").count >= nodes + 1, "\(screen)", sourceLocation: sourceLocation)
+        tmux.send("q")
+        _ = try await tmux.waitForExit()
     }
 
     static func sample(_ tmux: TmuxSession, seconds: Double) async throws -> Result {

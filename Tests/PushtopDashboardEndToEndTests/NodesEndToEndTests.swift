@@ -8,10 +8,9 @@ import Testing
 @Suite(.serialized) struct NodesEndToEndTests {
     @Test func twoUnjoinedNodesShowMissedCanariesAndASplitRoster() async throws {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
-        let a = try await ServeNode.start(key: "node-key", secret: "node-secret", appID: "1")
-        defer { a.process.signal(SIGTERM) }
-        let b = try await ServeNode.start(key: "node-key", secret: "node-secret", appID: "1")
-        defer { b.process.signal(SIGTERM) }
+        let nodes = try await ServeNode.start(2, key: "node-key", secret: "node-secret", appID: "1")
+        defer { for node in nodes { node.process.signal(SIGTERM) } }
+        let (a, b) = (nodes[0], nodes[1])
         let nodeA = "127.0.0.1:\(a.port)", nodeB = "127.0.0.1:\(b.port)"
         // alice is in presence-room through node A only.
         let alice = Process()

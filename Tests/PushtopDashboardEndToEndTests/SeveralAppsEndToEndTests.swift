@@ -23,24 +23,11 @@ import Testing
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-apps-\(UInt32.random(in: 0...UInt32.max))").path
         try FileManager.default.createDirectory(atPath: home + "/pushtop", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let config = """
-            [profiles.alpha]
-            key = "key-alpha"
-            host = "127.0.0.1"
-            port = \(alpha.port)
-            tls = false
-            secret = "secret-alpha"
-            channels = ["orders"]
-
-            [profiles.beta]
-            key = "key-beta"
-            host = "127.0.0.1"
-            port = \(beta.port)
-            tls = false
-            secret = "secret-beta"
-            channels = ["payments"]
-
-            """
+        // One profile per server, each with its own channel.
+        let config = [(alpha, "alpha", "orders"), (beta, "beta", "payments")].map { node, name, channel in
+            "[profiles.\(name)]\nkey = \"\(node.key)\"\nhost = \"127.0.0.1\"\nport = \(node.port)\ntls = false\n"
+                + "secret = \"\(node.secret)\"\nchannels = [\"\(channel)\"]\n"
+        }.joined(separator: "\n")
         try config.write(toFile: home + "/pushtop/config.toml", atomically: true, encoding: .utf8)
         let recording = home + "/apps.jsonl"
         let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=\(home) XDG_CONFIG_HOME=\(home) "

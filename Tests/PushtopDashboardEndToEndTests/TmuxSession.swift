@@ -168,6 +168,21 @@ final class TmuxSession {
     }
 }
 
+extension TmuxSession {
+    /// Unsubscribes from the channels pane's last channel (`2`, `G`, `u`) and waits until no public channel's row
+    /// contains `row`.
+    func unsubscribeLastChannel(_ channel: String, row: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
+        send("2")
+        send("G")
+        send("u")
+        try await waitFor("\(channel) to leave the channels pane", sourceLocation: sourceLocation) { screen in
+            !screen.split(separator: "\n").contains { $0.contains(row) && $0.contains("public") }
+        }
+    }
+}
+
 /// The `dashboard-preview` binary next to the test bundle.
 func previewBinary() -> String {
     let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -130,7 +130,7 @@ import Testing
             configuration: try testConfiguration("redis://:wrong@127.0.0.1:\(server.port)"), logger: testLogger)
         defer { Task { await wrong.close() } }
         let down = try await firstState(of: wrong) { if case .down = $0 { true } else { false } }
-        guard case .down(let reason, _, _) = down else { return }
+        let reason = try #require({ () -> String? in if case .down(let reason, _, _) = down { reason } else { nil } }())
         #expect(reason.hasPrefix("Redis sign-in failed:"))
         #expect(!reason.contains("wrong"))
         await #expect(throws: RedisError.self) { try await wrong.ping() }

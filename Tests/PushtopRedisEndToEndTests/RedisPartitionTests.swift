@@ -52,7 +52,7 @@ import Testing
             states.all.contains { if case .down = $0 { true } else { false } }
         }
         let down = states.all.first { if case .down = $0 { true } else { false } }
-        guard case .down(let reason, _, _)? = down else { return }
+        let reason = try #require({ () -> String? in if case .down(let reason, _, _)? = down { reason } else { nil } }())
         #expect(reason.contains("no Redis reply to PING"))
 
         // Reconnection attempts meet the same silence: none is reported up before the stall ends.

@@ -11,13 +11,23 @@ import Testing
         }
     }
 
-    @Test func deliversEveryMessageInPublishOrder() async throws {
+    /// A redis-server (it lives as long as the fixture), a client of it, and a subscriber to it that is up (with
+    /// what it receives).
+    private func upAndPublishing() async throws -> (
+        server: RedisServerProcess, redis: RedisClient, subscriber: RedisSubscriber, received: Collected<RedisPubSubMessage>
+    ) {
         let server = try await RedisServerProcess.start()
         let redis = try await connectedClient(server)
         let received = Collected<RedisPubSubMessage>()
         let subscriber = try subscriber(server.url, received)
-        defer { Task { await subscriber.close(); await redis.close() } }
         try await subscriber.waitUntilUp(timeout: .seconds(10))
+        return (server, redis, subscriber, received)
+    }
+
+    @Test func deliversEveryMessageInPublishOrder() async throws {
+        let fixture = try await upAndPublishing()
+        let (redis, subscriber, received) = (fixture.redis, fixture.subscriber, fixture.received)
+        defer { Task { await subscriber.close(); await redis.close() } }
         try await subscriber.subscribe(["events", "other"])
 
         let replies = try await redis.send((0..<5_000).map { RedisCommand("PUBLISH", "events", .integer($0)) })
@@ -28,12 +38,9 @@ import Testing
     }
 
     @Test func payloadsAreBinarySafe() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = try await connectedClient(server)
-        let received = Collected<RedisPubSubMessage>()
-        let subscriber = try subscriber(server.url, received)
+        let fixture = try await upAndPublishing()
+        let (redis, subscriber, received) = (fixture.redis, fixture.subscriber, fixture.received)
         defer { Task { await subscriber.close(); await redis.close() } }
-        try await subscriber.waitUntilUp(timeout: .seconds(10))
         try await subscriber.subscribe(["bin"])
         let payloads = [
             ByteBuffer(bytes: (0..<256).map(UInt8.init) + Array("\r\n*2\r\n$7\r\nmessage\r\n".utf8)),
@@ -46,12 +53,9 @@ import Testing
     }
 
     @Test func patternsMatchAndUnsubscribingStopsDelivery() async throws {
-        let server = try await RedisServerProcess.start()
-        let redis = try await connectedClient(server)
-        let received = Collected<RedisPubSubMessage>()
-        let subscriber = try subscriber(server.url, received)
+        let fixture = try await upAndPublishing()
+        let (redis, subscriber, received) = (fixture.redis, fixture.subscriber, fixture.received)
         defer { Task { await subscriber.close(); await redis.close() } }
-        try await subscriber.waitUntilUp(timeout: .seconds(10))
         try await subscriber.subscribe(patterns: ["app:*"])
         try await subscriber.subscribe(["direct"])
         try await redis.publish("1", to: "app:one")

@@ -39,6 +39,16 @@ public final class ServeNode: Sendable {
         return ServeNode(process: process, port: port, key: key, secret: secret, appID: appID)
     }
 
+    /// `count` nodes of one app, started one after the other (not joined, unless `extra` has `--redis`).
+    public static func start(
+        _ count: Int, key: String = ServeNode.key, secret: String = ServeNode.secret, appID: String = ServeNode.appID,
+        extra: [String] = []
+    ) async throws -> [ServeNode] {
+        var nodes: [ServeNode] = []
+        for _ in 0..<count { nodes.append(try await start(key: key, secret: secret, appID: appID, extra: extra)) }
+        return nodes
+    }
+
     /// Publishes an event through this node's HTTP API with `pushtop trigger`; throws unless it exits 0.
     public func trigger(_ channel: String, _ event: String, data: String = #"{"n":1}"#) async throws {
         let run = try await CommandRun.run(PushtopProcess.binary.path, ["trigger", "--port", "\(port)", "--key", key,
