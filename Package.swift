@@ -163,6 +163,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "WSCompression", package: "swift-websocket"),
+                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -181,7 +182,7 @@ let package = Package(
         ),
         // Tests in two tiers (scripts/test runs them target by target, units first).
         // The unit tier: no tmux, no child processes, no redis-server (in-process servers on loopback are fine).
-        .testTarget(name: "PusherProtocolTests", dependencies: ["PusherProtocol"], swiftSettings: strict),
+        .testTarget(name: "PusherProtocolTests", dependencies: ["PusherProtocol", "PushtopTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PusherChannelsTests",
             dependencies: ["PusherChannels", "PushtopServer", "PushtopTestSupport"],
@@ -201,7 +202,7 @@ let package = Package(
             dependencies: ["PushtopRedis", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "PushtopKitTests", dependencies: ["PushtopKit"], swiftSettings: strict),
+        .testTarget(name: "PushtopKitTests", dependencies: ["PushtopKit", "PushtopTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PushtopDashboardTests",
             dependencies: ["PushtopDashboard", "PushtopDashboardFakes", "PushtopKit", "PushtopCLI", "PusherChannels"],

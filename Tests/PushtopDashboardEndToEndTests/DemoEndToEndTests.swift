@@ -6,10 +6,8 @@ import Testing
 /// The real `pushtop` binary in tmux: with nothing configured it runs the demo (embedded server, simulator,
 /// dashboard), and a second client proves that what the keyboard does reaches the server.
 @Suite(.serialized) struct DemoEndToEndTests {
-    /// `pushtop` next to the test bundle.
-    static var binary: String {
-        URL(fileURLWithPath: previewBinary()).deletingLastPathComponent().appendingPathComponent("pushtop").path
-    }
+    /// `pushtop` next to the test bundle (PushtopTestSupport's launcher finds it).
+    static var binary: String { PushtopProcess.binary.path }
 
     /// Starts `pushtop ARGS` with an empty home (no config file) and no app key in the environment.
     func start(_ arguments: String = "", columns: Int = 140, rows: Int = 42) throws -> TmuxSession {

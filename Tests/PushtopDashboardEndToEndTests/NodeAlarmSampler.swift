@@ -46,3 +46,27 @@ enum NodeAlarmSampler {
         return result
     }
 }
+
+extension TmuxSession {
+    /// `pushtop --node A --node B ...` (app `node-key`, no configuration) on `channel`, started in tmux at 220x42 and
+    /// awaited until every node is connected; returns the session and that screen.
+    static func nodesDashboard(_ nodes: [String], canaryInterval: Int, channel: String) async throws
+        -> (tmux: TmuxSession, screen: String)
+    {
+        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=/nonexistent XDG_CONFIG_HOME= "
+        let tmux = try TmuxSession(command: environment + DemoEndToEndTests.binary
+            + nodes.map { " --node \($0)" }.joined()
+            + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval \(canaryInterval) \(channel)",
+            columns: 220, rows: 42)
+        do {
+            let screen = try await tmux.waitFor("the \(nodes.count) nodes connected", timeout: 20) {
+                $0.contains("\(nodes.count) nodes · A switches")
+                    && $0.components(separatedBy: "● connected").count >= nodes.count + 1
+            }
+            return (tmux, screen)
+        } catch {
+            tmux.stop()
+            throw error
+        }
+    }
+}

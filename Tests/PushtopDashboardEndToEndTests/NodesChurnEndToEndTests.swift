@@ -13,13 +13,8 @@ import Testing
         defer { server.process.signal(SIGTERM) }
         let proxy = try await FaultProxy.start(upstreamPort: server.port)
         let nodeA = "127.0.0.1:\(server.port)", nodeB = "127.0.0.1:\(proxy.port)"
-        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=/nonexistent XDG_CONFIG_HOME= "
-        let tmux = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) --node \(nodeA) --node \(nodeB)"
-            + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval 1 presence-lobby", columns: 220, rows: 42)
+        let tmux = try await TmuxSession.nodesDashboard([nodeA, nodeB], canaryInterval: 1, channel: "presence-lobby").tmux
         defer { tmux.stop() }
-        try await tmux.waitFor("both nodes connected", timeout: 20) {
-            $0.contains("2 nodes · A switches") && $0.components(separatedBy: "● connected").count >= 3
-        }
         // Churn: members join and leave through one node or the other, each staying a fraction of a second.
         let churn = presenceChurn(ports: [server.port, proxy.port], key: "node-key", secret: "node-secret",
                                   channel: "presence-lobby")

@@ -18,13 +18,8 @@ import Testing
         defer { for node in bc { node.process.signal(SIGTERM) } }
         let (b, c) = (bc[0], bc[1])
         let nodeA = "127.0.0.1:\(a.port)", nodeB = "127.0.0.1:\(b.port)", nodeC = "127.0.0.1:\(c.port)"
-        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=/nonexistent XDG_CONFIG_HOME= "
-        let tmux = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) --node \(nodeA) --node \(nodeB) --node \(nodeC)"
-            + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval 2 presence-lobby", columns: 220, rows: 42)
+        let tmux = try await TmuxSession.nodesDashboard([nodeA, nodeB, nodeC], canaryInterval: 2, channel: "presence-lobby").tmux
         defer { tmux.stop() }
-        try await tmux.waitFor("the three nodes connected", timeout: 20) {
-            $0.contains("3 nodes · A switches") && $0.components(separatedBy: "● connected").count >= 4
-        }
         let churn = presenceChurn(ports: [a.port, b.port, c.port], key: "node-key", secret: "node-secret", channel: "presence-lobby")
         defer { churn.cancel() }
         try await NodeAlarmSampler.expectNoAlarm(tmux, seconds: ObservationWindow.seconds(soak: 60, ci: 20), churn: churn,

@@ -13,23 +13,13 @@ import Testing
         let (a, b) = (nodes[0], nodes[1])
         let nodeA = "127.0.0.1:\(a.port)", nodeB = "127.0.0.1:\(b.port)"
         // alice is in presence-room through node A only.
-        let alice = Process()
-        alice.executableURL = URL(fileURLWithPath: DemoEndToEndTests.binary)
-        alice.arguments = ["watch", "--host", "127.0.0.1", "--port", "\(a.port)", "--no-tls", "--key", "node-key",
-            "--secret", "node-secret", "--user-id", "alice", "presence-room"]
-        alice.standardOutput = FileHandle.nullDevice
-        alice.standardError = FileHandle.nullDevice
-        try alice.run()
-        defer { alice.terminate() }
-        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=/nonexistent XDG_CONFIG_HOME= "
-        let tmux = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) --node \(nodeA) --node \(nodeB)"
-            + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval 2 presence-room", columns: 220, rows: 42)
+        let alice = try PushtopProcess(["watch", "--host", "127.0.0.1", "--port", "\(a.port)", "--no-tls", "--key",
+            "node-key", "--secret", "node-secret", "--user-id", "alice", "presence-room"])
+        defer { alice.signal(SIGTERM) }
+        let (tmux, _) = try await TmuxSession.nodesDashboard([nodeA, nodeB], canaryInterval: 2, channel: "presence-room")
         defer { tmux.stop() }
-        var screen = try await tmux.waitFor("both nodes connected", timeout: 20) {
-            $0.contains("2 nodes · A switches") && $0.components(separatedBy: "● connected").count >= 3
-        }
         // Two intervals (4 s) after both are up, plus the grace time and a loaded machine's slack.
-        screen = try await tmux.waitFor("the misses and the split", timeout: 15) {
+        let screen = try await tmux.waitFor("the misses and the split", timeout: 15) {
             $0.contains("node \(nodeB) missed canary 1 (published via \(nodeA))")
                 && $0.contains("presence-room: alice: on node \(nodeA) only") && $0.contains("alice: on node \(nodeA) only")
         }

@@ -1,4 +1,4 @@
-import PushtopDashboard
+import PushtopKit
 import Testing
 
 /// The canary's sequence tracking per node: arrivals, misses while connected or away, duplicates, reorders,

@@ -1,5 +1,6 @@
+import PushtopTestSupport
 import Testing
-@testable import PushtopDashboard
+@testable import PushtopKit
 
 /// The rule that compares a changing local roster with remote answers: churn during a request is never a
 /// difference, a real ghost or missing member shows on the second answer.
@@ -161,19 +162,4 @@ struct RosterAgreementTests {
         check.reset()
         #expect(check.verdict == .unknown)
     }
-}
-
-/// A small deterministic random number generator for the churn simulations.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

@@ -34,13 +34,19 @@ public final class PushtopProcess: Sendable {
         process.standardError = stderrPipe
         process.standardInput = stdinPipe
         let output = self.output
-        stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                output.closedPipes.add(1, ordering: .relaxed)
-                return
+        // Each pipe is read until its end of file, which is counted (see ``exitCode(timeout:)``).
+        func read(_ pipe: Pipe, _ take: @escaping @Sendable (Data) -> Void) {
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                guard !data.isEmpty else {
+                    handle.readabilityHandler = nil
+                    output.closedPipes.add(1, ordering: .relaxed)
+                    return
+                }
+                take(data)
             }
+        }
+        read(stdoutPipe) { data in
             output.out.withLock { state in
                 state.partial += String(decoding: data, as: UTF8.self)
                 while let newline = state.partial.firstIndex(of: "\n") {
@@ -49,15 +55,7 @@ public final class PushtopProcess: Sendable {
                 }
             }
         }
-        stderrPipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                output.closedPipes.add(1, ordering: .relaxed)
-                return
-            }
-            output.err.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
+        read(stderrPipe) { data in output.err.withLock { $0 += String(decoding: data, as: UTF8.self) } }
         try process.run()
     }
 

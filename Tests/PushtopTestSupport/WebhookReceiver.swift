@@ -56,19 +56,8 @@ public final class WebhookReceiver: Sendable {
             }
             return Response(status: .init(code: status))
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: Logger(label: "webhook-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let runTask = Task { _ = try? await app.runService() }
-        for await p in portStream {
-            boundPort.withLock { $0 = p }
-            break
-        }
+        let (port, runTask) = await runOnLoopback(router, label: "webhook-receiver")
+        boundPort.withLock { $0 = port }
         task.withLock { $0 = runTask }
     }
 

@@ -2,25 +2,25 @@ import Foundation
 import Logging
 import PusherChannels
 import PusherProtocol
-import PushtopTestSupport
+import Testing
 import WSClient
 
 /// A real WebSocket client for tests: connects over loopback, records every message, sends frames.
-actor TestSocket {
-    private(set) var received: [PusherMessage] = []
+public actor TestSocket {
+    public private(set) var received: [PusherMessage] = []
     private var cursor = 0
     private var outbound: WebSocketOutboundWriter?
-    private(set) var closeCode: Int?
-    private(set) var finished = false
+    public private(set) var closeCode: Int?
+    public private(set) var finished = false
     private var runTask: Task<Void, Never>?
 
-    struct Timeout: Error, CustomStringConvertible {
-        var what: String
-        var description: String { "timed out waiting for \(what)" }
+    public struct Timeout: Error, CustomStringConvertible {
+        public var what: String
+        public var description: String { "timed out waiting for \(what)" }
     }
 
     /// Connects to `url` and waits for the upgrade.
-    static func connect(_ url: String) async throws -> TestSocket {
+    public static func connect(_ url: String) async throws -> TestSocket {
         let socket = TestSocket()
         await socket.start(url)
         try await socket.waitUntilOpen()
@@ -28,7 +28,7 @@ actor TestSocket {
     }
 
     /// Connects to the server's app and returns once `pusher:connection_established` arrived.
-    static func established(_ url: String) async throws -> (TestSocket, String) {
+    public static func established(_ url: String) async throws -> (TestSocket, String) {
         let socket = try await connect(url)
         let message = try await socket.next(PusherEventName.connectionEstablished)
         let socketID = message.dataJSON?["socket_id"]?.stringValue ?? ""
@@ -56,7 +56,7 @@ actor TestSocket {
         }
     }
 
-    static func number(of frame: WebSocketCloseFrame) -> Int {
+    public static func number(of frame: WebSocketCloseFrame) -> Int {
         frame.closeCode.number
     }
 
@@ -70,22 +70,22 @@ actor TestSocket {
     }
 
     /// Sends a text frame.
-    func send(_ text: String) async throws {
+    public func send(_ text: String) async throws {
         guard let outbound else { throw Timeout(what: "an open socket") }
         try await outbound.write(.text(text))
     }
 
-    func send(_ message: PusherMessage) async throws { try await send(message.jsonString) }
+    public func send(_ message: PusherMessage) async throws { try await send(message.jsonString) }
 
     /// Closes from the client side.
-    func close() async {
+    public func close() async {
         try? await outbound?.close(.normalClosure, reason: nil)
         _ = try? await waitUntil(timeout: 10, "the socket to end") { self.finished }
         runTask?.cancel()
     }
 
     /// Waits for the next message (after those already taken) matching `event` and, when given, `channel`.
-    func next(_ event: String, channel: String? = nil, timeout: Double = 10) async throws -> PusherMessage {
+    public func next(_ event: String, channel: String? = nil, timeout: Double = 10) async throws -> PusherMessage {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             while cursor < received.count {
@@ -100,26 +100,43 @@ actor TestSocket {
     }
 
     /// Every message received so far with this event name.
-    func all(_ event: String, channel: String? = nil) -> [PusherMessage] {
+    public func all(_ event: String, channel: String? = nil) -> [PusherMessage] {
         received.filter { $0.event == event && (channel == nil || $0.channel == channel) }
     }
 
     /// Waits until the socket has ended; returns the close code.
-    func waitForClose(timeout: Double = 10) async throws -> Int? {
+    public func waitForClose(timeout: Double = 10) async throws -> Int? {
         try await waitUntil(timeout: timeout, "the server to close") { self.finished }
         return closeCode
     }
 
-    func waitUntilOpen() async throws {
+    public func waitUntilOpen() async throws {
         try await waitUntil("the socket to open") { self.outbound != nil || self.finished }
     }
 
     // MARK: Protocol helpers
 
-    func subscribe(_ channel: String, auth: String? = nil, channelData: String? = nil) async throws {
+    public func subscribe(_ channel: String, auth: String? = nil, channelData: String? = nil) async throws {
         var data: [String: JSONValue] = ["channel": .string(channel)]
         if let auth { data["auth"] = .string(auth) }
         if let channelData { data["channel_data"] = .string(channelData) }
         try await send(PusherMessage(event: PusherEventName.subscribe, data: .object(data)))
+    }
+
+    /// A ping and its pong: by then the server has handled everything this socket sent before.
+    public func roundTrip() async throws {
+        try await send(#"{"event":"pusher:ping","data":{}}"#)
+        _ = try await next(PusherEventName.pong)
+    }
+
+    /// Waits for the next `pusher:error`, and expects its message to contain `text`.
+    @discardableResult
+    public func nextError(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> PusherMessage
+    {
+        let error = try await next(PusherEventName.error)
+        #expect(error.data?["message"]?.stringValue?.contains(text) == true, "\(error.jsonString)",
+            sourceLocation: sourceLocation)
+        return error
     }
 }
