@@ -7,6 +7,15 @@ import Testing
 /// The event-loop transport over real loopback sockets: bursts, the frame tap, WebSocket pings, permessage-deflate,
 /// the close handshake, frames for channels the client left, and TLS with a private CA.
 @Suite(.timeLimit(.minutes(1))) struct TransportTests {
+    /// A scripted server and a client of it (not connected) with a frame tap and a recorder.
+    func tapped() async throws
+        -> (server: ScriptedPusherServer, client: PusherClient, tap: FrameTapRecorder, recorder: EventRecorder)
+    {
+        let server = try await ScriptedPusherServer.start()
+        let client = makeClient(port: server.port)
+        return (server, client, FrameTapRecorder(client), EventRecorder(client))
+    }
+
     func makeClient(port: Int, host: String = "127.0.0.1", useTLS: Bool = false, caFile: String? = nil,
                     keepRawFrames: Bool = false) -> PusherClient {
         PusherClient(options: PusherClientOptions(
@@ -43,11 +52,8 @@ import Testing
     }
 
     @Test func theFrameTapShowsBothDirectionsExactlyAndEventsCarryTheirFrame() async throws {
-        let server = try await ScriptedPusherServer.start()
+        let (server, client, tap, recorder) = try await tapped()
         defer { server.stop() }
-        let client = makeClient(port: server.port)
-        let tap = FrameTapRecorder(client)
-        let recorder = EventRecorder(client)
         try await client.subscribe("ticker")
         await client.connect()
         try await recorder.wait { $0.isSubscribed("ticker") }
@@ -114,11 +120,8 @@ import Testing
     }
 
     @Test func eventsInFlightAfterUnsubscribeAreCountedNotDelivered() async throws {
-        let server = try await ScriptedPusherServer.start()
+        let (server, client, tap, recorder) = try await tapped()
         defer { server.stop() }
-        let client = makeClient(port: server.port)
-        let tap = FrameTapRecorder(client)
-        let recorder = EventRecorder(client)
         try await client.subscribe("ticker")
         try await client.subscribe("other")
         await client.connect()

@@ -49,10 +49,8 @@ import Testing
     }
 
     @Test func aNodeThatGoesAwayCountsItsMissesAsAwayAndNoFalseAlarmElsewhere() async throws {
-        let a = try await ServeNode.start()
         // Node B is a second way to the same server (a joined pair): taking it down is a node dying.
-        let proxy = try await FaultProxy.start(upstreamPort: a.port)
-        let b = "127.0.0.1:\(proxy.port)"
+        let (a, proxy, b) = try await ServeNode.startJoinedPair()
         let run = try PushtopProcess(["canary", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID,
             "--no-tls", "--node", a.address, "--node", b, "--rate", "10", "--duration", "forever", "--grace", "1",
             "--report-every", "1", "--max-retries", "0"], environment: isolated)

@@ -48,9 +48,7 @@ import Testing
     }
 
     @Test func canaryOnAJoinedPairLosesNothing() async throws {
-        let a = try await ServeNode.start()
-        let proxy = try await FaultProxy.start(upstreamPort: a.port)
-        let b = "127.0.0.1:\(proxy.port)"
+        let (a, proxy, b) = try await ServeNode.startJoinedPair()
         let run = try await CommandRun.run("pushtop", ["canary", "--node", a.address, "--node", b, "--app-id", ServeNode.appID,
             "--rate", "20", "--duration", "3"] + app, environment: isolated, timeout: 40)
         #expect(run.status == 0, "\(run.stdout.suffix(600)) \(run.stderr)")

@@ -61,9 +61,8 @@ import Testing
             host = "127.0.0.1"
             ca_file = "/nonexistent/private-ca.pem"
             """)
-        let watch = try PushtopProcess(["watch", "--profile", "tls", "c"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
-        #expect(try await watch.exitCode() == 64)
-        #expect(watch.stderr.contains("ca_file '/nonexistent/private-ca.pem'"), "\(watch.stderr)")
+        try await PushtopProcess.expectUsageError(["watch", "--profile", "tls", "c"],
+            environment: ["HOME": home, "XDG_CONFIG_HOME": ""], mentioning: "ca_file '/nonexistent/private-ca.pem'")
         let check = try await CommandRun.run("pushtop", ["config", "check"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
         #expect(check.status == 1)
         #expect(check.stderr.contains("profiles.tls.ca_file: '/nonexistent/private-ca.pem' is not a readable file"),
@@ -94,34 +93,28 @@ import Testing
             [profiles.local]
             port = "not a number"
             """)
-        let watch = try PushtopProcess(["watch", "--profile", "local", "c"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
-        #expect(try await watch.exitCode() == 64)
-        #expect(watch.stderr.contains("config.toml"))
+        let watch = try await PushtopProcess.expectUsageError(["watch", "--profile", "local", "c"],
+            environment: ["HOME": home, "XDG_CONFIG_HOME": ""], mentioning: "config.toml")
         #expect(watch.stderr.contains("profiles.local.port"))
     }
 
     @Test func anUnknownProfileIsRefused() async throws {
         let home = try home(config: "[profiles.local]\nkey = \"k\"\n")
-        let watch = try PushtopProcess(["watch", "--profile", "nope", "c"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
-        #expect(try await watch.exitCode() == 64)
-        #expect(watch.stderr.contains("nope"))
+        try await PushtopProcess.expectUsageError(["watch", "--profile", "nope", "c"],
+            environment: ["HOME": home, "XDG_CONFIG_HOME": ""], mentioning: "nope")
     }
 
     @Test func severalProfilesAreRefusedWhereOnlyOneAppMakesSense() async throws {
         let home = try home(config: "[profiles.a]\nkey = \"ka\"\n[profiles.b]\nkey = \"kb\"\n")
         let environment = ["HOME": home, "XDG_CONFIG_HOME": ""]
-        let watch = try PushtopProcess(["watch", "--profile", "a", "--profile", "b", "c"], environment: environment)
-        #expect(try await watch.exitCode() == 64)
-        #expect(watch.stderr.contains("--profile is given 2 times: only the dashboard opens several apps"), "\(watch.stderr)")
+        try await PushtopProcess.expectUsageError(["watch", "--profile", "a", "--profile", "b", "c"],
+            environment: environment, mentioning: "--profile is given 2 times: only the dashboard opens several apps")
         // The dashboard takes several, but not twice the same, nor with one app's --key for all.
-        let twice = try PushtopProcess(["--profile", "a", "--profile", "a"], environment: environment)
-        #expect(try await twice.exitCode() == 64)
-        #expect(twice.stderr.contains("--profile a is given twice"), "\(twice.stderr)")
-        let withKey = try PushtopProcess(["--profile", "a", "--profile", "b", "--key", "k"], environment: environment)
-        #expect(try await withKey.exitCode() == 64)
-        #expect(withKey.stderr.contains("--key cannot be combined with several profiles"), "\(withKey.stderr)")
-        let unknown = try PushtopProcess(["--profile", "a", "--profile", "nope"], environment: environment)
-        #expect(try await unknown.exitCode() == 64)
-        #expect(unknown.stderr.contains("no profile 'nope'"), "\(unknown.stderr)")
+        try await PushtopProcess.expectUsageError(["--profile", "a", "--profile", "a"],
+            environment: environment, mentioning: "--profile a is given twice")
+        try await PushtopProcess.expectUsageError(["--profile", "a", "--profile", "b", "--key", "k"],
+            environment: environment, mentioning: "--key cannot be combined with several profiles")
+        try await PushtopProcess.expectUsageError(["--profile", "a", "--profile", "nope"],
+            environment: environment, mentioning: "no profile 'nope'")
     }
 }

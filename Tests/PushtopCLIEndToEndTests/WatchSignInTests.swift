@@ -44,8 +44,6 @@ import Testing
     }
 
     @Test func signInWithoutAWayToSignIsAUsageError() async throws {
-        let watch = try PushtopProcess(["watch", "--key", "k", "--host", "127.0.0.1", "--no-tls", "--sign-in"])
-        #expect(try await watch.exitCode() == 64)
-        #expect(watch.stderr.contains("--sign-in needs --user-auth-endpoint"))
+        try await PushtopProcess.expectUsageError(["watch", "--key", "k", "--host", "127.0.0.1", "--no-tls", "--sign-in"], mentioning: "--sign-in needs --user-auth-endpoint")
     }
 }

@@ -97,8 +97,6 @@ import Testing
         #expect(try await untrusted.exitCode(timeout: 30) == 1)
         #expect(untrusted.stderr.contains("not trusted"))
 
-        let missing = try PushtopProcess(["watch", "--key", "k", "--ca-file", "/nonexistent.pem", "ticker"])
-        #expect(try await missing.exitCode() == 64)
-        #expect(missing.stderr.contains("--ca-file"))
+        try await PushtopProcess.expectUsageError(["watch", "--key", "k", "--ca-file", "/nonexistent.pem", "ticker"], mentioning: "--ca-file")
     }
 }

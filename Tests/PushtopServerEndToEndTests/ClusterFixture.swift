@@ -78,14 +78,7 @@ func withCluster<T>(
     _ body: (ClusterFixture) async throws -> T
 ) async throws -> T {
     let cluster = try await ClusterFixture.start(nodes: count, nodeTimeout: nodeTimeout, configure)
-    do {
-        let result = try await body(cluster)
-        await cluster.stop()
-        return result
-    } catch {
-        await cluster.stop()
-        throw error
-    }
+    return try await runAndCleanUp({ try await body(cluster) }, finally: { await cluster.stop() })
 }
 
 extension EmbeddedServer {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// The real `pushtop` binary run as a subprocess: its stdout lines, its stderr, its stdin, its exit code.
 public final class PushtopProcess: Sendable {
@@ -87,6 +88,18 @@ public final class PushtopProcess: Sendable {
 
     public func signal(_ sig: Int32) {
         kill(process.processIdentifier, sig)
+    }
+
+    /// Runs `pushtop ARGUMENTS` and expects a usage error: exit status 64 and `message` in what it wrote to stderr.
+    @discardableResult
+    public static func expectUsageError(
+        _ arguments: [String], environment: [String: String] = [:], mentioning message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> PushtopProcess {
+        let process = try PushtopProcess(arguments, environment: environment)
+        #expect(try await process.exitCode() == 64, sourceLocation: sourceLocation)
+        #expect(process.stderr.contains(message), "\(process.stderr)", sourceLocation: sourceLocation)
+        return process
     }
 
     /// Waits for a stdout line whose JSON object satisfies `match`.

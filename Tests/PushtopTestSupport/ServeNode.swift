@@ -49,6 +49,14 @@ public final class ServeNode: Sendable {
         return nodes
     }
 
+    /// A joined pair: a node, and a second way to it through a ``FaultProxy`` (`HOST:PORT`); taking the proxy down is
+    /// a node dying.
+    public static func startJoinedPair() async throws -> (node: ServeNode, proxy: FaultProxy, second: String) {
+        let node = try await start()
+        let proxy = try await FaultProxy.start(upstreamPort: node.port)
+        return (node, proxy, "127.0.0.1:\(proxy.port)")
+    }
+
     /// Publishes an event through this node's HTTP API with `pushtop trigger`; throws unless it exits 0.
     public func trigger(_ channel: String, _ event: String, data: String = #"{"n":1}"#) async throws {
         let run = try await CommandRun.run(PushtopProcess.binary.path, ["trigger", "--port", "\(port)", "--key", key,
