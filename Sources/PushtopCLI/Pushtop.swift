@@ -3,7 +3,7 @@ import Foundation
 
 /// The `pushtop` command: a terminal dashboard, headless client, server and publisher for Pusher-protocol apps.
 ///
-/// The executable (`Sources/pushtop/main.swift`) only calls ``main()``; the commands live in this library so that
+/// The executable (`Sources/pushtop/main.swift`) only calls ``launch()``; the commands live in this library so that
 /// tests, benchmarks and fuzzers import them instead of compiling the executable's files.
 public struct Pushtop: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -19,8 +19,16 @@ public struct Pushtop: AsyncParsableCommand {
 
     public init() {}
 
-    /// Runs the command line; first points the theme catalog at the installed themes, if any.
+    /// The executable's entry point (`Sources/pushtop/main.swift`): ``launch()``.
     public static func main() async {
+        await launch()
+    }
+
+    /// Runs the command line; first points the theme catalog at the installed themes, if any.
+    ///
+    /// A name of its own: from top-level code, `Pushtop.main()` may resolve to swift-argument-parser's synchronous
+    /// `main()` instead of this type's.
+    public static func launch() async {
         InstallLayout.exportShareDirectory()
         do {
             var command = try parseAsRoot()

@@ -2,4 +2,4 @@
 // fuzzers can import it.
 import PushtopCLI
 
-await Pushtop.main()
+await Pushtop.launch()

@@ -1,6 +1,7 @@
 import Foundation
 import PusherChannels
 import PushtopServer
+import PushtopTestSupport
 import Testing
 
 /// A short smoke run of `pushtop bench` so it cannot rot (figures are not asserted: this is not a timing test).

@@ -1,4 +1,5 @@
 import Foundation
+import PushtopTestSupport
 import Testing
 
 /// The commit `scripts/install` stamps into the binary: written by `scripts/build-stamp` into a generated,

@@ -1,4 +1,5 @@
 import Foundation
+import PushtopTestSupport
 import Testing
 
 /// `pushtop config init` and `pushtop config check` (the real binary) on files in a temporary config folder.

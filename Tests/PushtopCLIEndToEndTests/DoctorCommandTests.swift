@@ -1,5 +1,6 @@
 import Foundation
 import PushtopServer
+import PushtopTestSupport
 import Testing
 
 /// `pushtop doctor` (the real binary) against the embedded server, and against targets broken in one way each.

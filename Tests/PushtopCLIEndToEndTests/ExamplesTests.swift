@@ -1,4 +1,5 @@
 import Foundation
+import PushtopTestSupport
 import Testing
 
 /// The programs in Examples/ are built with the package; the one that checks itself runs here.

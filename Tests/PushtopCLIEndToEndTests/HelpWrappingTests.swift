@@ -1,4 +1,5 @@
 import Foundation
+import PushtopTestSupport
 import Testing
 
 /// `pushtop COMMAND --help` at 80 columns: the discussion is written as paragraphs and wrapped once, by the

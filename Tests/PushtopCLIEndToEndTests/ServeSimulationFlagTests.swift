@@ -1,4 +1,5 @@
 import Foundation
+import PushtopTestSupport
 import Testing
 
 /// `serve --simulate`'s churn knobs refuse bad values with a message that names the flag and the range, and

@@ -1,4 +1,5 @@
 import Foundation
+import PushtopTestSupport
 import Testing
 
 /// What `scripts/install` puts in place, checked with the debug binary: completions, the tool description the

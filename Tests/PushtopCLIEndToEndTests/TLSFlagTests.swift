@@ -1,5 +1,6 @@
 import Foundation
 import PushtopServer
+import PushtopTestSupport
 import Testing
 
 /// One convention for TLS on every command that connects: `--tls` and `--no-tls` both parse (the last one given

@@ -20,7 +20,7 @@ struct ClusterWebhookTests {
             }
             for socket in sockets { await socket.close() }
             try await waitUntil(timeout: 10, "the vacated webhooks") {
-                WebhookTests.names(receiver).filter { $0 == "channel_vacated" }.count >= 2
+                receiver.eventNames.filter { $0 == "channel_vacated" }.count >= 2
             }
             // A marker after: a new channel's occupied webhook arrives after any duplicate would have.
             let (marker, _) = try await cluster[2].subscribedSocket("marker")

@@ -28,6 +28,8 @@ public final class WebhookReceiver: Sendable {
     public var url: String { "http://127.0.0.1:\(boundPort.withLock { $0 })/webhooks" }
     /// Requests answered 2xx.
     public var accepted: [Received] { received.withLock { $0 } }
+    /// Every event name accepted so far, in order.
+    public var eventNames: [String] { accepted.flatMap { $0.events.compactMap { $0["name"]?.stringValue } } }
     /// Every request, answered or refused.
     public var attemptCount: Int { attempts.withLock { $0 } }
     /// The body of every request, answered or refused, in order.

@@ -1,8 +1,8 @@
+import PushtopKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import PushtopKit
 #endif
 
 /// Finds themes by name or path: `--theme PATH`, then the user's theme folder
