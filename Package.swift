@@ -106,13 +106,12 @@ let package = Package(
             dependencies: ["PusherProtocol", "PushtopKit", "CNcurses"],
             swiftSettings: strict
         ),
-        // The executable's code (commands, config profiles, wiring); Sources/pushtop only calls `Pushtop.main()`.
+        // The executable's code (commands, config profiles, wiring); Sources/pushtop only calls `Pushtop.launch()`.
         .target(
             name: "PushtopCLI",
             dependencies: [
                 "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -182,7 +181,9 @@ let package = Package(
         ),
         // Tests in two tiers (scripts/test runs them target by target, units first).
         // The unit tier: no tmux, no child processes, no redis-server (in-process servers on loopback are fine).
-        .testTarget(name: "PusherProtocolTests", dependencies: ["PusherProtocol", "PushtopTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PusherProtocolTests", dependencies: ["PusherProtocol", "PushtopTestSupport"], swiftSettings: strict
+        ),
         .testTarget(
             name: "PusherChannelsTests",
             dependencies: ["PusherChannels", "PushtopServer", "PushtopTestSupport"],
@@ -234,7 +235,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopCLIEndToEndTests",
-            dependencies: ["pushtop", "PushtopCLI", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopTestSupport"],
+            dependencies: [
+                "pushtop", "PushtopCLI", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
