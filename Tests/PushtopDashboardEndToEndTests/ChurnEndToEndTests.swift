@@ -33,11 +33,10 @@ import Testing
     @Test func aMinuteOfChurnRaisesNoFalseAlarmAndTheCountsAgreeWithTheServer() async throws {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests")
         let binary = DemoEndToEndTests.binary
-        let server = try TmuxSession(command: "\(binary) serve --simulate --churn 20 --churn-for \(Int(Self.churnSeconds)) --event-rate 50 --port 0")
-        defer { server.stop() }
-        let banner = try await server.waitFor("the server's port", timeout: 30) { $0.contains("listening on ws://") }
-        let r = try #require(banner.range(of: "127.0.0.1:"))
-        let port = try #require(Int(banner[r.upperBound...].prefix { $0.isNumber }))
+        let server = try await ServeNode.start(key: "pushtop-key", secret: "pushtop-secret", appID: "1",
+            extra: ["--simulate", "--churn", "20", "--churn-for", "\(Int(Self.churnSeconds))", "--event-rate", "50"])
+        defer { server.process.signal(SIGTERM) }
+        let port = server.port
         let started = Date()
 
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-churn-\(UInt32.random(in: 0...UInt32.max))").path

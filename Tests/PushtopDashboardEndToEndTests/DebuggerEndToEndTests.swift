@@ -1,4 +1,5 @@
 import Foundation
+import PushtopTestSupport
 import Testing
 
 /// The debugger views in the real binaries under tmux: the wire inspector and record/replay on the preview's
@@ -227,11 +228,9 @@ import Testing
     @Test func watchRecordsTheSameFormatAndReplayOpensIt() async throws {
         let file = temporaryFile("watch.jsonl")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let server = try pushtop("serve --simulate --port 0")
-        defer { server.stop() }
-        let banner = try await server.waitFor("the server's port", timeout: 20) { $0.contains("listening on ws://") }
-        let r = try #require(banner.range(of: "127.0.0.1:"))
-        let port = try #require(Int(banner[r.upperBound...].prefix { $0.isNumber }))
+        let server = try await ServeNode.start(key: "pushtop-key", secret: "pushtop-secret", appID: "1", extra: ["--simulate"])
+        defer { server.process.signal(SIGTERM) }
+        let port = server.port
         let watch = try pushtop("watch --stdin --record \(file) --key pushtop-key --host 127.0.0.1 --port \(port) --no-tls --secret pushtop-secret --user-id rec ticker presence-lobby")
         defer { watch.stop() }
         try await watch.waitFor("events on stdout", timeout: 20) { $0.contains(#""type":"event""#) && $0.contains(#""type":"subscribed","channel":"presence-lobby""#) }
