@@ -217,6 +217,11 @@ let package = Package(
         // The end-to-end tier: real `redis-server`s, the real binaries (pushtop, dashboard-preview, the examples)
         // as child processes, tmux. Binaries are started through PushtopTestSupport's launchers.
         .testTarget(
+            name: "PusherChannelsEndToEndTests",
+            dependencies: ["PusherChannels", "PushtopServer", "PushtopTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "PushtopRedisEndToEndTests",
             dependencies: [
                 "PushtopRedis", "PushtopTestSupport",
