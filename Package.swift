@@ -211,7 +211,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopCLITests",
-            dependencies: ["PushtopCLI", "PushtopKit", "PusherChannels", "PushtopTestSupport"],
+            dependencies: ["PushtopCLI", "PushtopKit", "PusherChannels"],
             swiftSettings: strict
         ),
         // The end-to-end tier: real `redis-server`s, the real binaries (pushtop, dashboard-preview, the examples)
