@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "PushtopDashboard", targets: ["PushtopDashboard"]),
         .library(name: "PushtopRedis", targets: ["PushtopRedis"]),
         .library(name: "PushtopConformance", targets: ["PushtopConformance"]),
+        // The executable's commands as a library: the benchmarks (Benchmarks/) and the fuzzers (Fuzz/) import it.
+        .library(name: "PushtopCLI", targets: ["PushtopCLI"]),
         .executable(name: "pushtop", targets: ["pushtop"]),
     ],
     dependencies: [
@@ -32,7 +34,6 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // `swift package generate-documentation` (scripts/docs): the DocC catalogs in Sources/*/*.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -110,17 +111,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Non-UI code that the dashboard and the headless commands share: the TOML reader, `TextFile`, the canary
+        // audit, the roster agreement rule.
         .target(
-            name: "PushtopDashboard",
-            dependencies: ["PusherProtocol", "CNcurses", .product(name: "TOMLKit", package: "TOMLKit")],
+            name: "PushtopKit",
+            dependencies: ["PusherProtocol", .product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "pushtop",
+        .target(
+            name: "PushtopDashboard",
+            dependencies: ["PusherProtocol", "PushtopKit", "CNcurses"],
+            swiftSettings: strict
+        ),
+        // The executable's code (commands, config profiles, wiring); Sources/pushtop only calls `Pushtop.launch()`.
+        .target(
+            name: "PushtopCLI",
             dependencies: [
-                "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopConformance",
+                "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopKit", "PushtopConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -131,46 +139,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Per-operation benchmarks (package-benchmark): `swift package benchmark`; see Benchmarks/README.md.
-        .executableTarget(
-            name: "HotPaths",
-            dependencies: [
-                "PusherChannels", "PushtopServer", "BenchmarkSupport",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            // WatchLine.swift is a link to `watch`'s output format in Sources/pushtop/Watch (an executable's code
-            // cannot be imported), so that the benchmark measures the very lines `watch` prints.
-            path: "Benchmarks/HotPaths",
-            swiftSettings: strict,
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        // Whole-system load tools (bulk loopback rate, watch through a pipe, idle connections).
-        .executableTarget(
-            name: "pushtop-benchmarks",
-            dependencies: [
-                "PusherChannels", "BenchmarkSupport", "PushtopRedis",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            // WatchLine.swift: a link to Sources/pushtop/Watch/WatchLine.swift, like HotPaths'.
-            path: "Benchmarks/Tools/LoadTools",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "BenchmarkSupport",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            path: "Benchmarks/Tools/BenchmarkSupport",
-            swiftSettings: strict
-        ),
+        .executableTarget(name: "pushtop", dependencies: ["PushtopCLI"], swiftSettings: strict),
         // Runs the real dashboard on a synthetic feed (no network): used by the dashboard's tmux tests.
         .executableTarget(
             name: "dashboard-preview",
-            dependencies: ["PushtopDashboard", "PusherProtocol"],
+            dependencies: ["PushtopDashboard", "PushtopDashboardFakes", "PusherProtocol"],
             swiftSettings: strict
         ),
         // Examples/: small programs that use only the public API, built by `swift build` (see Examples/README.md).
@@ -208,6 +181,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "WSCompression", package: "swift-websocket"),
+                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -216,7 +190,19 @@ let package = Package(
             path: "Tests/PushtopTestSupport",
             swiftSettings: strict
         ),
-        .testTarget(name: "PusherProtocolTests", dependencies: ["PusherProtocol"], swiftSettings: strict),
+        // The dashboard's test doubles (a scripted feed, backend and API; the demo generator): for the tests and
+        // dashboard-preview, not shipped in the library.
+        .target(
+            name: "PushtopDashboardFakes",
+            dependencies: ["PushtopDashboard", "PusherProtocol"],
+            path: "Tests/PushtopDashboardFakes",
+            swiftSettings: strict
+        ),
+        // Tests in two tiers (scripts/test runs them target by target, units first).
+        // The unit tier: no tmux, no child processes, no redis-server (in-process servers on loopback are fine).
+        .testTarget(
+            name: "PusherProtocolTests", dependencies: ["PusherProtocol", "PushtopTestSupport"], swiftSettings: strict
+        ),
         .testTarget(
             name: "PushtopConformanceTests",
             dependencies: ["PushtopConformance", "PushtopServer", "PushtopTestSupport"],
@@ -240,6 +226,29 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopRedisTests",
+            dependencies: ["PushtopRedis", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "PushtopKitTests", dependencies: ["PushtopKit", "PushtopTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PushtopDashboardTests",
+            dependencies: ["PushtopDashboard", "PushtopDashboardFakes", "PushtopKit", "PushtopCLI", "PusherChannels"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushtopCLITests",
+            dependencies: ["PushtopCLI", "PushtopKit", "PusherChannels"],
+            swiftSettings: strict
+        ),
+        // The end-to-end tier: real `redis-server`s, the real binaries (pushtop, dashboard-preview, the examples)
+        // as child processes, tmux. Binaries are started through PushtopTestSupport's launchers.
+        .testTarget(
+            name: "PusherChannelsEndToEndTests",
+            dependencies: ["PusherChannels", "PushtopServer", "PushtopTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushtopRedisEndToEndTests",
             dependencies: [
                 "PushtopRedis", "PushtopTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -248,15 +257,26 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "PushtopDashboardTests",
-            dependencies: ["PushtopDashboard", "dashboard-preview", "pushtop", "PusherChannels", "PushtopTestSupport"],
+            name: "PushtopServerEndToEndTests",
+            dependencies: [
+                "PushtopServer", "PusherChannels", "PushtopRedis", "PushtopTestSupport",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
-            name: "PushtopCLITests",
+            name: "PushtopCLIEndToEndTests",
             dependencies: [
-                "pushtop", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopConformance",
+                "pushtop", "PushtopCLI", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopConformance",
                 "PushtopTestSupport",
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushtopDashboardEndToEndTests",
+            dependencies: [
+                "pushtop", "dashboard-preview", "PushtopDashboard", "PushtopDashboardFakes", "PusherChannels",
+                "PushtopServer", "PushtopTestSupport",
             ],
             swiftSettings: strict
         ),

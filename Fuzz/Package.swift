@@ -30,10 +30,9 @@ let package = Package(
         .executableTarget(
             name: "fuzz-theme", dependencies: ["CFuzzerDriver", .product(name: "PushtopDashboard", package: "pushtop")],
             swiftSettings: strict),
-        // fuzz-config's ConfigFile, Profile, ConfigError and NodeAddress are links to the executable's files
-        // (Sources/pushtop/Config), which no other module can import.
+        // The config file's reader is the command line's (PushtopCLI: ConfigFile, Profile).
         .executableTarget(
-            name: "fuzz-config", dependencies: ["CFuzzerDriver", .product(name: "PushtopDashboard", package: "pushtop")],
+            name: "fuzz-config", dependencies: ["CFuzzerDriver", .product(name: "PushtopCLI", package: "pushtop")],
             swiftSettings: strict),
     ]
 )

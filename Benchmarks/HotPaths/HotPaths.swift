@@ -3,11 +3,12 @@ import Foundation
 import Logging
 import BenchmarkSupport
 import PusherChannels
+import PushtopCLI
 import PushtopServer
 
 // Per-operation figures of the hot paths, measured with package-benchmark (ordo-one/benchmark):
-//   swift package benchmark                       # all, release build, tables of wall time, CPU, mallocs
-//   swift package benchmark --filter 'Decode.*'
+//   swift package --package-path Benchmarks benchmark   # all, release build, tables of wall time, CPU, mallocs
+//   swift package --package-path Benchmarks benchmark --filter 'Decode.*'
 // Run the debug-built executable directly (`.build/debug/HotPaths`) for a smoke run: every benchmark
 // once, no statistics (CI does this). Instructions need perf counters, which some virtual machines lack.
 

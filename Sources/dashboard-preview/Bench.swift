@@ -1,5 +1,6 @@
 import PusherProtocol
 import PushtopDashboard
+import PushtopDashboardFakes
 
 /// `dashboard-preview --bench`: frame time at 140x42 with a full log and 100 members (into the grid canvas),
 /// and reduce throughput. Build with `-c release` for meaningful numbers.

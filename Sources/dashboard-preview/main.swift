@@ -2,6 +2,7 @@
 // and for trying the UI. Options: --rate N (events/s), --theme NAME|PATH, --capacity N (log entries),
 // --save-dir PATH, --no-mouse; --bench prints frame and reduce timings.
 import PushtopDashboard
+import PushtopDashboardFakes
 
 #if canImport(Glibc)
 import Glibc

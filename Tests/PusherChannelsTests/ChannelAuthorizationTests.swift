@@ -15,6 +15,38 @@ import Testing
             authorizer: authorizer))
     }
 
+    /// Subscribes to `channel` through `authorizer` on a scripted server and returns the subscription error.
+    func subscriptionError(_ channel: String, authorizer: (any Authorizer)?) async throws -> ClientEvent {
+        let server = try await ScriptedPusherServer.start()
+        defer { server.stop() }
+        let client = makeClient(server, authorizer: authorizer)
+        let recorder = EventRecorder(client)
+        try await client.subscribe(channel)
+        await client.connect()
+        return try await recorder.wait { if case .subscriptionError = $0 { return true } else { return false } }
+    }
+
+    /// A scripted server and a client (no authorizer) subscribed to `room`, with its recorder.
+    func subscribedToRoom() async throws -> (server: ScriptedPusherServer, client: PusherClient, recorder: EventRecorder) {
+        let server = try await ScriptedPusherServer.start()
+        let client = makeClient(server, authorizer: nil)
+        let recorder = EventRecorder(client)
+        try await client.subscribe("room")
+        await client.connect()
+        do {
+            try await recorder.wait { $0.isSubscribed("room") }
+        } catch {
+            server.stop()
+            throw error
+        }
+        return (server, client, recorder)
+    }
+
+    /// The message of a subscription error.
+    func message(of error: ClientEvent) throws -> String {
+        try #require({ () -> String? in if case .subscriptionError(_, _, let message) = error { message } else { nil } }())
+    }
+
     @Test func endpointAuthorizerPostsTheFormWithExtraHeadersAndParams() async throws {
         let endpoint = ScriptedAuthEndpoint()
         try await endpoint.start()
@@ -81,37 +113,20 @@ import Testing
         try await endpoint.start()
         defer { endpoint.stop() }
         endpoint.respond { _ in .init(body: "{}", delay: 3) }
-        let server = try await ScriptedPusherServer.start()
-        defer { server.stop() }
-        let client = makeClient(server, authorizer: EndpointAuthorizer(url: endpoint.url, timeout: 0.3))
-        let recorder = EventRecorder(client)
-        try await client.subscribe("private-slow")
-        await client.connect()
-        let error = try await recorder.wait { if case .subscriptionError = $0 { return true } else { return false } }
+        let error = try await subscriptionError("private-slow", authorizer: EndpointAuthorizer(url: endpoint.url, timeout: 0.3))
         #expect(error == .subscriptionError(channel: "private-slow", status: nil,
                                             message: "auth endpoint did not answer within 0.3 s"))
     }
 
     @Test func unreachableAuthEndpointIsReported() async throws {
-        let server = try await ScriptedPusherServer.start()
-        defer { server.stop() }
-        let client = makeClient(server, authorizer: EndpointAuthorizer(url: "http://127.0.0.1:9/pusher/auth", timeout: 2))
-        let recorder = EventRecorder(client)
-        try await client.subscribe("private-x")
-        await client.connect()
-        let error = try await recorder.wait { if case .subscriptionError = $0 { return true } else { return false } }
-        if case .subscriptionError(_, _, let message) = error { #expect(message.contains("unreachable")) }
+        let error = try await subscriptionError("private-x",
+            authorizer: EndpointAuthorizer(url: "http://127.0.0.1:9/pusher/auth", timeout: 2))
+        #expect(try message(of: error).contains("unreachable"))
     }
 
     @Test func privateChannelWithoutAuthorizerSaysWhatToDo() async throws {
-        let server = try await ScriptedPusherServer.start()
-        defer { server.stop() }
-        let client = makeClient(server, authorizer: nil)
-        let recorder = EventRecorder(client)
-        try await client.subscribe("private-x")
-        await client.connect()
-        let error = try await recorder.wait { if case .subscriptionError = $0 { return true } else { return false } }
-        if case .subscriptionError(_, _, let message) = error { #expect(message.contains("--auth-endpoint")) }
+        let error = try await subscriptionError("private-x", authorizer: nil)
+        #expect(try message(of: error).contains("--auth-endpoint"))
     }
 
     @Test func presenceRosterIsRightAcrossReconnects() async throws {
@@ -153,13 +168,8 @@ import Testing
     }
 
     @Test func subscriptionCountAndServerSubscriptionErrorsAreSurfaced() async throws {
-        let server = try await ScriptedPusherServer.start()
-        defer { server.stop() }
-        let client = makeClient(server, authorizer: nil)
-        let recorder = EventRecorder(client)
-        try await client.subscribe("room")
-        await client.connect()
-        try await recorder.wait { $0.isSubscribed("room") }
+        let (server, client, recorder) = try await subscribedToRoom()
+        defer { withExtendedLifetime(client) { server.stop() } }
         let conn = try await server.connection(1)
         conn.send(PusherMessage(event: "pusher_internal:subscription_count", channel: "room", data: .string(#"{"subscription_count":3}"#)))
         conn.send(PusherMessage(event: "pusher:subscription_error", channel: "room", data: .string(#"{"type":"AuthError","error":"nope","status":401}"#)))
@@ -168,13 +178,8 @@ import Testing
     }
 
     @Test func unsubscribeSendsTheFrameAndStopsEvents() async throws {
-        let server = try await ScriptedPusherServer.start()
-        defer { server.stop() }
-        let client = makeClient(server, authorizer: nil)
-        let recorder = EventRecorder(client)
-        try await client.subscribe("room")
-        await client.connect()
-        try await recorder.wait { $0.isSubscribed("room") }
+        let (server, client, recorder) = try await subscribedToRoom()
+        defer { withExtendedLifetime(client) { server.stop() } }
         await client.unsubscribe("room")
         let conn = try await server.connection(1)
         let frame = try await conn.waitForMessage { $0.event == "pusher:unsubscribe" }

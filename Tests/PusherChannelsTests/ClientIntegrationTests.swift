@@ -5,6 +5,23 @@ import Testing
 
 /// The client over real loopback WebSockets, against the scriptable protocol server.
 @Suite(.timeLimit(.minutes(1))) struct ClientIntegrationTests {
+    /// A scripted server and a client of it (made by `make`), with its recorder, once the client is connected.
+    func connected(_ make: (ScriptedPusherServer) -> PusherClient) async throws
+        -> (server: ScriptedPusherServer, client: PusherClient, recorder: EventRecorder)
+    {
+        let server = try await ScriptedPusherServer.start()
+        let client = make(server)
+        let recorder = EventRecorder(client)
+        await client.connect()
+        do {
+            try await recorder.waitForState(.connected)
+        } catch {
+            server.stop()
+            throw error
+        }
+        return (server, client, recorder)
+    }
+
     func makeClient(_ server: ScriptedPusherServer, key: String = "test-key", policy: ReconnectPolicy = .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0),
                     pongTimeout: Double = 30, activityTimeout: Double? = nil, authorizer: (any Authorizer)? = nil) -> PusherClient {
         PusherClient(options: PusherClientOptions(
@@ -15,12 +32,8 @@ import Testing
     }
 
     @Test func connectsWithTheProtocolURLAndPublishesStates() async throws {
-        let server = try await ScriptedPusherServer.start()
+        let (server, client, recorder) = try await connected { makeClient($0) }
         defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
-        await client.connect()
-        try await recorder.waitForState(.connected)
         #expect(recorder.states == [.connecting, .connected])
         #expect(server.paths.first == "/app/test-key?protocol=7&client=pushtop-swift&version=\(PusherClient.version)&flash=false")
         let socketID = await client.socketID
@@ -76,12 +89,8 @@ import Testing
     }
 
     @Test func serverPingIsAnsweredWithPong() async throws {
-        let server = try await ScriptedPusherServer.start()
-        defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
-        await client.connect()
-        try await recorder.waitForState(.connected)
+        let (server, client, _) = try await connected { makeClient($0) }
+        defer { withExtendedLifetime(client) { server.stop() } }
         let conn = try await server.connection(1)
         conn.send(PusherMessage(event: "pusher:ping", data: .string("{}")))
         try await conn.waitForMessage("pong") { $0.event == "pusher:pong" }
@@ -165,12 +174,10 @@ import Testing
     }
 
     @Test func code4100WaitsForTheBackOff() async throws {
-        let server = try await ScriptedPusherServer.start()
-        defer { server.stop() }
-        let client = makeClient(server, policy: .init(minDelay: 0.4, maxDelay: 1, jitter: 0))
-        let recorder = EventRecorder(client)
-        await client.connect()
-        try await recorder.waitForState(.connected)
+        let (server, client, recorder) = try await connected {
+            makeClient($0, policy: .init(minDelay: 0.4, maxDelay: 1, jitter: 0))
+        }
+        defer { withExtendedLifetime(client) { server.stop() } }
         let closedAt = Date()
         try await server.connection(1).close(code: 4100, reason: "over capacity")
         try await recorder.waitForState(.connected, occurrence: 2)
@@ -179,12 +186,8 @@ import Testing
     }
 
     @Test func pusherErrorIsSurfacedWithoutReconnecting() async throws {
-        let server = try await ScriptedPusherServer.start()
+        let (server, client, recorder) = try await connected { makeClient($0) }
         defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
-        await client.connect()
-        try await recorder.waitForState(.connected)
         try await server.connection(1).send(#"{"event":"pusher:error","data":{"code":4301,"message":"slow down"}}"#)
         try await waitUntil { recorder.errors.contains { $0.code == 4301 && $0.message == "slow down" } }
         #expect(await client.state == .connected)
@@ -216,12 +219,8 @@ import Testing
     }
 
     @Test func droppedTCPConnectionReconnectsPerPolicy() async throws {
-        let server = try await ScriptedPusherServer.start()
-        defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
-        await client.connect()
-        try await recorder.waitForState(.connected)
+        let (server, client, recorder) = try await connected { makeClient($0) }
+        defer { withExtendedLifetime(client) { server.stop() } }
         try await server.connection(1).drop()
         try await recorder.waitForState(.connected, occurrence: 2)
         #expect(recorder.all.contains { if case .closed(let c) = $0 { return c.action == .followPolicy } else { return false } })
@@ -248,12 +247,8 @@ import Testing
     }
 
     @Test func explicitDisconnectDoesNotReconnect() async throws {
-        let server = try await ScriptedPusherServer.start()
+        let (server, client, recorder) = try await connected { makeClient($0) }
         defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
-        await client.connect()
-        try await recorder.waitForState(.connected)
         await client.disconnect()
         try await recorder.waitForState(.disconnected)
         // That no socket follows later is ClientRulesTests.explicitDisconnectNeverReconnects (on the loop's clock).

@@ -40,7 +40,7 @@ import Testing
             try await alice.signIn()
             await alice.connect()
             let signedIn = try await recorder.wait("signed in") { if case .signedIn = $0 { true } else { false } }
-            guard case .signedIn(let user) = signedIn else { return }
+            let user = try #require({ () -> SignedInUser? in if case .signedIn(let user) = signedIn { user } else { nil } }())
             #expect(user.id == "alice")
             #expect(user.watchlist == ["bob"])
             #expect(user.userInfo?["name"]?.stringValue == "Alice")
@@ -132,7 +132,7 @@ import Testing
             try await client.signIn()
             await client.connect()
             let failed = try await recorder.wait("sign-in error") { if case .signInFailed = $0 { true } else { false } }
-            guard case .signInFailed(_, let message) = failed else { return }
+            let message = try #require({ () -> String? in if case .signInFailed(_, let message) = failed { message } else { nil } }())
             #expect(message.contains("4009"))
             #expect(message.contains("invalid signature"))
             try await recorder.waitForState(.failed)
@@ -182,7 +182,7 @@ import Testing
         #expect(!connection.frames.contains { $0.contains(PusherEventName.subscribe) })
         connection.send(#"{"event":"pusher:error","data":{"code":null,"message":"Unsupported event pusher:signin"}}"#)
         let failed = try await recorder.wait("sign-in error") { if case .signInFailed = $0 { true } else { false } }
-        guard case .signInFailed(_, let message) = failed else { return }
+        let message = try #require({ () -> String? in if case .signInFailed(_, let message) = failed { message } else { nil } }())
         #expect(message.contains("Unsupported event pusher:signin"))
         try await recorder.wait("news subscribed") { $0.isSubscribed("news") }
         await client.shutdown()

@@ -5,14 +5,19 @@ import Testing
 @testable import PusherChannels
 
 /// The event-loop transport over real loopback sockets: bursts, the frame tap, WebSocket pings, permessage-deflate,
-/// the close handshake, frames for channels the client left, and TLS with a private CA.
+/// the close handshake, frames for channels the client left (TLS with a private CA: PusherChannelsEndToEndTests).
 @Suite(.timeLimit(.minutes(1))) struct TransportTests {
-    func makeClient(port: Int, host: String = "127.0.0.1", useTLS: Bool = false, caFile: String? = nil,
-                    keepRawFrames: Bool = false) -> PusherClient {
-        PusherClient(options: PusherClientOptions(
-            key: "test-key", host: host, port: port,
-            connection: ConnectionConfiguration(useTLS: useTLS, reconnect: .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0)),
-            caFile: caFile, keepRawFrames: keepRawFrames))
+    /// A scripted server and a client of it (not connected) with a frame tap and a recorder.
+    func tapped() async throws
+        -> (server: ScriptedPusherServer, client: PusherClient, tap: FrameTapRecorder, recorder: EventRecorder)
+    {
+        let server = try await ScriptedPusherServer.start()
+        let client = makeClient(port: server.port)
+        return (server, client, FrameTapRecorder(client), EventRecorder(client))
+    }
+
+    func makeClient(port: Int, keepRawFrames: Bool = false) -> PusherClient {
+        .loopbackTestClient(port: port, keepRawFrames: keepRawFrames)
     }
 
     @Test func aBurstOfFramesArrivesInOrderAsFewBatches() async throws {
@@ -43,11 +48,8 @@ import Testing
     }
 
     @Test func theFrameTapShowsBothDirectionsExactlyAndEventsCarryTheirFrame() async throws {
-        let server = try await ScriptedPusherServer.start()
+        let (server, client, tap, recorder) = try await tapped()
         defer { server.stop() }
-        let client = makeClient(port: server.port)
-        let tap = FrameTapRecorder(client)
-        let recorder = EventRecorder(client)
         try await client.subscribe("ticker")
         await client.connect()
         try await recorder.wait { $0.isSubscribed("ticker") }
@@ -114,11 +116,8 @@ import Testing
     }
 
     @Test func eventsInFlightAfterUnsubscribeAreCountedNotDelivered() async throws {
-        let server = try await ScriptedPusherServer.start()
+        let (server, client, tap, recorder) = try await tapped()
         defer { server.stop() }
-        let client = makeClient(port: server.port)
-        let tap = FrameTapRecorder(client)
-        let recorder = EventRecorder(client)
         try await client.subscribe("ticker")
         try await client.subscribe("other")
         await client.connect()
@@ -147,61 +146,5 @@ import Testing
         #expect(finished, "the server answered the close frame")
         try await waitUntil { proxy.connections.first?.clientEnded == true }
         #expect(proxy.connections.first?.closeBeforeEnd == true)
-    }
-
-    @Test func tlsWithAPrivateCAByIPAndByName() async throws {
-        let certificates = try TestCertificates.make()
-        let server = try await ScriptedPusherServer.start(transport: .init(tls: try certificates.serverTLSConfiguration()))
-        defer { server.stop() }
-        for host in ["127.0.0.1", "localhost"] {
-            let client = makeClient(port: server.port, host: host, useTLS: true, caFile: certificates.caFile)
-            let recorder = EventRecorder(client)
-            try await client.subscribe("ticker")
-            await client.connect()
-            try await recorder.wait("subscribed over TLS to \(host)") { $0.isSubscribed("ticker") }
-            let conn = try await server.connection(server.connections.count)
-            conn.send(PusherMessage(event: "secure", channel: "ticker", data: .string("{}")))
-            try await waitUntil { recorder.channelEvents.contains { $0.name == "secure" } }
-            await client.shutdown()
-        }
-    }
-
-    @Test func anUntrustedCertificateFailsWithAClearReason() async throws {
-        let certificates = try TestCertificates.make()
-        let server = try await ScriptedPusherServer.start(transport: .init(tls: try certificates.serverTLSConfiguration()))
-        defer { server.stop() }
-        let client = PusherClient(options: PusherClientOptions(
-            key: "test-key", host: "localhost", port: server.port,
-            connection: ConnectionConfiguration(useTLS: true, reconnect: .init(minDelay: 0.05, maxDelay: 0.05, maxRetries: 1, jitter: 0))))
-        let recorder = EventRecorder(client)
-        await client.connect()
-        try await recorder.waitForState(.failed)
-        let closure = recorder.all.compactMap { if case .closed(let c) = $0 { return c } else { return nil } }.first
-        #expect(closure?.reason.contains("certificate is not trusted") == true, "\(String(describing: closure))")
-    }
-
-    @Test func code4000MakesTheClientComeBackOverTLS() async throws {
-        let certificates = try TestCertificates.make()
-        var refuse = ScriptedPusherServer.Behavior()
-        refuse.refuseWith = (4000, "use TLS")
-        let plain = try await ScriptedPusherServer.start(refuse)
-        defer { plain.stop() }
-        let secure = try await ScriptedPusherServer.start(transport: .init(tls: try certificates.serverTLSConfiguration()))
-        defer { secure.stop() }
-        // One host:port that answers ws:// and wss://, as a Pusher host does.
-        let proxy = try await WireProbeProxy.start(plainPort: plain.port, tlsPort: secure.port)
-        defer { proxy.stop() }
-        let client = makeClient(port: proxy.port, host: "localhost", useTLS: false, caFile: certificates.caFile)
-        let recorder = EventRecorder(client)
-        try await client.subscribe("ticker")
-        await client.connect()
-        try await recorder.wait("subscribed after 4000") { $0.isSubscribed("ticker") }
-        // (Under heavy load a refused plain attempt is sometimes cut before its close frame arrives through the
-        // proxy; the client then retries plain per policy until it sees the 4000.)
-        #expect(secure.connections.count == 1)
-        #expect(proxy.connections.last?.usedTLS == true && proxy.connections.filter(\.usedTLS).count == 1)
-        #expect(recorder.all.contains { if case .closed(let c) = $0 { return c.code == 4000 } else { return false } })
-        try await secure.connection(1).send(PusherMessage(event: "secure", channel: "ticker", data: .string("{}")))
-        try await waitUntil { recorder.channelEvents.contains { $0.name == "secure" } }
     }
 }

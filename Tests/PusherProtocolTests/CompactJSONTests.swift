@@ -1,3 +1,4 @@
+import PushtopTestSupport
 import Testing
 @testable import PusherProtocol
 
@@ -79,15 +80,7 @@ import Testing
         let alphabet = Array(#"{}[]":,\ abe0123456789-.eE+tfnulr/u"#.utf8) + [0x01, 0xC3, 0xA9]
         let seeds = Self.corpus.filter { Self.reference($0) != nil }
         for _ in 0..<20_000 {
-            var bytes = Array(seeds[Int(random.next() % UInt64(seeds.count))].utf8)
-            for _ in 0..<(1 + random.next() % 3) {
-                let position = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count))
-                switch random.next() % 3 {
-                case 0 where !bytes.isEmpty: bytes[position] = alphabet[Int(random.next() % UInt64(alphabet.count))]
-                case 1 where !bytes.isEmpty: bytes.remove(at: position)
-                default: bytes.insert(alphabet[Int(random.next() % UInt64(alphabet.count))], at: position)
-                }
-            }
+            let bytes = random.mutated(Array(seeds[Int(random.next() % UInt64(seeds.count))].utf8), alphabet: alphabet)
             guard let text = String(validating: bytes, as: UTF8.self) else { continue }
             if Self.compact(text) != Self.reference(text) {
                 Issue.record("disagree on \(text)")

@@ -1,3 +1,4 @@
+import PushtopTestSupport
 import Testing
 @testable import PusherProtocol
 
@@ -136,15 +137,7 @@ import Testing
         let alphabet = Array(#"{}[]":,\ "eventchanldu0123456789-.eE+tfn/bru"#.utf8) + [0x01, 0xC3, 0xA9]
         var decoder = PusherFrameDecoder()
         for _ in 0..<20_000 {
-            var bytes = Array(Self.corpus[Int(random.next() % UInt64(Self.corpus.count))].utf8)
-            for _ in 0..<(1 + random.next() % 3) {
-                let position = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count))
-                switch random.next() % 3 {
-                case 0 where !bytes.isEmpty: bytes[position] = alphabet[Int(random.next() % UInt64(alphabet.count))]
-                case 1 where !bytes.isEmpty: bytes.remove(at: position)
-                default: bytes.insert(alphabet[Int(random.next() % UInt64(alphabet.count))], at: position)
-                }
-            }
+            let bytes = random.mutated(Array(Self.corpus[Int(random.next() % UInt64(Self.corpus.count))].utf8), alphabet: alphabet)
             guard let text = String(validating: bytes, as: UTF8.self) else { continue }
             let got = Self.decoded(text, with: &decoder)
             let expected = Self.reference(text)
@@ -179,18 +172,5 @@ import Testing
                 return
             }
         }
-    }
-}
-
-/// A small seeded generator, so that the mutation tests are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import PusherProtocol
-@testable import pushtop
+@testable import PushtopCLI
 import Testing
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-@testable import pushtop
+@testable import PushtopCLI
 import Testing
 
 /// `.env` files as Laravel (phpdotenv) and dotenv write them, read through the Reverb, Pusher and soketi conventions.

@@ -1,5 +1,5 @@
 import Testing
-@testable import pushtop
+@testable import PushtopCLI
 import PusherProtocol
 
 /// `watch` writes channel events' lines straight into its output bytes; they must stay byte for byte the lines it

@@ -1,15 +1,10 @@
 import PusherProtocol
+import PushtopDashboardFakes
 import Testing
 @testable import PushtopDashboard
 
 /// The channel browser and the presence check through `reduce`: requests become effects, answers become rows.
 struct ChannelBrowserTests {
-    func withAPI() -> DashboardState {
-        var state = DashboardState(size: Size(rows: 42, columns: 140), now: t0, configuration: .init(hasAPI: true))
-        _ = state.reduce(.client(ScriptedFeed.demoOpening))
-        return state
-    }
-
     let list = [
         OccupiedChannel(name: "market-data", subscriptionCount: 12),
         OccupiedChannel(name: "presence-lobby", subscriptionCount: 6, userCount: 6),
@@ -17,7 +12,7 @@ struct ChannelBrowserTests {
     ]
 
     @Test func browserAsksTheAPIListsSortsFiltersAndSubscribes() {
-        var state = withAPI()
+        var state = demoStateWithAPI()
         #expect(state.press(.char("b")) == [.fetchOccupiedChannels])
         #expect(frame(state).contains("asking the HTTP API"))
         _ = state.reduce(.occupiedChannels(list, error: nil))
@@ -58,7 +53,7 @@ struct ChannelBrowserTests {
     }
 
     @Test func presenceCheckMarksGhostsAndMissingMembers() {
-        var state = withAPI()
+        var state = demoStateWithAPI()
         #expect(state.reduce(.tick(now: t0 + 1)) == [.fetchPresenceUsers("presence-lobby")])
         _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "li", "zoe", "mallory"], error: nil))
         // One answer is not enough to accuse anyone: checking, and asked again soon.

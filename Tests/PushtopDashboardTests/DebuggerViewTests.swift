@@ -1,4 +1,5 @@
 import PusherProtocol
+import PushtopDashboardFakes
 import Testing
 @testable import PushtopDashboard
 

@@ -1,6 +1,7 @@
+import PushtopKit
 import Testing
 @testable import PushtopDashboard
-@testable import pushtop
+@testable import PushtopCLI
 
 /// Inputs the fuzzers (`scripts/fuzz`) found wrong, kept so that they stay fixed. Each is also a corpus entry
 /// under `Fuzz/corpus/`.

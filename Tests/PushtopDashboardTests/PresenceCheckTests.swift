@@ -1,22 +1,17 @@
 import PusherProtocol
+import PushtopDashboardFakes
 import Testing
 @testable import PushtopDashboard
 
 /// The presence check through `reduce` and the members pane: joins and leaves during a request are not
 /// differences, a real ghost or missing member shows once two answers agree.
 struct PresenceCheckTests {
-    func withAPI() -> DashboardState {
-        var state = DashboardState(size: Size(rows: 42, columns: 140), now: t0, configuration: .init(hasAPI: true))
-        _ = state.reduce(.client(ScriptedFeed.demoOpening))
-        return state
-    }
-
     func answer(_ state: inout DashboardState, _ ids: [String]) {
         _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: ids, error: nil))
     }
 
     @Test func joinsAndLeavesWhileTheRequestIsInFlightAreNotDifferences() {
-        var state = withAPI()
+        var state = demoStateWithAPI()
         #expect(state.reduce(.tick(now: t0 + 1)) == [.fetchPresenceUsers("presence-lobby")])
         // grace joins and bob leaves after the server answered, before the answer arrives.
         _ = state.reduce(.client([
@@ -34,7 +29,7 @@ struct PresenceCheckTests {
     }
 
     @Test func aRealGhostAndARealMissingMemberShowWithinTwoIntervals() {
-        var state = withAPI()
+        var state = demoStateWithAPI()
         // The server lost bob (no member_removed ever comes) and holds mallory (no member_added ever came).
         var time = t0
         var shownAt: Double?
@@ -52,7 +47,7 @@ struct PresenceCheckTests {
     }
 
     @Test func aStaleAnswerIsLabelledWithItsAge() {
-        var state = withAPI()
+        var state = demoStateWithAPI()
         _ = state.reduce(.tick(now: t0 + 1))
         answer(&state, ["you", "alice", "bob", "li", "zoe"])
         #expect(frame(state).contains("5 · ✓ server"))

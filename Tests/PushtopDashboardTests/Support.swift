@@ -1,5 +1,6 @@
 import PusherProtocol
 import PushtopDashboard
+import PushtopDashboardFakes
 
 /// 2023-11-14 22:13:20 UTC: a fixed clock for the tests.
 let t0 = 1_700_000_000.0
@@ -9,6 +10,13 @@ func demoState(size: Size = Size(rows: 42, columns: 140), capacity: Int = 10_000
     var state = DashboardState(size: size, now: t0, configuration: .init(logCapacity: capacity,
         themeNames: ["default", "light", "mono"]))
     state.setEndpoint("127.0.0.1:6001 (no TLS)")
+    _ = state.reduce(.client(ScriptedFeed.demoOpening))
+    return state
+}
+
+/// The demo's opening at 140x42, with an HTTP API (for the channel browser and the presence check).
+func demoStateWithAPI() -> DashboardState {
+    var state = DashboardState(size: Size(rows: 42, columns: 140), now: t0, configuration: .init(hasAPI: true))
     _ = state.reduce(.client(ScriptedFeed.demoOpening))
     return state
 }

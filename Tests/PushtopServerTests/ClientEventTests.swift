@@ -34,8 +34,7 @@ struct ClientEventTests {
             // Object data from the client is delivered as a JSON string, like every server message.
             #expect(event.data == .string("{\"on\":true}"))
             #expect(event.userID == nil)
-            try await alice.send("{\"event\":\"pusher:ping\",\"data\":{}}")
-            _ = try await alice.next(PusherEventName.pong)
+            try await alice.roundTrip()
             #expect(await alice.all("client-typing").isEmpty)
             await alice.close()
             await bob.close()
@@ -58,11 +57,9 @@ struct ClientEventTests {
         try await withServer { server in
             let (alice, bob) = try await pair(server, "lobby")
             try await alice.send("{\"event\":\"client-x\",\"channel\":\"lobby\",\"data\":{}}")
-            let error = try await alice.next(PusherEventName.error)
-            #expect(error.data?["message"]?.stringValue?.contains("private and presence") == true)
+            try await alice.nextError(containing: "private and presence")
             try await alice.send("{\"event\":\"client-x\",\"channel\":\"private-elsewhere\",\"data\":{}}")
-            let notSubscribed = try await alice.next(PusherEventName.error)
-            #expect(notSubscribed.data?["message"]?.stringValue?.contains("not subscribed") == true)
+            try await alice.nextError(containing: "not subscribed")
             #expect(await bob.all("client-x").isEmpty)
             await alice.close()
             await bob.close()
@@ -79,8 +76,7 @@ struct ClientEventTests {
             #expect(error.data?["code"]?.intValue == 4301)
             // A ping after the burst: its pong means the hub has handled all fifteen, and an event published after
             // that reaches Bob after every client event the hub let through.
-            try await alice.send(#"{"event":"pusher:ping","data":{}}"#)
-            _ = try await alice.next(PusherEventName.pong)
+            try await alice.roundTrip()
             try await server.hub.publish(PublishRequest(channels: ["private-fast"], name: "after-burst", data: "{}"))
             _ = try await bob.next("after-burst", channel: "private-fast")
             #expect(await bob.all("client-n").count >= 10)
@@ -96,8 +92,7 @@ struct ClientEventTests {
             let (alice, bob) = try await pair(server, "private-big")
             let big = String(repeating: "a", count: 10_300)
             try await alice.send("{\"event\":\"client-big\",\"channel\":\"private-big\",\"data\":\"\(big)\"}")
-            let error = try await alice.next(PusherEventName.error)
-            #expect(error.data?["message"]?.stringValue?.contains("10240") == true)
+            try await alice.nextError(containing: "10240")
             #expect(await bob.all("client-big").isEmpty)
             await alice.close()
             await bob.close()

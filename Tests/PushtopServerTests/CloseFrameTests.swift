@@ -11,6 +11,15 @@ import Testing
 struct CloseFrameTests {
     /// What the server answered a close frame with `payload`: the code of its close frame (1005 for an empty one,
     /// `nil` for none) and whether it then ended the connection.
+    /// Expects the server to answer `payload` with a close frame of `code` and to end the connection.
+    static func expectAnswer(_ code: Int, to payload: [UInt8], server: EmbeddedServer,
+        sourceLocation: SourceLocation = #_sourceLocation) async throws
+    {
+        let answer = try await answer(to: payload, server: server)
+        #expect(answer.code == code, sourceLocation: sourceLocation)
+        #expect(answer.ended, sourceLocation: sourceLocation)
+    }
+
     static func answer(to payload: [UInt8], server: EmbeddedServer) async throws -> (code: Int?, ended: Bool) {
         let port = server.port
         let key = server.configuration.app.key
@@ -32,18 +41,14 @@ struct CloseFrameTests {
     @Test("7.3.1 an empty close is answered with a normal close")
     func emptyClose() async throws {
         try await withServer { server in
-            let answer = try await Self.answer(to: [], server: server)
-            #expect(answer.code == 1000)
-            #expect(answer.ended)
+            try await Self.expectAnswer(1000, to: [], server: server)
         }
     }
 
     @Test("7.3.2 a 1-byte close payload is answered 1002")
     func oneByteClose() async throws {
         try await withServer { server in
-            let answer = try await Self.answer(to: [0x03], server: server)
-            #expect(answer.code == 1002)
-            #expect(answer.ended)
+            try await Self.expectAnswer(1002, to: [0x03], server: server)
         }
     }
 
@@ -51,19 +56,15 @@ struct CloseFrameTests {
     func closeWithReason(reasonBytes: Int) async throws {
         try await withServer { server in
             let reason = Array(String(repeating: "*", count: reasonBytes).utf8)
-            let answer = try await Self.answer(to: Self.close(1000, reason: reason), server: server)
-            #expect(answer.code == 1000)
-            #expect(answer.ended)
+            try await Self.expectAnswer(1000, to: Self.close(1000, reason: reason), server: server)
         }
     }
 
     @Test("7.3.6 a close payload of 126 bytes (over the control frame limit) is answered 1002")
     func oversizedClose() async throws {
         try await withServer { server in
-            let answer = try await Self.answer(
-                to: Self.close(1000, reason: Array(String(repeating: "*", count: 124).utf8)), server: server)
-            #expect(answer.code == 1002)
-            #expect(answer.ended)
+            try await Self.expectAnswer(
+                1002, to: Self.close(1000, reason: Array(String(repeating: "*", count: 124).utf8)), server: server)
         }
     }
 
@@ -75,18 +76,14 @@ struct CloseFrameTests {
             // "κόσμε" followed by an encoded surrogate (ED A0 80), then "edited": Autobahn's payload.
             let reason: [UInt8] = [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5, 0xED, 0xA0, 0x80]
                 + Array("edited".utf8)
-            let answer = try await Self.answer(to: Self.close(1000, reason: reason), server: server)
-            #expect(answer.code == 1007)
-            #expect(answer.ended)
+            try await Self.expectAnswer(1007, to: Self.close(1000, reason: reason), server: server)
         }
     }
 
     @Test("a close reason in valid multi-byte UTF-8 is echoed")
     func multiByteReason() async throws {
         try await withServer { server in
-            let answer = try await Self.answer(to: Self.close(1001, reason: Array("κόσμε 👋".utf8)), server: server)
-            #expect(answer.code == 1001)
-            #expect(answer.ended)
+            try await Self.expectAnswer(1001, to: Self.close(1001, reason: Array("κόσμε 👋".utf8)), server: server)
         }
     }
 
@@ -99,9 +96,7 @@ struct CloseFrameTests {
     ])
     func validCodeIsEchoed(code: Int) async throws {
         try await withServer { server in
-            let answer = try await Self.answer(to: Self.close(code), server: server)
-            #expect(answer.code == code)
-            #expect(answer.ended)
+            try await Self.expectAnswer(code, to: Self.close(code), server: server)
         }
     }
 
@@ -113,9 +108,7 @@ struct CloseFrameTests {
     ])
     func invalidCodeIs1002(code: Int) async throws {
         try await withServer { server in
-            let answer = try await Self.answer(to: Self.close(code, reason: Array("bye".utf8)), server: server)
-            #expect(answer.code == 1002)
-            #expect(answer.ended)
+            try await Self.expectAnswer(1002, to: Self.close(code, reason: Array("bye".utf8)), server: server)
         }
     }
 

@@ -40,8 +40,7 @@ struct ConnectionTests {
     @Test func pingIsAnsweredWithPong() async throws {
         try await withServer { server in
             let (socket, _) = try await TestSocket.established(server.url())
-            try await socket.send("{\"event\":\"pusher:ping\",\"data\":{}}")
-            _ = try await socket.next(PusherEventName.pong)
+            try await socket.roundTrip()
             await socket.close()
         }
     }
@@ -72,8 +71,7 @@ struct ConnectionTests {
         try await withServer { server in
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.send("not json")
-            let error = try await socket.next(PusherEventName.error)
-            #expect(error.data?["message"]?.stringValue?.contains("Invalid message") == true)
+            try await socket.nextError(containing: "Invalid message")
             try await socket.send("{\"event\":\"pusher:ping\"}")
             _ = try await socket.next(PusherEventName.pong)
             await socket.close()

@@ -12,13 +12,7 @@ struct HTTPEdgeTests {
 
     /// Sends `request` and returns the status line of the answer and whether the server then ended the connection.
     static func exchange(_ request: String, port: Int) async throws -> (status: String, closed: Bool) {
-        try await offloaded {
-            let socket = try RawSocket(port: port, timeout: 5)
-            try socket.send(request)
-            let (bytes, closed) = socket.readToEnd()
-            let text = String(decoding: bytes, as: UTF8.self)
-            return (String(text.prefix { $0 != "\r" && $0 != "\n" }), closed)
-        }
+        try await RawSocket.exchange(Array(request.utf8), port: port)
     }
 
     @Test func theAppEndpointItselfUpgrades() async throws {

@@ -9,13 +9,7 @@ import Testing
 struct MalformedHTTPTests {
     /// Sends `request` and returns the response status line and whether the server closed the connection.
     static func exchange(_ request: [UInt8], port: Int) async throws -> (status: String, closed: Bool) {
-        try await offloaded {
-            let socket = try RawSocket(port: port, timeout: 5)
-            try socket.send(request)
-            let (bytes, closed) = socket.readToEnd()
-            let text = String(decoding: bytes, as: UTF8.self)
-            return (String(text.prefix { $0 != "\r" && $0 != "\n" }), closed)
-        }
+        try await RawSocket.exchange(request, port: port)
     }
 
     @Test(arguments: [

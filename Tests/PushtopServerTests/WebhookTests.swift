@@ -7,11 +7,6 @@ import Testing
 
 @Suite("Webhooks")
 struct WebhookTests {
-    /// Every event name received so far, in order.
-    static func names(_ receiver: WebhookReceiver) -> [String] {
-        receiver.accepted.flatMap { $0.events.compactMap { $0["name"]?.stringValue } }
-    }
-
     @Test func channelMemberClientAndCacheEventsArriveSigned() async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()
@@ -38,9 +33,9 @@ struct WebhookTests {
             await c.close()
 
             try await waitUntil(timeout: 10, "every webhook") {
-                Self.names(receiver).filter { $0 == "channel_vacated" }.count == 2
+                receiver.eventNames.filter { $0 == "channel_vacated" }.count == 2
             }
-            #expect(Self.names(receiver) == [
+            #expect(receiver.eventNames == [
                 "channel_occupied", "member_added", "member_added", "client_event", "member_removed",
                 "member_removed", "channel_vacated", "channel_occupied", "cache_miss", "channel_vacated",
             ])
@@ -123,7 +118,7 @@ struct WebhookTests {
             #expect(receiver.accepted.isEmpty)
             try await waitUntil(timeout: 10, "the retried batch") { !receiver.accepted.isEmpty }
             #expect(receiver.attemptCount == 4)
-            #expect(Self.names(receiver) == ["channel_occupied"])
+            #expect(receiver.eventNames == ["channel_occupied"])
             await socket.close()
         }
     }
@@ -142,7 +137,7 @@ struct WebhookTests {
             try await waitUntil(timeout: 10, "two attempts") { receiver.attemptCount == 2 }
             try await socket.subscribe("second")
             try await waitUntil(timeout: 10, "the next batch") { !receiver.accepted.isEmpty }
-            #expect(Self.names(receiver) == ["channel_occupied"])
+            #expect(receiver.eventNames == ["channel_occupied"])
             #expect(receiver.accepted.first?.events.first?["channel"]?.stringValue == "second")
             await socket.close()
         }
@@ -180,8 +175,8 @@ struct WebhookTests {
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("last-orders")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
-            try await waitUntil(timeout: 10, "channel_occupied") { Self.names(receiver) == ["channel_occupied"] }
+            try await waitUntil(timeout: 10, "channel_occupied") { receiver.eventNames == ["channel_occupied"] }
         }
-        #expect(Self.names(receiver) == ["channel_occupied", "channel_vacated"])
+        #expect(receiver.eventNames == ["channel_occupied", "channel_vacated"])
     }
 }

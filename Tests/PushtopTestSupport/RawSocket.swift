@@ -237,6 +237,20 @@ public final class RawSocket: @unchecked Sendable {
 
 /// Runs blocking work on a thread of its own, off Swift's cooperative pool (and off Dispatch's global queues,
 /// which on Linux run as many blocking items at once as there are cores).
+extension RawSocket {
+    /// Sends `request` on a new connection to `port` and returns the answer's status line and whether the server
+    /// then ended the connection.
+    public static func exchange(_ request: [UInt8], port: Int) async throws -> (status: String, closed: Bool) {
+        try await offloaded {
+            let socket = try RawSocket(port: port, timeout: 5)
+            try socket.send(request)
+            let (bytes, closed) = socket.readToEnd()
+            let text = String(decoding: bytes, as: UTF8.self)
+            return (String(text.prefix { $0 != "\r" && $0 != "\n" }), closed)
+        }
+    }
+}
+
 public func offloaded<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {

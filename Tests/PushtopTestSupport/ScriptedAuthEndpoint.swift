@@ -62,19 +62,8 @@ public final class ScriptedAuthEndpoint: Sendable {
                 status: .init(code: reply.status), headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: reply.body)))
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: Logger(label: "auth-endpoint", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let runTask = Task { _ = try? await app.runService() }
-        for await p in portStream {
-            boundPort.withLock { $0 = p }
-            break
-        }
+        let (port, runTask) = await runOnLoopback(router, label: "auth-endpoint")
+        boundPort.withLock { $0 = port }
         task.withLock { $0 = runTask }
     }
 

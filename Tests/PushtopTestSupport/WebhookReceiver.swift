@@ -28,6 +28,8 @@ public final class WebhookReceiver: Sendable {
     public var url: String { "http://127.0.0.1:\(boundPort.withLock { $0 })/webhooks" }
     /// Requests answered 2xx.
     public var accepted: [Received] { received.withLock { $0 } }
+    /// Every event name accepted so far, in order.
+    public var eventNames: [String] { accepted.flatMap { $0.events.compactMap { $0["name"]?.stringValue } } }
     /// Every request, answered or refused.
     public var attemptCount: Int { attempts.withLock { $0 } }
     /// The body of every request, answered or refused, in order.
@@ -56,19 +58,8 @@ public final class WebhookReceiver: Sendable {
             }
             return Response(status: .init(code: status))
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: Logger(label: "webhook-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let runTask = Task { _ = try? await app.runService() }
-        for await p in portStream {
-            boundPort.withLock { $0 = p }
-            break
-        }
+        let (port, runTask) = await runOnLoopback(router, label: "webhook-receiver")
+        boundPort.withLock { $0 = port }
         task.withLock { $0 = runTask }
     }
 

@@ -16,12 +16,18 @@ public func withServer<T>(
     var logger = Logger(label: "test.server")
     logger.logLevel = logLevel
     let server = try await EmbeddedServer.start(configuration, logger: logger)
+    return try await runAndCleanUp({ try await body(server) }, finally: { await server.shutdown() })
+}
+
+/// Runs `body`, then `cleanup`, whether `body` returned or threw.
+public func runAndCleanUp<T>(_ body: () async throws -> T, finally cleanup: () async -> Void) async throws -> T {
+    let result: T
     do {
-        let result = try await body(server)
-        await server.shutdown()
-        return result
+        result = try await body()
     } catch {
-        await server.shutdown()
+        await cleanup()
         throw error
     }
+    await cleanup()
+    return result
 }

@@ -101,7 +101,35 @@ def sdk(server):
     return pusher.Pusher(app_id=APP_ID, key=KEY, secret=SECRET, host=server.host, port=server.port, ssl=False)
 
 
-class AuthEndpoint:
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that logs nothing and answers with `reply`."""
+
+    def reply(self, status, body=b"", content_type="application/json"):
+        self.send_response(status)
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class LoopbackHTTPServer:
+    """Serves a `QuietHandler` subclass on 127.0.0.1 and a free port, in a thread; `url` ends with `path`."""
+
+    def serve(self, handler, path):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class AuthEndpoint(LoopbackHTTPServer):
     """An app's auth endpoint, as the Pusher docs describe it: the official SDK's `authenticate` signs.
 
     The user is named by the X-User header; its presence data comes from `users`.
@@ -111,7 +139,7 @@ class AuthEndpoint:
         endpoint = self
         self.users = {}
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", "0"))
                 form = parse_qs(self.rfile.read(length).decode())
@@ -119,23 +147,9 @@ class AuthEndpoint:
                 socket_id = form["socket_id"][0]
                 user = self.headers.get("X-User")
                 custom = endpoint.users.get(user) if channel.startswith("presence-") else None
-                body = json.dumps(sdk.authenticate(channel=channel, socket_id=socket_id, custom_data=custom)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.reply(200, json.dumps(sdk.authenticate(channel=channel, socket_id=socket_id, custom_data=custom)).encode())
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/auth"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.serve(Handler, "/auth")
 
 
 @pytest.fixture

@@ -4,42 +4,28 @@ import json
 import queue
 import subprocess
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 import pytest
 
-from conftest import BIN, KEY, SECRET
+from conftest import BIN, KEY, SECRET, LoopbackHTTPServer, QuietHandler
 from test_users import RawClient
 
 
-class UserAuthEndpoint:
+class UserAuthEndpoint(LoopbackHTTPServer):
     """An app's /pusher/user-auth: signs the user named by the form's user_id, watching `watchlist`."""
 
     def __init__(self, sdk, watchlist=(), status=200):
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self):
                 form = parse_qs(self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode())
                 body = b"go away"
                 if status == 200:
                     user = {"id": form["user_id"][0], "watchlist": list(watchlist)}
                     body = json.dumps(sdk.authenticate_user(form["socket_id"][0], user)).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.reply(status, body)
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/pusher/user-auth"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.serve(Handler, "/pusher/user-auth")
 
 
 class Watch:

@@ -1,15 +1,14 @@
 """Webhooks from `pushtop serve --webhook URL`, received by a small HTTP server that checks each one with the
 official SDK's `validate_webhook` (key, HMAC-SHA256 signature and time_ms)."""
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pusher
 import pytest
 
-from conftest import APP_ID, KEY, SECRET, ServeProcess, subscribe, wait_for
+from conftest import APP_ID, KEY, SECRET, LoopbackHTTPServer, QuietHandler, ServeProcess, subscribe, wait_for
 
 
-class WebhookSink:
+class WebhookSink(LoopbackHTTPServer):
     """Receives webhooks; answers 500 to the first `fail_first` requests to exercise the server's retries."""
 
     def __init__(self, fail_first=0):
@@ -21,7 +20,7 @@ class WebhookSink:
         self.lock = threading.Lock()
         sdk = pusher.Pusher(app_id=APP_ID, key=KEY, secret=SECRET)
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
                 with sink.lock:
@@ -35,24 +34,14 @@ class WebhookSink:
                             sink.invalid += 1
                         else:
                             sink.valid.extend(checked["events"])
-                self.send_response(500 if refuse else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+                self.reply(500 if refuse else 200, content_type=None)
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/pusher/webhooks"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.serve(Handler, "/pusher/webhooks")
 
     def names(self):
         with self.lock:
             return [(e["name"], e.get("channel")) for e in self.valid]
 
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import PusherChannels
+import PushtopCLI
 
 // Load tools (release build): whole-system rates that package-benchmark's per-operation figures do not show.
 //   pushtop-benchmarks loopback [--n N]        bulk frames over loopback into one PusherClient batch consumer
@@ -15,7 +16,7 @@ import PusherChannels
 //       PushtopRedis's publish -> subscriber latency through a running redis-server (the Redis hop of a cluster)
 //   pushtop-benchmarks decode|decode-string|watch-line [--n N]   N operations and nothing else, for instruction counts:
 //       valgrind --tool=callgrind .build/release/pushtop-benchmarks decode --n 100000   (then / N, less --n 0)
-// The per-operation micro-benchmarks live in Benchmarks/HotPaths (`swift package benchmark`).
+// The per-operation micro-benchmarks live in Benchmarks/HotPaths (`swift package --package-path Benchmarks benchmark`).
 let args = CommandLine.arguments.dropFirst()
 let which = args.first { !$0.hasPrefix("--") } ?? "loopback"
 func value(_ flag: String) -> String? {

@@ -1,5 +1,5 @@
 import CFuzzerDriver
-import PushtopDashboard  // TOMLDocument, TextFile; the config types are linked in (see Package.swift)
+import PushtopCLI
 
 /// libFuzzer entry point: any bytes as the config file. Parsing gives a file or a ``ConfigError``, and every
 /// profile it names can be resolved; never a trap.

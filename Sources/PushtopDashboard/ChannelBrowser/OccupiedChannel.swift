@@ -7,6 +7,12 @@ public struct OccupiedChannel: Sendable, Hashable {
     public var subscriptionCount: Int?
     /// `user_count` (presence channels).
     public var userCount: Int?
+
+    public init(name: String, subscriptionCount: Int? = nil, userCount: Int? = nil) {
+        self.name = name
+        self.subscriptionCount = subscriptionCount
+        self.userCount = userCount
+    }
 }
 
 extension OccupiedChannel {

@@ -1,4 +1,5 @@
 import PusherProtocol
+import PushtopKit
 
 extension NodeState {
     /// What one step of the nodes' watch produced: requests for the runner, and lines for the log (by app).

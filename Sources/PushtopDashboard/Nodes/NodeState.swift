@@ -1,4 +1,5 @@
 import PusherProtocol
+import PushtopKit
 
 /// Several nodes of one app (`pushtop --node A --node B`): each node is one of the dashboard's apps (a row in
 /// the connection pane, a column in the log, `A` selects), and this state watches them as one deployment:

@@ -1,7 +1,10 @@
+import PushtopKit
+
 /// The presence check's slice: for presence channels, the user ids the server holds (HTTP API), to mark the
 /// members where the client's roster and the server's differ. Differences are judged by ``RosterAgreement``:
 /// members who joined or left while a request was in flight are discounted, and a difference is only shown
 /// once two consecutive answers agree on it.
+
 public struct PresenceCheckState: Sendable {
     public struct Result: Sendable, Hashable {
         /// The server's user ids from the last answer that came (kept when a later request fails).

@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// The wall clock, the local time zone and file-name stamps, on the C library (no Foundation).
-enum DashboardClock {
+public enum DashboardClock {
     /// Seconds since 1970, as the log, recordings and frames stamp them.
-    static func now() -> Double {
+    public static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

@@ -1,4 +1,5 @@
 import PusherProtocol
+import PushtopKit
 
 extension DashboardRunner {
     /// Performs an effect; those that talk to an app go to the selected app's connection and API. What comes back

@@ -1,3 +1,4 @@
+import PushtopKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

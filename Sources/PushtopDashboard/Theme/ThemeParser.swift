@@ -1,3 +1,5 @@
+import PushtopKit
+
 /// Reads theme files.
 ///
 /// A theme is a TOML file:
@@ -20,6 +22,7 @@
 /// cyan white` (with `bright-` in front for the bright eight), a number 0-255, or `N/NAME` (a 256-colour
 /// index with a 16-colour fallback). Nested tables (`[roles.state]` then `connected = "green"`) are the
 /// same as dotted keys.
+
 public enum ThemeParser {
     static let colorNames = ["black", "red", "green", "yellow", "blue", "magenta", "cyan", "white"]
 

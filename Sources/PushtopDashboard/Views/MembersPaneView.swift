@@ -1,5 +1,8 @@
+import PushtopKit
+
 /// The members pane: the roster of the selected presence channel, `me` marked, a stable colour per member,
 /// joins and leaves highlighted for a moment; below it the signed-in user's watchlist (● online, ○ offline).
+
 public enum MembersPaneView {
     /// The last first row the roster can be scrolled to (its rows minus those shown) at the state's size.
     static func lastTop(_ state: DashboardState) -> Int {

@@ -1,1 +1,0 @@
-../../Sources/pushtop/Watch/WatchLine.swift

@@ -1,1 +1,0 @@
-../../../Sources/pushtop/Config/ConfigError.swift

@@ -1,0 +1,22 @@
+import Hummingbird
+import Logging
+
+/// Runs `router` as an HTTP server on 127.0.0.1 and a free port (the test endpoints' common part); returns the
+/// port once it listens, and the task that runs it (cancel it to stop the server).
+func runOnLoopback(_ router: Router<BasicRequestContext>, label: String) async -> (port: Int, task: Task<Void, Never>) {
+    let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in
+            portContinuation.yield(channel.localAddress?.port ?? 0)
+            portContinuation.finish()
+        },
+        logger: Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() }))
+    let task = Task { _ = try? await app.runService() }
+    var port = 0
+    for await p in portStream {
+        port = p
+        break
+    }
+    return (port, task)
+}
