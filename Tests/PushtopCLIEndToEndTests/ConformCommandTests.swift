@@ -14,6 +14,8 @@ import Testing
         var code: Int32
         var report: [String: Any]
         var stderr: String
+        /// What stdout held (for a report that did not parse).
+        var text: String = ""
 
         var cases: [[String: Any]] { report["cases"] as? [[String: Any]] ?? [] }
         var summary: [String: Any] { report["summary"] as? [String: Any] ?? [:] }
@@ -32,7 +34,7 @@ import Testing
         let code = try await process.exitCode(timeout: timeout)
         let text = process.lines.joined(separator: "\n")
         let report = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-        return Run(code: code, report: report, stderr: process.stderr)
+        return Run(code: code, report: report, stderr: process.stderr, text: text)
     }
 
     static func app(_ node: ServeNode) -> [String] {
@@ -72,6 +74,7 @@ import Testing
             "--app-id", ServeNode.appID, "--webhook-listen", "127.0.0.1:\(hooks)",
         ])
         #expect(run.code == 0, "\(run.failures)\n\(run.stderr)")
+        #expect(!run.cases.isEmpty, "a JSON report on stdout: \(run.text.count) bytes, ending \(run.text.suffix(200))")
         #expect(run.ids("fail").isEmpty, "\(run.failures)")
         #expect(run.ids("unsupported").isEmpty)
         let cluster = run.cases.filter { ($0["id"] as? String)?.hasPrefix("cluster.") == true }

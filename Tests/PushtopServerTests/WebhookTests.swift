@@ -66,7 +66,7 @@ struct WebhookTests {
             let (tab, _) = try await TestSocket.established(server.url())
             try await tab.subscribe("dashboard")
             _ = try await tab.next(PusherEventName.subscriptionSucceeded)
-            try await waitUntil(timeout: 10, "channel_occupied") { Self.names(receiver) == ["channel_occupied"] }
+            try await waitUntil(timeout: 10, "channel_occupied") { receiver.eventNames == ["channel_occupied"] }
             let left = ContinuousClock.now
             await tab.close()
             try await waitUntil("the tab to leave") { await server.hub.channelSummaries().isEmpty }
@@ -76,9 +76,9 @@ struct WebhookTests {
             #expect(ContinuousClock.now - left < .seconds(1), "the reload came back within the grace")
             // A later departure is reported: by then the cancelled vacated would have been posted too.
             await reloaded.close()
-            try await waitUntil(timeout: 10, "the final channel_vacated") { Self.names(receiver).count == 2 }
+            try await waitUntil(timeout: 10, "the final channel_vacated") { receiver.eventNames.count == 2 }
             #expect(ContinuousClock.now - left > .seconds(1))
-            #expect(Self.names(receiver) == ["channel_occupied", "channel_vacated"])
+            #expect(receiver.eventNames == ["channel_occupied", "channel_vacated"])
         }
     }
 
@@ -93,12 +93,12 @@ struct WebhookTests {
             try await socket.subscribe("presence-room", auth: server.auth(socketID: id, channel: "presence-room",
                                                                          channelData: data), channelData: data)
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
-            try await waitUntil(timeout: 10, "member_added") { Self.names(receiver).count == 2 }
+            try await waitUntil(timeout: 10, "member_added") { receiver.eventNames.count == 2 }
             let left = ContinuousClock.now
             await socket.close()
-            try await waitUntil(timeout: 10, "member_removed and channel_vacated") { Self.names(receiver).count == 4 }
+            try await waitUntil(timeout: 10, "member_removed and channel_vacated") { receiver.eventNames.count == 4 }
             #expect(ContinuousClock.now - left >= .milliseconds(600))
-            #expect(Self.names(receiver) == ["channel_occupied", "member_added", "member_removed", "channel_vacated"])
+            #expect(receiver.eventNames == ["channel_occupied", "member_added", "member_removed", "channel_vacated"])
         }
     }
 

@@ -117,7 +117,7 @@ public final class PushtopProcess: Sendable {
     public func exitCode(timeout: Double = 15) async throws -> Int32 {
         try await waitUntil(timeout: timeout, "pushtop to exit") { !self.process.isRunning }
         // The pipes end with the process (unless a child of it still holds them): read to their end.
-        try? await waitUntil(timeout: 3, "its output to be read") { self.output.closedPipes.load(ordering: .relaxed) == 2 }
+        try? await waitUntil(timeout: 10, "its output to be read") { self.output.closedPipes.load(ordering: .relaxed) == 2 }
         return process.terminationStatus
     }
 }
