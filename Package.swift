@@ -81,6 +81,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict
         ),
@@ -232,6 +233,7 @@ let package = Package(
             dependencies: [
                 "PushtopServer", "PusherChannels", "PushtopTestSupport",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict

@@ -146,7 +146,8 @@ public final class EmbeddedServer: Sendable {
             maxPendingOutboundBytes: configuration.limits.maxPendingOutboundBytes,
             closeGrace: .seconds(2),
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
-            idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+            idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)),
+            compression: configuration.compression)
         let plain = HTTPServerBuilder { responder in
             PusherServerChannel(responder: responder, inbox: hub.inbox, settings: settings)
         }

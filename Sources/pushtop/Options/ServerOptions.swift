@@ -63,6 +63,9 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .customLong("no-metrics"), help: "Do not serve Prometheus metrics at GET /metrics.")
     var noMetrics: Bool = false
 
+    @Flag(name: .customLong("no-compression"), help: "Refuse WebSocket compression (permessage-deflate), which is accepted by default when a client offers it.")
+    var noCompression: Bool = false
+
     func validate() throws {
         guard !appID.isEmpty, appID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationError("--app-id must be numeric (Pusher's app ids are; the official server SDKs refuse others), got '\(appID)'")
@@ -106,6 +109,7 @@ struct ServerOptions: ParsableArguments {
             tls: tlsCert.flatMap { cert in tlsKey.map { TLSFiles(certificatePath: cert, keyPath: $0) } },
             requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
         configuration.metricsEndpoint = !noMetrics
+        configuration.compression = !noCompression
         configuration.simulator.churn(changesPerSecond: churn, duration: churnFor)
         if let eventRate { configuration.simulator.eventRate(eventRate) }
         return configuration
