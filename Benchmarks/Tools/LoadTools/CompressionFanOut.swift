@@ -89,11 +89,12 @@ enum CompressionFanOut {
             count: n, host: settings.target.host, port: settings.target.port, key: settings.target.key,
             channel: channel, offerDeflate: compressed)
         defer { subscribers.stop() }
-        // connection_established and subscription_succeeded each; then let subscription counts settle.
+        // connection_established and subscription_succeeded each; then the channel's subscription_count, which a
+        // busy channel gets at the hub's next sweep (about a second later), before counting starts.
         guard subscribers.waitForFrames(2 * n, timeout: .seconds(60)) else {
             throw CompressionBenchmarkError("subscribers did not all subscribe to \(channel)")
         }
-        Thread.sleep(forTimeInterval: 0.5)
+        Thread.sleep(forTimeInterval: 1.5)
         subscribers.resetCounts()
         let publisher = try SignedPublisher(settings.target)
         let server = settings.serverPID.map(ServerProcess.init(pid:))
