@@ -187,7 +187,8 @@ public final class EmbeddedServer: Sendable {
             closeGrace: .seconds(2),
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
             idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)),
-            fastPath: configuration.apiFastPath ? Self.fastPathApps(configuration, hub: hub) : nil)
+            fastPath: configuration.apiFastPath ? Self.fastPathApps(configuration, hub: hub) : nil,
+            compression: configuration.compression)
         let plain = HTTPServerBuilder { responder in
             PusherServerChannel(responder: responder, inbox: hub.inbox, settings: settings)
         }

@@ -39,6 +39,10 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Double
     /// Connections served at once; further ones wait in the listen backlog (a warning is logged when it is hit).
     public var maxConnections: Int
+    /// Accept WebSocket compression (permessage-deflate, RFC 7692) from clients that offer it (on by default; off is
+    /// `pushtop serve --no-compression`). Each event is then compressed once per event loop for all its compressed
+    /// subscribers, and compressed client messages are held to ``PusherLimits/maxMessageBytes`` once inflated.
+    public var compression: Bool = true
     /// Join a cluster of nodes that act as one app through Redis; `nil` (the default): one process, no Redis.
     public var cluster: ClusterConfiguration? = nil
 

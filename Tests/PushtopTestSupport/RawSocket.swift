@@ -25,6 +25,8 @@ public final class RawSocket: @unchecked Sendable {
     /// One frame received from the server.
     public struct Frame: Sendable {
         public var fin: Bool
+        /// RSV1: with permessage-deflate, the message is compressed.
+        public var rsv1 = false
         public var opcode: UInt8
         public var payload: [UInt8]
         public var text: String { String(decoding: payload, as: UTF8.self) }
@@ -167,18 +169,29 @@ public final class RawSocket: @unchecked Sendable {
     public static func webSocket(
         port: Int, path: String, timeout: Double = 10, receiveBuffer: Int? = nil
     ) throws -> RawSocket {
+        try webSocketWithHead(port: port, path: path, timeout: timeout, receiveBuffer: receiveBuffer).socket
+    }
+
+    /// Opens a WebSocket to `path` with extra request header lines (`"Name: value"`, e.g. an extension offer);
+    /// returns the socket and the 101 response's head.
+    public static func webSocketWithHead(
+        port: Int, path: String, headers: [String] = [], timeout: Double = 10, receiveBuffer: Int? = nil
+    ) throws -> (socket: RawSocket, head: String) {
         let socket = try RawSocket(port: port, timeout: timeout, receiveBuffer: receiveBuffer)
         try socket.send(
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                + headers.map { $0 + "\r\n" }.joined() + "\r\n")
         let head = try socket.readHTTPHead()
         guard head.hasPrefix("HTTP/1.1 101") else { throw Failure(description: "upgrade refused: \(head)") }
-        return socket
+        return (socket, head)
     }
 
-    /// Sends one frame; masked (as a client must) unless told otherwise.
-    public func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true, masked: Bool = true) throws {
-        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
+    /// Sends one frame; masked (as a client must) unless told otherwise; `rsv1` marks a compressed message.
+    public func sendFrame(
+        opcode: UInt8, payload: [UInt8], fin: Bool = true, masked: Bool = true, rsv1: Bool = false
+    ) throws {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | opcode]
         let maskBit: UInt8 = masked ? 0x80 : 0
         switch payload.count {
         case ...125: frame.append(maskBit | UInt8(payload.count))
@@ -214,7 +227,7 @@ public final class RawSocket: @unchecked Sendable {
         let mask = header[1] & 0x80 != 0 ? try read(exactly: 4) : nil
         var payload = try read(exactly: length)
         if let mask { payload = payload.enumerated().map { $0.element ^ mask[$0.offset % 4] } }
-        return Frame(fin: header[0] & 0x80 != 0, opcode: header[0] & 0x0F, payload: payload)
+        return Frame(fin: header[0] & 0x80 != 0, rsv1: header[0] & 0x40 != 0, opcode: header[0] & 0x0F, payload: payload)
     }
 
     /// Reads frames until a text frame holding `"event":"NAME"` (returned) or a close frame (an error).

@@ -21,6 +21,12 @@ public final class WireProbeProxy: Sendable {
         public var closeBeforeEnd = false
         /// The client ended the TCP connection.
         public var clientEnded = false
+        /// The `Sec-WebSocket-Extensions` of the server's upgrade response (plain connections only).
+        public var serverExtensions: String?
+        /// Data frames (text, binary, continuation) the server sent, and those of them with RSV1 set (a message
+        /// compressed with permessage-deflate). Plain connections only.
+        public var serverDataFrames = 0
+        public var serverCompressedFrames = 0
     }
 
     let records = Mutex<[Record]>([])
@@ -134,11 +140,13 @@ private final class ClientSideHandler: ChannelInboundHandler {
 
     private func connect(_ context: ChannelHandlerContext, port: Int) {
         let client = context.channel
+        let (proxy, index, scans) = (self.proxy, self.index, scanner != nil)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         ClientBootstrap(group: context.eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ServerSideHandler(client: client))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ServerSideHandler(client: client, proxy: proxy, index: index, scans: scans))
                 }
             }
             .connect(host: "127.0.0.1", port: port)
@@ -157,17 +165,35 @@ private final class ClientSideHandler: ChannelInboundHandler {
     }
 }
 
-/// The side towards the server: forwards to the client, ends it when the server ends.
+/// The side towards the server: forwards to the client, ends it when the server ends; on plain connections, notes
+/// the server's extensions and counts its data frames.
 private final class ServerSideHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     private let client: any Channel
+    private let proxy: WireProbeProxy
+    private let index: Int
+    private var scanner: ServerFrameScanner?
 
-    init(client: any Channel) {
+    init(client: any Channel, proxy: WireProbeProxy, index: Int, scans: Bool) {
         self.client = client
+        self.proxy = proxy
+        self.index = index
+        scanner = scans ? ServerFrameScanner() : nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        client.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        let buffer = unwrapInboundIn(data)
+        if var scanner {
+            scanner.scan(buffer)
+            self.scanner = scanner
+            let (extensions, frames, compressed) = (scanner.extensions, scanner.dataFrames, scanner.compressedFrames)
+            proxy.update(index) {
+                $0.serverExtensions = extensions
+                $0.serverDataFrames = frames
+                $0.serverCompressedFrames = compressed
+            }
+        }
+        client.writeAndFlush(buffer, promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -220,5 +246,52 @@ private struct CloseFrameScanner {
             }
             bytes.removeSubrange(..<(header + length))
         }
+    }
+}
+
+/// Walks a server's byte stream: the upgrade response's `Sec-WebSocket-Extensions`, then its frames.
+private struct ServerFrameScanner {
+    private var bytes: [UInt8] = []
+    private var pastHTTP = false
+    private(set) var extensions: String?
+    private(set) var dataFrames = 0
+    private(set) var compressedFrames = 0
+
+    mutating func scan(_ buffer: ByteBuffer) {
+        bytes += buffer.readableBytesView
+        if !pastHTTP {
+            guard let end = bytes.firstRange(of: [13, 10, 13, 10]) else { return }
+            let head = String(decoding: bytes[..<end.lowerBound], as: UTF8.self)
+            for line in head.split(separator: "\r\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == "sec-websocket-extensions" {
+                    extensions = String(parts[1].drop { $0 == " " })
+                }
+            }
+            bytes.removeSubrange(..<end.upperBound)
+            pastHTTP = true
+        }
+        var position = 0
+        while bytes.count - position >= 2 {
+            let first = bytes[position]
+            var length = Int(bytes[position + 1] & 0x7F)
+            var header = 2
+            if length == 126 {
+                guard bytes.count - position >= 4 else { break }
+                length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
+                header = 4
+            } else if length == 127 {
+                guard bytes.count - position >= 10 else { break }
+                length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[position + $1]) }
+                header = 10
+            }
+            guard bytes.count - position >= header + length else { break }
+            if first & 0x0F < 0x8 {
+                dataFrames += 1
+                if first & 0x40 != 0 { compressedFrames += 1 }
+            }
+            position += header + length
+        }
+        bytes.removeSubrange(..<position)
     }
 }

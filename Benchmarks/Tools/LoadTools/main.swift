@@ -9,6 +9,8 @@ import PushtopCLI
 //   pushtop-benchmarks idle --port P --n 10000 [--hold S]   idle connections to a running `pushtop serve`
 //   pushtop-benchmarks fanout --port P [--subscribers 1000] [--events 200] [--server-pid PID]   one event at a time
 //       through the HTTP API of a running `pushtop serve` to raw subscribers: latency per delivery, server CPU
+//   pushtop-benchmarks compression --port P [--subscribers 1000] [--events 200] [--server-pid PID]   the same fan-out
+//       with and without permessage-deflate, demo traffic and 1 KB JSON: wire bytes and server CPU per delivery
 //   pushtop-benchmarks sustain --port P [--rate 50000] [--seconds 30] [--subscribers 10] [--connections 16]
 //       [--server-pid PID]   numbered events through /batch_events (10 a request): lost, reordered, server RSS
 //       [--subscribe-ports P1,P2] [--pids name=PID,...]   subscribers on other nodes of a cluster; their CPU too
@@ -33,6 +35,14 @@ case "idle":
     let port = Int(value("--port") ?? "6001") ?? 6001
     let hold = Double(value("--hold") ?? "5") ?? 5
     print(try await IdleConnections.run(port: port, count: n, hold: hold))
+case "compression":
+    var settings = CompressionFanOut.Settings(target: SignedPublisher.Target(
+        port: Int(value("--port") ?? "6001") ?? 6001, appID: value("--app-id") ?? "1",
+        key: value("--key") ?? "pushtop-key", secret: value("--secret") ?? "pushtop-secret"))
+    settings.serverPID = value("--server-pid").flatMap(Int32.init)
+    settings.subscribers = value("--subscribers").flatMap(Int.init) ?? settings.subscribers
+    settings.events = value("--events").flatMap(Int.init) ?? settings.events
+    print(try CompressionFanOut.run(settings))
 case "fanout", "sustain":
     let target = SignedPublisher.Target(
         port: Int(value("--port") ?? "6001") ?? 6001, appID: value("--app-id") ?? "1",
@@ -91,6 +101,6 @@ case "watch-line":
     }
     print("encoded \(n) lines (\(bytes) bytes)")
 default:
-    FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|sustain|redis-pubsub [--n N] ...\n".utf8))
+    FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|compression|sustain|redis-pubsub [--n N] ...\n".utf8))
     exit(64)
 }

@@ -67,6 +67,9 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .customLong("no-api-fast-path"), help: .hidden)
     var noAPIFastPath: Bool = false
 
+    @Flag(name: .customLong("no-compression"), help: "Refuse WebSocket compression (permessage-deflate), which is accepted by default when a client offers it.")
+    var noCompression: Bool = false
+
     func validate() throws {
         guard !appID.isEmpty, appID.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw ValidationError("--app-id must be numeric (Pusher's app ids are; the official server SDKs refuse others), got '\(appID)'")
@@ -111,6 +114,7 @@ struct ServerOptions: ParsableArguments {
             requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
         configuration.metricsEndpoint = !noMetrics
         configuration.apiFastPath = !noAPIFastPath
+        configuration.compression = !noCompression
         configuration.simulator.churn(changesPerSecond: churn, duration: churnFor)
         if let eventRate { configuration.simulator.eventRate(eventRate) }
         return configuration

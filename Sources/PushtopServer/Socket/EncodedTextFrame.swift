@@ -4,11 +4,17 @@ import NIOWebSocket
 /// A server-to-client WebSocket text frame encoded once, header and payload in one buffer, so a fan-out writes
 /// the same bytes to every subscriber: no frame header is built or allocated per socket, and each socket's
 /// write is one buffer (one `write` system call rather than a two-buffer `writev`).
+///
+/// The frame's permessage-deflate form is made the first time a subscriber that negotiated compression needs it,
+/// then shared by all copies of the frame (the hub makes one frame per event and event loop, so an event is
+/// compressed at most once per loop, not once per socket).
 struct EncodedTextFrame: Sendable {
     /// The whole frame on the wire: FIN and the text opcode, the payload length, the payload (servers do not
     /// mask).
     let bytes: ByteBuffer
     private let headerLength: Int
+    /// The compressed form, made on first use; `nil` when the payload is too short to be worth compressing.
+    private let deflated: DeflatedTextFrame?
 
     /// Encodes a frame of `payload` (a copy: the frame does not hold on to `payload`).
     init(payload: ByteBuffer) {
@@ -29,11 +35,38 @@ struct EncodedTextFrame: Sendable {
         var copy = payload
         bytes.writeBuffer(&copy)
         self.bytes = bytes
+        deflated = length >= MessageDeflater.minimumPayloadBytes ? DeflatedTextFrame() : nil
     }
+
+    /// The payload's length.
+    var payloadLength: Int { bytes.readableBytes - headerLength }
 
     /// The frame for a pipeline that encodes frames itself.
     var frame: WebSocketFrame {
         WebSocketFrame(fin: true, opcode: .text, data: bytes.getSlice(at: bytes.readerIndex + headerLength,
-                                                                       length: bytes.readableBytes - headerLength)!)
+                                                                       length: payloadLength)!)
+    }
+
+    /// The bytes to write to a socket with permessage-deflate (`deflate`), or without (`nil`): compressed when the
+    /// client may inflate them and compressing shortens them, else ``bytes``.
+    func bytes(for deflate: PerMessageDeflate?) -> ByteBuffer {
+        compressed(for: deflate)?.bytes ?? bytes
+    }
+
+    /// ``frame`` for a socket with permessage-deflate: compressed (RSV1 set) when ``bytes(for:)`` is.
+    func frame(for deflate: PerMessageDeflate?) -> WebSocketFrame {
+        guard let compressed = compressed(for: deflate) else { return frame }
+        let payload = compressed.bytes.getSlice(
+            at: compressed.bytes.readerIndex + compressed.headerLength,
+            length: compressed.bytes.readableBytes - compressed.headerLength)!
+        return WebSocketFrame(fin: true, rsv1: true, opcode: .text, data: payload)
+    }
+
+    private func compressed(for deflate: PerMessageDeflate?) -> (bytes: ByteBuffer, headerLength: Int)? {
+        guard let deflate, let deflated, payloadLength <= deflate.maxCompressedMessageBytes else { return nil }
+        return deflated.form {
+            MessageDeflater.frame(
+                compressing: bytes.getSlice(at: bytes.readerIndex + headerLength, length: payloadLength)!)
+        }
     }
 }

@@ -41,6 +41,8 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         var idleTimeout: TimeAmount
         /// The app of an app id, for the HTTP API's fast path (``APIFastPath``); `nil` turns the fast path off.
         var fastPath: (@Sendable (Substring) -> APIFastPath.App?)?
+        /// Accept permessage-deflate when a client offers it.
+        var compression = true
     }
 
     let responder: HTTPChannelHandler.Responder
@@ -60,9 +62,13 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: settings.maxMessageBytes,
                 enableAutomaticErrorHandling: false,
-                shouldUpgrade: { channel, _ in
+                shouldUpgrade: { channel, head in
                     // WebSocketHandshakeValidator has refused every handshake that must not pass.
-                    channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+                    var headers = HTTPHeaders()
+                    if settings.compression, let deflate = PerMessageDeflate.negotiate(head.headers) {
+                        headers.add(name: "Sec-WebSocket-Extensions", value: deflate.responseHeader)
+                    }
+                    return channel.eventLoop.makeSucceededFuture(headers)
                 },
                 upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
@@ -127,7 +133,9 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         let key = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).first.map(String.init) ?? ""
         try operations.addHandler(WebSocketConnectionHandler(
             id: inbox.nextConnectionID(), inbox: inbox, appKey: key, protocolVersion: query["protocol"],
-            maxMessageBytes: settings.maxMessageBytes, closeGrace: settings.closeGrace, logger: logger))
+            maxMessageBytes: settings.maxMessageBytes,
+            deflate: settings.compression ? PerMessageDeflate.negotiate(head.headers) : nil,
+            closeGrace: settings.closeGrace, logger: logger))
         return .webSocket
     }
 

@@ -31,26 +31,34 @@ final class SocketOutlet: @unchecked Sendable {
     private var handler: WebSocketConnectionHandler?
 
     let eventLoop: any EventLoop
+    /// permessage-deflate as agreed with this client; `nil`: its frames go uncompressed.
+    let deflate: PerMessageDeflate?
     /// `ObjectIdentifier(eventLoop)`, so the hub groups frames by loop without copying the existential.
     let loopID: ObjectIdentifier
 
-    /// An outlet for `handler`'s socket; `channelCore` when frames may go straight to the channel.
-    init(handler: WebSocketConnectionHandler, channelCore: (any ChannelCore)?, eventLoop: any EventLoop) {
+    /// An outlet for `handler`'s socket; `channelCore` when frames may go straight to the channel, `deflate` when
+    /// the client negotiated compression.
+    init(
+        handler: WebSocketConnectionHandler, channelCore: (any ChannelCore)?, eventLoop: any EventLoop,
+        deflate: PerMessageDeflate? = nil
+    ) {
         self.handler = handler
         self.channelCore = channelCore
         self.eventLoop = eventLoop
+        self.deflate = deflate
         loopID = ObjectIdentifier(eventLoop)
     }
 
     /// Writes one text frame (not flushed); nothing once the socket is closing. `channelCore` is this outlet's
-    /// ``channelCore``, as the hub's batch holds it.
+    /// ``channelCore``, as the hub's batch holds it. With permessage-deflate the frame goes compressed when that
+    /// pays (compressed on the first such write of the frame, see ``EncodedTextFrame/bytes(for:)``).
     func write(_ frame: EncodedTextFrame, channelCore: (any ChannelCore)?) {
         assert(eventLoop.inEventLoop && channelCore === self.channelCore)
         guard isOpen else { return }
         if let channelCore {
-            channelCore.write0(NIOAny(frame.bytes), promise: nil)
+            channelCore.write0(NIOAny(deflate == nil ? frame.bytes : frame.bytes(for: deflate)), promise: nil)
         } else {
-            handler?.writeThroughPipeline(frame)
+            handler?.writeThroughPipeline(frame, deflate: deflate)
         }
         needsFlush = true
     }

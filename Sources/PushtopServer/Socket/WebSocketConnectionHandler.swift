@@ -27,6 +27,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private let inbox: HubInbox
     private let appKey: String
     private let protocolVersion: String?
+    /// permessage-deflate as agreed in the upgrade; `nil` when the client did not offer it or compression is off.
+    private let deflate: PerMessageDeflate?
     private let closeGrace: TimeAmount
     private let logger: Logger
     private var assembler: WebSocketMessageAssembler
@@ -43,15 +45,16 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     init(
         id: ConnectionID, inbox: HubInbox, appKey: String, protocolVersion: String?, maxMessageBytes: Int,
-        closeGrace: TimeAmount, logger: Logger
+        deflate: PerMessageDeflate? = nil, closeGrace: TimeAmount, logger: Logger
     ) {
         self.id = id
         self.inbox = inbox
         self.appKey = appKey
         self.protocolVersion = protocolVersion
+        self.deflate = deflate
         self.closeGrace = closeGrace
         self.logger = logger
-        assembler = WebSocketMessageAssembler(maxMessageBytes: maxMessageBytes)
+        assembler = WebSocketMessageAssembler(maxMessageBytes: maxMessageBytes, inflates: deflate != nil)
     }
 
     // MARK: Lifecycle
@@ -63,7 +66,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         // Below the frame encoder lies the pipeline's head, or TLS: only without TLS may frames skip the pipeline.
         let plain = encoderContext != nil && (try? operations.context(handlerType: NIOSSLHandler.self)) == nil
         let outlet = SocketOutlet(
-            handler: self, channelCore: plain ? context.channel._channelCore : nil, eventLoop: context.eventLoop)
+            handler: self, channelCore: plain ? context.channel._channelCore : nil, eventLoop: context.eventLoop,
+            deflate: deflate)
         self.outlet = outlet
         inbox.yield(.opened(id, outlet, appKey: appKey, protocolVersion: protocolVersion))
         if !context.channel.isActive { ended() }
@@ -121,8 +125,13 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         guard state != .closed else { return }
         let frame = unwrapInboundIn(data)
         guard frame.maskKey != nil else { return fail(code: 1002, reason: "Client frames must be masked") }
-        guard !frame.rsv1, !frame.rsv2, !frame.rsv3 else {
+        guard !frame.rsv2, !frame.rsv3, !frame.rsv1 || deflate != nil else {
             return fail(code: 1002, reason: "Reserved bits are set but no extension was negotiated")
+        }
+        // RSV1 marks a compressed message on its first frame only; control frames are never compressed (RFC 7692
+        // section 6.1).
+        if frame.rsv1, frame.opcode != .text, frame.opcode != .binary {
+            return fail(code: 1002, reason: "RSV1 is set on a \(frame.opcode) frame")
         }
         switch frame.opcode {
         case .connectionClose:
@@ -140,7 +149,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             break
         default:
             guard state == .open else { return }
-            switch assembler.receive(opcode: frame.opcode, fin: frame.fin, payload: frame.unmaskedData) {
+            switch assembler.receive(
+                opcode: frame.opcode, fin: frame.fin, compressed: frame.rsv1, payload: frame.unmaskedData)
+            {
             case .incomplete: break
             case .message(let message): received.append(message)
             case .fail(let code, let reason): fail(code: code, reason: reason)
@@ -163,12 +174,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     // MARK: Writing (through the outlet, on this event loop)
 
     /// Writes a hub frame through the pipeline (with TLS; see ``SocketOutlet/write(_:channelCore:)``), past the
-    /// frame encoder when there is one.
-    func writeThroughPipeline(_ frame: EncodedTextFrame) {
+    /// frame encoder when there is one; compressed when `deflate` was agreed and compressing pays.
+    func writeThroughPipeline(_ frame: EncodedTextFrame, deflate: PerMessageDeflate?) {
         if let encoderContext {
-            encoderContext.write(NIOAny(frame.bytes), promise: nil)
+            encoderContext.write(NIOAny(frame.bytes(for: deflate)), promise: nil)
         } else {
-            context?.write(wrapOutboundOut(frame.frame), promise: nil)
+            context?.write(wrapOutboundOut(frame.frame(for: deflate)), promise: nil)
         }
     }
 
