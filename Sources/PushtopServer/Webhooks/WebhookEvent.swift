@@ -15,6 +15,9 @@ public enum WebhookEvent: Sendable, Hashable {
     /// A client subscribed to a cache channel that had no cached event.
     case cacheMiss(channel: String)
 
+    /// The event's type, as in its `name` field (`channel_occupied`, `client_event`, …).
+    public var name: String { json["name"]?.stringValue ?? "" }
+
     /// The event's JSON object.
     public var json: JSONValue {
         switch self {
