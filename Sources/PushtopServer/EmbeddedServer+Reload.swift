@@ -47,7 +47,7 @@ extension EmbeddedServer {
             await serviceGroup.addServiceUnlessShutdown(.init(service: node.group, successTerminationBehavior: .ignore))
         }
         apps.replace(with: next)
-        let kept = Set(next.map(ObjectIdentifier.init))
+        let kept = Set(next.map { ObjectIdentifier($0) })
         for node in current where !kept.contains(ObjectIdentifier(node)) {
             summary.removed.append(node.credentials.id)
             await node.hub.shutdown(code: 4003, reason: "App was removed from this server")

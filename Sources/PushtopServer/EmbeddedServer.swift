@@ -155,7 +155,10 @@ public final class EmbeddedServer: Sendable {
         }
         services.append(.init(service: ShutdownDeadline(service: application, limit: .seconds(5))))
         // An app's group ends early only when a reload removed the app: the server goes on.
-        services += nodes.map { .init(service: $0.group, successTerminationBehavior: .ignore) }
+        for node in nodes {
+            services.append(ServiceGroupConfiguration.ServiceConfiguration(
+                service: node.group, successTerminationBehavior: .ignore))
+        }
         var group = ServiceGroupConfiguration(services: services, logger: logger)
         // A last resort: each step has its own bound (webhooks 2 s, the HTTP server 5 s, Redis' command timeouts).
         group.maximumGracefulShutdownDuration = .seconds(20)

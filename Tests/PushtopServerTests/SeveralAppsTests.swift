@@ -256,4 +256,51 @@ struct SeveralAppsTests {
             await a.close()
         }
     }
+
+    @Test func subscriptionCountWebhooksGoToTheURLsThatAskForThem() async throws {
+        let counts = WebhookReceiver()
+        let everything = WebhookReceiver()
+        try await counts.start()
+        try await everything.start()
+        defer {
+            counts.stop()
+            everything.stop()
+        }
+        var webhooks = WebhookConfiguration(urls: [counts.url, everything.url], batchWindow: 0.01, grace: 0)
+        webhooks.eventTypes[counts.url] = ["subscription_count"]
+        try await withServer({ $0.apps = [AppSettings(credentials: Self.shop, webhooks: webhooks)] }) { server in
+            let (a, aID) = try await TestSocket.established(Self.url(server, Self.shop))
+            let (b, bID) = try await TestSocket.established(Self.url(server, Self.shop))
+            try await Self.join(a, aID, Self.shop, "chat")
+            try await Self.join(b, bID, Self.shop, "chat")
+            try await waitUntil(timeout: 10, "two counts") {
+                counts.accepted.flatMap(\.events).count == 2 && WebhookTests.names(everything).count == 1
+            }
+            let events = counts.accepted.flatMap(\.events)
+            #expect(events.map { $0["name"]?.stringValue } == ["subscription_count", "subscription_count"])
+            #expect(events.map { $0["subscription_count"]?.intValue } == [1, 2])
+            #expect(events.allSatisfy { $0["channel"]?.stringValue == "chat" })
+            #expect(WebhookTests.names(everything) == ["channel_occupied"], "no subscription_count unless asked for")
+            await a.close()
+            await b.close()
+        }
+    }
+
+    @Test func aReceiverThatIsDownHasABoundedQueueAndCountedDrops() async throws {
+        let down = "http://127.0.0.1:\(try freeLocalPort())/hooks"
+        let webhooks = WebhookConfiguration(
+            urls: [down], maxAttempts: 1000, initialBackoff: 10, batchWindow: 0, maxBatchSize: 1, maxQueuedEvents: 3,
+            grace: 0)
+        try await withServer({ $0.apps = [AppSettings(credentials: Self.shop, webhooks: webhooks), AppSettings(credentials: Self.blog)] }) { server in
+            let (a, _) = try await TestSocket.established(Self.url(server, Self.shop))
+            for index in 0..<10 {
+                try await a.subscribe("room-\(index)")
+                _ = try await a.next(PusherEventName.subscriptionSucceeded, channel: "room-\(index)")
+            }
+            let shop = try #require(server.hub(forAppID: "1"))
+            try await waitUntil(timeout: 10, "drops to be counted") { await shop.statistics.webhookDrops >= 5 }
+            #expect(await server.hub(forAppID: "2")?.statistics.webhookDrops == 0)
+            await a.close()
+        }
+    }
 }

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// A server of one app (no apps file) writes each metric once, without labels; a server of several apps writes each
 /// metric once per app, labelled `app="ID"`, so that nothing of one app is counted in another's.
-struct MetricsEndpoint: Sendable {
+final class MetricsEndpoint: Sendable {
     let apps: AppDirectory
     /// Whether each metric carries the `app` label (the server serves an apps file).
     let labelled: Bool

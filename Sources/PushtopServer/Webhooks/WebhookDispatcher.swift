@@ -71,6 +71,9 @@ public final class WebhookDispatcher: Sendable {
 
     deinit { graceTimer.cancel() }
 
+    /// Whether a URL asks for `subscription_count` events (the hub makes them only then).
+    public var wantsSubscriptionCounts: Bool { senders.contains { $0.wantsSubscriptionCounts } }
+
     /// Queues an event for every URL; `channel_vacated` and `member_removed` after the grace, unless undone in it.
     public func enqueue(_ event: WebhookEvent) {
         let now = ContinuousClock.now
@@ -163,10 +166,16 @@ public final class WebhookDispatcher: Sendable {
 
         deinit { task.cancel() }
 
+        /// Whether this URL asks for `subscription_count` events.
+        var wantsSubscriptionCounts: Bool { accepted?.contains("subscription_count") == true }
+
         /// Queues an event this URL takes (all, or those of its ``WebhookConfiguration/eventTypes``); past
         /// ``WebhookConfiguration/maxQueuedEvents`` the oldest is dropped and counted.
         func enqueue(_ event: WebhookEvent) {
-            if let accepted, !accepted.contains(event.name) { return }
+            let name = event.name
+            if let accepted, !accepted.contains(name) { return }
+            // subscription_count goes only to URLs that ask for it (one per change of a count: many).
+            if accepted == nil, name == "subscription_count" { return }
             let dropped = shared.queue.withLock { q -> Bool in
                 q.events.append(event)
                 guard q.events.count > configuration.maxQueuedEvents else { return false }

@@ -16,6 +16,7 @@ import PushtopServer
 /// max_event_bytes = 10240         # larger events: 413 (HTTP API), pusher:error (client events)
 /// api_requests_per_second = 50    # more: 429
 /// client_events_per_second = 10   # per connection; more: pusher:error 4301
+/// webhook_batching = true         # false: one event per webhook request
 ///
 /// [[apps.webhooks]]
 /// url = "https://shop.example.com/pusher/webhooks"
@@ -35,7 +36,7 @@ enum AppsFile {
     static let knownKeys = [
         "id", "key", "secret", "name", "enabled", "max_connections", "client_events", "max_presence_members",
         "max_event_bytes", "webhooks", "api_requests_per_second", "client_events_per_second",
-        "encryption_master_key_base64",
+        "encryption_master_key_base64", "webhook_batching",
     ]
     /// The keys of an `[[apps.webhooks]]` table.
     static let knownWebhookKeys = ["url", "event_types"]
@@ -136,6 +137,12 @@ private struct AppReader {
             case "secret": secret = try nonEmpty(field, value)
             case "name": name = try string(field, value)
             case "enabled": enabled = try bool(field, value)
+            case "webhook_batching":
+                // Pusher posts batches; false posts one event per request.
+                if try !bool(field, value) {
+                    webhooks.maxBatchSize = 1
+                    webhooks.batchWindow = 0
+                }
             case "max_connections": limits.maxConnections = try positive(field, value)
             case "client_events": limits.clientEventsEnabled = try bool(field, value)
             case "max_presence_members": limits.maxPresenceMembers = try positive(field, value)
