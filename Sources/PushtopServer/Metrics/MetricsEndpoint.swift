@@ -19,7 +19,7 @@ final class MetricsEndpoint: Sendable {
     }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/metrics") { _, _ in
+        router.get("/metrics") { [self] _, _ in
             let nodes = apps.nodes
             for node in nodes {
                 let stats = await node.hub.statistics
