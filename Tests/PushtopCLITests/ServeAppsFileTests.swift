@@ -199,8 +199,9 @@ import Testing
 
         // Rosters and counts across the cluster, per app.
         try await waitUntil(timeout: 10, "the rosters") {
-            (try? await Self.users(portB, Self.shop, "presence-room")) == ["ann"]
-                && (try? await Self.users(portA, Self.blog, "presence-room")) == ["bob"]
+            let shop = try? await Self.users(portB, Self.shop, "presence-room")
+            let blog = try? await Self.users(portA, Self.blog, "presence-room")
+            return shop == ["ann"] && blog == ["bob"]
         }
         let count = try await Self.api(portA, Self.blog).channel("chat", info: ["subscription_count"])
         #expect(count.json?["subscription_count"]?.intValue == 2, "the blog's chat: one on each node")
