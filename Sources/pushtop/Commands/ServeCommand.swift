@@ -89,12 +89,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         let config = embedded.configuration
-        var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(config.app.id))"]
-        lines.append("  HTTP API: \(embedded.httpURL)/apps/\(config.app.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')")
+        let first = config.servedApps[0].credentials
+        var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(first.id))"]
+        lines.append("  HTTP API: \(embedded.httpURL)/apps/\(first.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')")
         if let auth = embedded.authEndpointURL {
             let tlsFlag = config.tls == nil ? " --no-tls" : ""  // wss:// is the client's default
             let simulated = config.simulate ? " " + [config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel, config.simulator.presenceChannel].joined(separator: " ") : ""
-            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)")
+            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(first.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)")
         }
         for url in webhooks { lines.append("  webhooks to: \(url)") }
         if let appsFilePath {
