@@ -177,7 +177,18 @@ import Testing
     @Test func twoAppsStayApartAcrossARedisCluster() async throws {
         let redis = try await RedisServerProcess.start()
         defer { redis.stop() }
-        let path = try Self.file(Self.twoApps)
+        let shopHooks = WebhookReceiver()
+        let blogHooks = WebhookReceiver()
+        try await shopHooks.start()
+        try await blogHooks.start()
+        defer {
+            shopHooks.stop()
+            blogHooks.stop()
+        }
+        let withHooks = Self.twoApps
+            .replacingOccurrences(of: "max_presence_members = 1\n", with: "max_presence_members = 1\n[[apps.webhooks]]\nurl = \"\(shopHooks.url)\"\n")
+            + "\n[[apps.webhooks]]\nurl = \"\(blogHooks.url)\"\n"
+        let path = try Self.file(withHooks)
         let (a, portA) = try await Self.serve(path, extra: ["--redis", redis.url, "--node-id", "a"])
         let (b, portB) = try await Self.serve(path, extra: ["--redis", redis.url, "--node-id", "b"])
         defer { Task { await Self.stop(a); await Self.stop(b) } }
@@ -218,5 +229,19 @@ import Testing
         #expect(try await Self.subscribe(blogA, blogAID, Self.blog, "presence-room", user: "dan")
                 == PusherEventName.subscriptionSucceeded)
         for socket in [shopA, blogB, blogA, shopB] { socket.close() }
+
+        // Webhooks: each app's receiver hears only its own app's channels and members, signed with its own key.
+        try await waitUntil(timeout: 15, "both apps' member_added") {
+            shopHooks.accepted.flatMap(\.events).contains { $0["name"]?.stringValue == "member_added" }
+                && blogHooks.accepted.flatMap(\.events).contains { $0["name"]?.stringValue == "member_added" }
+        }
+        let shopMembers = Set(shopHooks.accepted.flatMap(\.events).compactMap { $0["user_id"]?.stringValue })
+        let blogMembers = Set(blogHooks.accepted.flatMap(\.events).compactMap { $0["user_id"]?.stringValue })
+        #expect(shopMembers == ["ann"], "\(shopMembers)")
+        #expect(blogMembers.isSubset(of: ["bob", "dan"]) && blogMembers.contains("bob"), "\(blogMembers)")
+        #expect(shopHooks.accepted.allSatisfy { $0.key == Self.shop.key })
+        #expect(blogHooks.accepted.allSatisfy { $0.key == Self.blog.key })
+        let occupied = shopHooks.accepted.flatMap(\.events).filter { $0["name"]?.stringValue == "channel_occupied" }
+        #expect(occupied.count == 2, "chat and presence-room once each for the cluster: \(occupied)")
     }
 }
