@@ -141,6 +141,17 @@ import Testing
         }
     }
 
+    @Test func theAppsFileCanComeFromTheEnvironment() async throws {
+        let path = try Self.file(Self.twoApps)
+        let process = try PushtopProcess(["serve", "--port", "0", "--log-level", "error"],
+                                         environment: ["PUSHTOP_APPS_FILE": path])
+        defer { Task { await Self.stop(process) } }
+        try await waitUntil(timeout: 30, "serve to list its apps (stderr: \(process.stderr.suffix(300)))") {
+            process.lines.contains { $0.contains("2: id 2, key blog-key") }
+        }
+        #expect(process.lines[0].contains("/app/shop-key (app id 1)"), "\(process.lines)")
+    }
+
     @Test func sighupReloadsAndABrokenFileIsRefusedWhileTheAppsGoOn() async throws {
         let path = try Self.file(Self.twoApps)
         let (serve, port) = try await Self.serve(path)
