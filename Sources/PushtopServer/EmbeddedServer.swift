@@ -67,11 +67,22 @@ public final class EmbeddedServer: Sendable {
         let settings = configuration.servedApps
         try validate(settings)
         let (startup, reporter) = AsyncStream.makeStream(of: StartupEvent.self)
+        // One after the other, as clients would see them: every app joins its cluster (or gives up waiting), the
+        // server listens, the simulation begins.
+        let (joined, nowJoined) = AsyncStream.makeStream(of: Void.self)
+        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
+        let joins = JoinCount(expected: configuration.cluster == nil ? 0 : settings.count)
+        if joins.isComplete { nowJoined.finish() }
         var nodes: [AppNode] = []
         for (index, app) in settings.enumerated() {
+            let simulates = configuration.simulate && index == 0
             nodes.append(try AppNode(
-                app, server: configuration, ownsInbox: false, simulate: configuration.simulate && index == 0,
-                logger: logger, joined: { reporter.yield(.joined) }, simulating: { reporter.yield(.simulating) }))
+                app, server: configuration, ownsInbox: false, simulate: simulates, logger: logger,
+                joined: {
+                    reporter.yield(.joined)
+                    if joins.arrive() { nowJoined.finish() }
+                },
+                simulating: { reporter.yield(.simulating) }, listening: simulates ? listening : nil))
         }
         for (node, app) in zip(nodes, settings) where !app.enabled {
             await node.hub.apply(limits: app.limits, enabled: false)
@@ -79,7 +90,11 @@ public final class EmbeddedServer: Sendable {
         let apps = AppDirectory(nodes)
         let server = try serverBuilder(configuration, apps: apps)
         let serviceGroup = ServiceGroup(configuration: serviceGroupConfiguration(
-            configuration, apps: apps, server: server, report: { reporter.yield($0) }, logger: logger))
+            configuration, apps: apps, server: server, joined: joined,
+            report: { event in
+                if case .bound = event { nowListening.finish() }
+                reporter.yield(event)
+            }, logger: logger))
         let runTask = Task {
             do {
                 try await serviceGroup.run()
@@ -137,7 +152,7 @@ public final class EmbeddedServer: Sendable {
     /// hub closing its connections, its backplane telling the cluster, its last webhooks getting a moment), the
     /// HTTP server (at most 5 s), the hubs' inboxes.
     private static func serviceGroupConfiguration(
-        _ configuration: ServerConfiguration, apps: AppDirectory, server: HTTPServerBuilder,
+        _ configuration: ServerConfiguration, apps: AppDirectory, server: HTTPServerBuilder, joined: AsyncStream<Void>,
         report: @escaping @Sendable (StartupEvent) -> Void, logger: Logger
     ) -> ServiceGroupConfiguration {
         let application = Application(
@@ -153,7 +168,9 @@ public final class EmbeddedServer: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = nodes.map {
             .init(service: HubInboxService(hub: $0.hub))
         }
-        services.append(.init(service: ShutdownDeadline(service: application, limit: .seconds(5))))
+        // The server listens once every app joined its cluster (or gave up waiting).
+        services.append(.init(service: ShutdownDeadline(
+            service: GatedService(gate: joined, service: application), limit: .seconds(5))))
         // An app's group ends early only when a reload removed the app: the server goes on.
         for node in nodes {
             services.append(ServiceGroupConfiguration.ServiceConfiguration(

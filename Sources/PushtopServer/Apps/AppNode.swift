@@ -32,9 +32,11 @@ final class AppNode: Sendable {
     ///   - simulate: run the simulator on this app.
     ///   - joined: called once the app's backplane joined its cluster (or serves alone).
     ///   - simulating: called once the simulator's first members joined.
+    ///   - listening: ends once the server listens: the simulator starts then (`nil`: at once).
     init(
         _ settings: AppSettings, server: ServerConfiguration, ownsInbox: Bool, simulate: Bool, logger: Logger,
-        joined: @escaping @Sendable () -> Void, simulating: @escaping @Sendable () -> Void
+        joined: @escaping @Sendable () -> Void, simulating: @escaping @Sendable () -> Void,
+        listening: AsyncStream<Void>? = nil
     ) throws(EmbeddedServerError) {
         var logger = logger
         if !server.apps.isEmpty { logger[metadataKey: "app_id"] = .string(settings.credentials.id) }
@@ -58,7 +60,8 @@ final class AppNode: Sendable {
         services.append(HubService(hub: hub, sweepInterval: interval))
         if simulate {
             let simulator = Simulator(hub: hub, app: settings.credentials, configuration: server.simulator, logger: logger)
-            services.append(SimulatorService(simulator: simulator, started: simulating))
+            let service = SimulatorService(simulator: simulator, started: simulating)
+            services.append(listening.map { GatedService(gate: $0, service: service) } ?? service)
         }
         var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(15)
