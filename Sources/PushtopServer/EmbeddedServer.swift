@@ -17,24 +17,27 @@ import ServiceLifecycle
 public final class EmbeddedServer: Sendable {
     /// The configuration the server was started with.
     public let configuration: ServerConfiguration
-    /// The hub: publish events and read channel state in-process through it.
+    /// The hub of the first app: publish events and read channel state in-process through it.
     public let hub: PusherHub
     /// The port actually bound (the ephemeral one when the configuration asked for port 0).
     public let port: Int
 
-    /// The long-lived pieces: the hub's inbox, the HTTP server, webhooks, the backplane, the hub's sweeps and the
-    /// simulator, started together and stopped in reverse order.
-    private let serviceGroup: ServiceGroup
+    /// The apps served, by key and by id; a reload swaps them at once.
+    let apps: AppDirectory
+    /// The long-lived pieces: the hubs' inboxes, the HTTP server, then each app's own group (webhooks, backplane,
+    /// the hub's sweeps, the simulator), started together and stopped in reverse order.
+    let serviceGroup: ServiceGroup
     /// Runs ``serviceGroup``: the one task the server starts.
     private let runTask: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
 
     private init(
-        configuration: ServerConfiguration, hub: PusherHub, port: Int, serviceGroup: ServiceGroup,
+        configuration: ServerConfiguration, apps: AppDirectory, port: Int, serviceGroup: ServiceGroup,
         runTask: Task<Void, Never>, logger: Logger
     ) {
         self.configuration = configuration
-        self.hub = hub
+        self.apps = apps
+        self.hub = apps.nodes[0].hub
         self.port = port
         self.serviceGroup = serviceGroup
         self.runTask = runTask
@@ -49,28 +52,49 @@ public final class EmbeddedServer: Sendable {
         case failed(reason: String)
     }
 
-    /// Starts listening; returns once the port is bound (in a cluster, once the node joined or, after a few
-    /// seconds, serves alone until Redis is reachable).
+    /// Starts listening; returns once the port is bound (in a cluster, once every app's backplane joined or, after
+    /// a few seconds, serves alone until Redis is reachable).
     /// - Throws: ``EmbeddedServerError/couldNotStart(host:port:reason:)`` when the address cannot be bound,
-    ///   ``EmbeddedServerError/badTLSFiles(certificate:key:reason:)`` when the TLS files cannot be used.
+    ///   ``EmbeddedServerError/badTLSFiles(certificate:key:reason:)`` when the TLS files cannot be used,
+    ///   ``EmbeddedServerError/badApps(reason:)`` when two apps share a key or an id.
     public static func start(
         _ configuration: ServerConfiguration, logger: Logger = Logger(label: "pushtop.server")
     ) async throws(EmbeddedServerError) -> EmbeddedServer {
         var logger = logger
-        var backplane: any Backplane = LocalBackplane()
         if let cluster = configuration.cluster {
             logger[metadataKey: "node_id"] = .string(cluster.nodeID)
-            do {
-                backplane = try RedisBackplane(cluster: cluster, server: configuration, logger: logger)
-            } catch {
-                throw .badRedisURL(reason: error.description)
-            }
         }
-        let hub = PusherHub(configuration: configuration, backplane: backplane, logger: logger)
-        let server = try serverBuilder(configuration, hub: hub)
+        let settings = configuration.servedApps
+        try validate(settings)
         let (startup, reporter) = AsyncStream.makeStream(of: StartupEvent.self)
+        // One after the other, as clients would see them: every app joins its cluster (or gives up waiting), the
+        // server listens, the simulation begins.
+        let (joined, nowJoined) = AsyncStream.makeStream(of: Void.self)
+        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
+        let joins = JoinCount(expected: configuration.cluster == nil ? 0 : settings.count)
+        if joins.isComplete { nowJoined.finish() }
+        var nodes: [AppNode] = []
+        for (index, app) in settings.enumerated() {
+            let simulates = configuration.simulate && index == 0
+            nodes.append(try AppNode(
+                app, server: configuration, ownsInbox: false, simulate: simulates, logger: logger,
+                joined: {
+                    reporter.yield(.joined)
+                    if joins.arrive() { nowJoined.finish() }
+                },
+                simulating: { reporter.yield(.simulating) }, listening: simulates ? listening : nil))
+        }
+        for (node, app) in zip(nodes, settings) where !app.enabled {
+            await node.hub.apply(limits: app.limits, enabled: false)
+        }
+        let apps = AppDirectory(nodes)
+        let server = try serverBuilder(configuration, apps: apps)
         let serviceGroup = ServiceGroup(configuration: serviceGroupConfiguration(
-            configuration, hub: hub, server: server, report: { reporter.yield($0) }, logger: logger))
+            configuration, apps: apps, server: server, joined: joined,
+            report: { event in
+                if case .bound = event { nowListening.finish() }
+                reporter.yield(event)
+            }, logger: logger))
         let runTask = Task {
             do {
                 try await serviceGroup.run()
@@ -81,80 +105,76 @@ public final class EmbeddedServer: Sendable {
             reporter.finish()
         }
         var boundPort: Int?
-        var joined = !backplane.isClustered
+        let clustered = nodes.filter { $0.hub.backplane.isClustered }.count
+        var joinedCount = 0
         var simulating = !configuration.simulate
         var failure = "startup was cancelled"
         waiting: for await event in startup {
             switch event {
             case .bound(let port): boundPort = port
-            case .joined: joined = true
+            case .joined: joinedCount += 1
             case .simulating: simulating = true
             case .failed(let reason):
                 failure = reason
                 break waiting
             }
-            if boundPort != nil, joined, simulating { break }
+            if boundPort != nil, joinedCount >= clustered, simulating { break }
         }
-        guard let boundPort, joined, simulating else {
+        guard let boundPort, joinedCount >= clustered, simulating else {
             runTask.cancel()
             await runTask.value
             throw .couldNotStart(host: configuration.host, port: configuration.port, reason: failure)
         }
-        logger.info("listening", metadata: ["host": "\(configuration.host)", "port": "\(boundPort)"])
+        logger.info("listening", metadata: [
+            "host": "\(configuration.host)", "port": "\(boundPort)", "apps": "\(settings.count)",
+        ])
         return EmbeddedServer(
-            configuration: configuration, hub: hub, port: boundPort, serviceGroup: serviceGroup, runTask: runTask,
+            configuration: configuration, apps: apps, port: boundPort, serviceGroup: serviceGroup, runTask: runTask,
             logger: logger)
     }
 
-    /// The server's services, in the order they start; they stop in reverse: the simulator, the hub (its
-    /// connections closed), the backplane (the cluster hears them leave, then this node's goodbye), the webhooks
-    /// (the last ones get a moment), the HTTP server (at most 5 s), the hub's inbox.
+    /// Refuses a list of apps that is empty or in which two apps share a key or an id.
+    static func validate(_ apps: [AppSettings]) throws(EmbeddedServerError) {
+        guard !apps.isEmpty else { throw .badApps(reason: "no app to serve") }
+        var keys: Set<String> = []
+        var ids: Set<String> = []
+        for app in apps {
+            guard ids.insert(app.credentials.id).inserted else {
+                throw .badApps(reason: "two apps have the id '\(app.credentials.id)'")
+            }
+            guard keys.insert(app.credentials.key).inserted else {
+                throw .badApps(reason: "two apps have the key '\(app.credentials.key)'")
+            }
+        }
+    }
+
+    /// The server's services, in the order they start; they stop in reverse: each app's group (its simulator, its
+    /// hub closing its connections, its backplane telling the cluster, its last webhooks getting a moment), the
+    /// HTTP server (at most 5 s), the hubs' inboxes.
     private static func serviceGroupConfiguration(
-        _ configuration: ServerConfiguration, hub: PusherHub, server: HTTPServerBuilder,
+        _ configuration: ServerConfiguration, apps: AppDirectory, server: HTTPServerBuilder, joined: AsyncStream<Void>,
         report: @escaping @Sendable (StartupEvent) -> Void, logger: Logger
     ) -> ServiceGroupConfiguration {
-        // One after the other, as clients would see them: the node joins its cluster (or gives up waiting), the
-        // server listens, the simulation begins.
-        let (joined, nowJoined) = AsyncStream.makeStream(of: Void.self)
-        let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
         let application = Application(
-            router: router(configuration, hub: hub),
+            router: router(configuration, apps: apps),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop",
                 availableConnectionsDelegate: ConnectionCap(maxConnections: configuration.maxConnections, logger: logger)),
-            onServerRunning: { channel in
-                nowListening.finish()
-                report(.bound(port: channel.localAddress?.port ?? configuration.port))
-            },
+            onServerRunning: { channel in report(.bound(port: channel.localAddress?.port ?? configuration.port)) },
             logger: logger
         )
-        typealias Named = ServiceGroupConfiguration.ServiceConfiguration
-        var services: [Named] = [
-            Named(service: HubInboxService(hub: hub), serviceName: "hub-inbox"),
-            Named(service: ShutdownDeadline(service: GatedService(gate: joined, service: application),
-                                            limit: .seconds(5)), serviceName: "http"),
-        ]
-        if let webhooks = hub.webhooks {
-            services.append(Named(service: WebhookService(webhooks: webhooks, drainTimeout: .seconds(2)),
-                                  serviceName: "webhooks"))
+        let nodes = apps.nodes
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = nodes.map {
+            .init(service: HubInboxService(hub: $0.hub))
         }
-        if hub.backplane.isClustered {
-            let backplane = BackplaneService(backplane: hub.backplane, hub: hub) {
-                nowJoined.finish()
-                report(.joined)
-            }
-            services.append(Named(service: backplane, serviceName: "backplane"))
-        } else {
-            nowJoined.finish()
-        }
-        let interval = Duration.milliseconds(Int64(max(50, min(1000, configuration.activityTimeout * 250))))
-        services.append(Named(service: HubService(hub: hub, sweepInterval: interval), serviceName: "hub"))
-        if configuration.simulate {
-            let simulator = Simulator(hub: hub, app: configuration.app, configuration: configuration.simulator,
-                                      logger: logger)
-            let service = SimulatorService(simulator: simulator) { report(.simulating) }
-            services.append(Named(service: GatedService(gate: listening, service: service), serviceName: "simulator"))
+        // The server listens once every app joined its cluster (or gave up waiting).
+        services.append(.init(service: ShutdownDeadline(
+            service: GatedService(gate: joined, service: application), limit: .seconds(5))))
+        // An app's group ends early only when a reload removed the app: the server goes on.
+        for node in nodes {
+            services.append(ServiceGroupConfiguration.ServiceConfiguration(
+                service: node.group, successTerminationBehavior: .ignore))
         }
         var group = ServiceGroupConfiguration(services: services, logger: logger)
         // A last resort: each step has its own bound (webhooks 2 s, the HTTP server 5 s, Redis' command timeouts).
@@ -164,22 +184,22 @@ public final class EmbeddedServer: Sendable {
     }
 
     /// The HTTP API, the demo auth endpoints, `/health` and `/metrics` as configured.
-    private static func router(_ configuration: ServerConfiguration, hub: PusherHub) -> Router<BasicRequestContext> {
+    private static func router(_ configuration: ServerConfiguration, apps: AppDirectory) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        PusherHTTPAPI(hub: hub, app: configuration.app, limits: configuration.limits).register(on: router)
+        PusherHTTPAPI.register(on: router, apps: apps)
         if configuration.demoAuthEndpoint {
-            DemoAuthEndpoint(app: configuration.app).register(on: router)
+            DemoAuthEndpoint(app: configuration.servedApps[0].credentials).register(on: router)
         }
-        HealthEndpoint(hub: hub).register(on: router)
+        HealthEndpoint(apps: apps).register(on: router)
         if configuration.metricsEndpoint {
-            MetricsEndpoint(hub: hub).register(on: router)
+            MetricsEndpoint(apps: apps, labelled: !configuration.apps.isEmpty).register(on: router)
         }
         return router
     }
 
     /// Our connection type (HTTP and WebSockets on the event loops), behind TLS when a certificate is given.
     private static func serverBuilder(
-        _ configuration: ServerConfiguration, hub: PusherHub
+        _ configuration: ServerConfiguration, apps: AppDirectory
     ) throws(EmbeddedServerError) -> HTTPServerBuilder {
         let settings = PusherServerChannel.Settings(
             maxMessageBytes: configuration.limits.maxMessageBytes,
@@ -187,10 +207,10 @@ public final class EmbeddedServer: Sendable {
             closeGrace: .seconds(2),
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
             idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)),
-            fastPath: configuration.apiFastPath ? Self.fastPathApps(configuration, hub: hub) : nil,
+            fastPath: configuration.apiFastPath ? Self.fastPathApps(apps) : nil,
             compression: configuration.compression)
         let plain = HTTPServerBuilder { responder in
-            PusherServerChannel(responder: responder, inbox: hub.inbox, settings: settings)
+            PusherServerChannel(responder: responder, apps: apps, settings: settings)
         }
         guard let tls = configuration.tls else { return plain }
         do {
@@ -204,21 +224,33 @@ public final class EmbeddedServer: Sendable {
         }
     }
 
-    /// The app behind an app id, for the HTTP API's fast path.
-    private static func fastPathApps(_ configuration: ServerConfiguration, hub: PusherHub)
-        -> @Sendable (Substring) -> APIFastPath.App?
-    {
-        let app = APIFastPath.App(
-            verifier: APIRequestVerifier(key: configuration.app.key, secret: configuration.app.secret),
-            limits: configuration.limits, inbox: hub.inbox)
-        let id = configuration.app.id
-        return { $0 == id ? app : nil }
+    /// The app behind an app id, for the HTTP API's fast path: `nil` (the router answers) for an unknown id, a
+    /// disabled app (403) and an app with an API rate limit (429 is the router's to count).
+    private static func fastPathApps(_ apps: AppDirectory) -> @Sendable (Substring) -> APIFastPath.App? {
+        { id in
+            guard let node = apps.node(forID: String(id)) else { return nil }
+            let settings = node.settings
+            guard settings.enabled, settings.limits.apiRequestsPerSecond == nil else { return nil }
+            return APIFastPath.App(
+                verifier: APIRequestVerifier(key: node.credentials.key, secret: node.credentials.secret),
+                limits: settings.limits, inbox: node.hub.inbox)
+        }
     }
 
-    /// The address clients connect to (`ws://HOST:PORT/app/KEY`); a wildcard bind is shown as 127.0.0.1.
-    public var webSocketURL: String {
-        "\(configuration.tls == nil ? "ws" : "wss")://\(reachableHost):\(port)/app/\(configuration.app.key)"
+    /// The address clients connect to (`ws://HOST:PORT/app/KEY`, the first app's key); a wildcard bind is shown
+    /// as 127.0.0.1.
+    public var webSocketURL: String { webSocketURL(key: configuration.servedApps[0].credentials.key) }
+
+    /// The address clients of the app `key` connect to.
+    public func webSocketURL(key: String) -> String {
+        "\(configuration.tls == nil ? "ws" : "wss")://\(reachableHost):\(port)/app/\(key)"
     }
+
+    /// The apps served now (after the last reload), in the order of the configuration.
+    public var servedApps: [AppSettings] { apps.nodes.map(\.settings) }
+
+    /// The hub of the app `id`, or `nil` when the server does not serve it.
+    public func hub(forAppID id: String) -> PusherHub? { apps.node(forID: id)?.hub }
     /// Base URL of the HTTP API (`http://HOST:PORT`, `https://` with TLS).
     public var httpURL: String { "\(configuration.tls == nil ? "http" : "https")://\(reachableHost):\(port)" }
     /// The demo authorization endpoint, when enabled.
@@ -256,6 +288,8 @@ public enum EmbeddedServerError: Error, Sendable, CustomStringConvertible {
     case badTLSFiles(certificate: String, key: String, reason: String)
     /// The Redis URL of the cluster configuration cannot be used.
     case badRedisURL(reason: String)
+    /// The apps cannot be served together (none, or two share a key or an id).
+    case badApps(reason: String)
 
     public var description: String {
         switch self {
@@ -265,6 +299,8 @@ public enum EmbeddedServerError: Error, Sendable, CustomStringConvertible {
             return "could not use the TLS certificate \(certificate) with the key \(key): \(reason)"
         case .badRedisURL(let reason):
             return reason
+        case .badApps(let reason):
+            return "cannot serve these apps: \(reason)"
         }
     }
 }

@@ -24,6 +24,12 @@ public struct PusherLimits: Sendable, Hashable {
     /// The high-water mark of a WebSocket: unsent bytes (in the server's buffer, beyond what the kernel took)
     /// past which the client is a slow consumer and is closed with 4100. Writing resumes below half of it.
     public var maxPendingOutboundBytes: Int = 1 << 20
+    /// Connections the app may have open at once on this node; one more is refused with 4004 (`nil`: no quota).
+    public var maxConnections: Int? = nil
+    /// Whether clients may send `client-` events; when `false` each is refused with `pusher:error`.
+    public var clientEventsEnabled: Bool = true
+    /// HTTP API requests the app may make per second on this node; more are answered 429 (`nil`: no limit).
+    public var apiRequestsPerSecond: Int? = nil
 
     /// Pusher's limits.
     public init() {}

@@ -45,6 +45,24 @@ public struct ServerConfiguration: Sendable {
     public var compression: Bool = true
     /// Join a cluster of nodes that act as one app through Redis; `nil` (the default): one process, no Redis.
     public var cluster: ClusterConfiguration? = nil
+    /// The apps served (`serve --apps-file`); when empty (the default) the server serves the one app of ``app``,
+    /// ``limits`` and ``webhooks``. Keys and ids must be unique.
+    public var apps: [AppSettings] = []
+
+    /// The apps the server serves: ``apps``, or the one app of ``app``, ``limits`` and ``webhooks``.
+    public var servedApps: [AppSettings] {
+        apps.isEmpty ? [AppSettings(credentials: app, limits: limits, webhooks: webhooks)] : apps
+    }
+
+    /// This configuration narrowed to one app: its credentials, limits and webhooks replace the server's.
+    func narrowed(to settings: AppSettings) -> ServerConfiguration {
+        var copy = self
+        copy.app = settings.credentials
+        copy.limits = settings.limits
+        copy.webhooks = settings.webhooks
+        copy.apps = []
+        return copy
+    }
 
     /// A configuration; the defaults are `pushtop serve`'s: 127.0.0.1:6001, app `1`/`pushtop-key`/`pushtop-secret`.
     public init(

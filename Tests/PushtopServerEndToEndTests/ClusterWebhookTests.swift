@@ -41,6 +41,28 @@ struct ClusterWebhookTests {
         }
     }
 
+    @Test func subscriptionCountWebhooksFireOncePerChangeAcrossTheCluster() async throws {
+        let receiver = WebhookReceiver()
+        try await receiver.start()
+        defer { receiver.stop() }
+        try await withCluster(nodes: 2, {
+            $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0)
+            $0.webhooks.eventTypes[receiver.url] = ["subscription_count"]
+        }) { cluster in
+            let (a, _) = try await cluster[0].subscribedSocket("news")
+            try await waitUntil(timeout: 10, "the first count") { receiver.accepted.flatMap(\.events).count == 1 }
+            let (b, _) = try await cluster[1].subscribedSocket("news")
+            try await waitUntil(timeout: 10, "the second count") { receiver.accepted.flatMap(\.events).count >= 2 }
+            await b.close()
+            try await waitUntil(timeout: 10, "the third count") { receiver.accepted.flatMap(\.events).count >= 3 }
+            try await Task.sleep(for: .milliseconds(300))
+            let events = receiver.accepted.flatMap(\.events)
+            #expect(events.map { $0["subscription_count"]?.intValue } == [1, 2, 1], "one webhook per change, not per node")
+            #expect(events.allSatisfy { $0["name"]?.stringValue == "subscription_count" && $0["channel"]?.stringValue == "news" })
+            await a.close()
+        }
+    }
+
     @Test func sendToUserTerminateAndWatchlistsWorkAcrossNodes() async throws {
         try await withCluster(nodes: 2) { cluster in
             let (ann, annID) = try await TestSocket.established(cluster[0].url())

@@ -20,6 +20,13 @@ struct ServeCommand: AsyncParsableCommand {
             member_removed wait --webhook-grace seconds (3, as Pusher) and are not sent when the channel fills \
             again or the member returns within them.
 
+            --apps-file PATH (or PUSHTOP_APPS_FILE) serves several apps, one [[apps]] table each (id, key, secret, \
+            name, enabled, max_connections, client_events, max_presence_members, max_event_bytes, \
+            api_requests_per_second, client_events_per_second, [[apps.webhooks]] url and event_types), instead \
+            of the one app of --app-id, --key and --secret. SIGHUP reloads the file: apps that did not change keep \
+            their connections, removed apps' connections are closed with 4003, and a file with an error is refused \
+            as a whole (the running apps go on).
+
             A subscriber that falls more than 1 MiB of unsent frames behind is closed with 4100. Stops cleanly \
             on Ctrl-C or SIGTERM.
             """
@@ -35,6 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("webhook-grace"), help: ArgumentHelp("Seconds channel_vacated and member_removed wait; a return within them sends neither (Pusher: 3; 0 sends at once).", valueName: "SECONDS"))
     var webhookGrace: Double = 3
 
+    @Option(name: .customLong("apps-file"), help: ArgumentHelp("Serve the apps of this TOML file (one [[apps]] table each) instead of --app-id/--key/--secret; SIGHUP reloads it (default: $PUSHTOP_APPS_FILE).", valueName: "PATH"))
+    var appsFile: String?
+
     @Option(name: .customLong("log-level"), help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel: String = "info"
 
@@ -48,6 +58,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard webhookGrace >= 0, webhookGrace <= 300 else {
             throw ValidationError("--webhook-grace must be 0 to 300 seconds")
         }
+        if appsFilePath != nil, !webhooks.isEmpty {
+            throw ValidationError("--webhook goes with the one app of --app-id; with --apps-file, list each app's webhooks in the file ([[apps.webhooks]])")
+        }
         for url in webhooks {
             guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme),
                 parsed.host?.isEmpty == false
@@ -60,27 +73,35 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         PushtopLogging.bootstrap(.standardError, level: Logger.Level(rawValue: logLevel) ?? .info, format: logFormat)
         // Before the server starts: a signal during the start is not lost (the default handlers are off).
-        let signals = SignalWatcher.terminationSignals()
+        let signals = SignalWatcher.signals(appsFilePath == nil ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP])
         let embedded: EmbeddedServer
         do {
             var configuration = server.configuration()
             configuration.webhooks.urls = webhooks
             configuration.webhooks.grace = webhookGrace
             configuration.cluster = cluster.configuration
+            if let appsFilePath {
+                configuration.apps = try AppsFile.load(path: appsFilePath, webhookGrace: webhookGrace)
+            }
             embedded = try await EmbeddedServer.start(configuration)
         } catch {
             FileHandle.standardError.write(Data("pushtop serve: \(error)\n".utf8))
             throw ExitCode.failure
         }
         let config = embedded.configuration
-        var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(config.app.id))"]
-        lines.append("  HTTP API: \(embedded.httpURL)/apps/\(config.app.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')")
+        let first = config.servedApps[0].credentials
+        var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(first.id))"]
+        lines.append("  HTTP API: \(embedded.httpURL)/apps/\(first.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')")
         if let auth = embedded.authEndpointURL {
             let tlsFlag = config.tls == nil ? " --no-tls" : ""  // wss:// is the client's default
             let simulated = config.simulate ? " " + [config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel, config.simulator.presenceChannel].joined(separator: " ") : ""
-            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(config.app.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)")
+            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(first.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)")
         }
         for url in webhooks { lines.append("  webhooks to: \(url)") }
+        if let appsFilePath {
+            lines.append("  apps from \(appsFilePath) (SIGHUP reloads it):")
+            lines += embedded.servedApps.map(appLine)
+        }
         if config.metricsEndpoint { lines.append("  metrics: \(embedded.httpURL)/metrics") }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
         if let node = config.cluster {
@@ -90,11 +111,43 @@ struct ServeCommand: AsyncParsableCommand {
 
         var received: Int32 = 0
         for await signal in signals {
+            if signal == SIGHUP, let appsFilePath {
+                await reload(embedded, from: appsFilePath)
+                continue
+            }
             received = signal
             break
         }
         Logger(label: "pushtop.serve").info("shutting down", metadata: ["signal": "\(received)"])
         await embedded.shutdown()
+    }
+
+    /// The apps file's path: `--apps-file`, else `PUSHTOP_APPS_FILE`.
+    private var appsFilePath: String? {
+        if let appsFile { return appsFile }
+        let fromEnvironment = ProcessInfo.processInfo.environment["PUSHTOP_APPS_FILE"]
+        return fromEnvironment?.isEmpty == false ? fromEnvironment : nil
+    }
+
+    /// One app in the banner: its name, id, key and state.
+    private func appLine(_ app: AppSettings) -> String {
+        let state = app.enabled ? "" : " (disabled)"
+        return "    \(app.name): id \(app.credentials.id), key \(app.credentials.key)\(state)"
+    }
+
+    /// Reads the apps file again and serves its apps; a file with an error changes nothing (the error names the
+    /// file, the line and the key).
+    private func reload(_ embedded: EmbeddedServer, from path: String) async {
+        let logger = Logger(label: "pushtop.serve")
+        do {
+            let apps = try AppsFile.load(path: path, webhookGrace: webhookGrace)
+            let summary = try await embedded.reload(apps: apps)
+            logger.notice("reloaded the apps file", metadata: ["path": "\(path)", "summary": "\(summary)"])
+            FileHandle.standardOutput.write(Data("pushtop serve: reloaded \(path): \(summary)\n".utf8))
+        } catch {
+            logger.error("refused the apps file; the running apps go on", metadata: ["error": "\(error)"])
+            FileHandle.standardError.write(Data("pushtop serve: reload refused, the running apps go on: \(error)\n".utf8))
+        }
     }
 
     /// The host teammates should use: the bind address, or this machine's name when bound to all interfaces.

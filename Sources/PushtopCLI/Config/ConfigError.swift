@@ -5,9 +5,12 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The key (`profiles.prod.port`), when the problem is one value.
     public var key: String?
     public var message: String
+    /// The line of the file the problem is on, when it is known (`apps.toml:12: apps[1].key: …`).
+    public var line: Int? = nil
 
     public var description: String {
-        if let key { return "\(source): \(key): \(message)" }
-        return "\(source): \(message)"
+        let place = line.map { "\(source):\($0)" } ?? source
+        if let key { return "\(place): \(key): \(message)" }
+        return "\(place): \(message)"
     }
 }

@@ -1,12 +1,17 @@
 import Dispatch
 import Foundation
 
-/// Turns SIGINT and SIGTERM into an async stream (the default handlers are switched off).
+/// Turns SIGINT and SIGTERM (and others on request) into an async stream (the default handlers are switched off).
 enum SignalWatcher {
     static func terminationSignals() -> AsyncStream<Int32> {
+        signals([SIGINT, SIGTERM])
+    }
+
+    /// The signals `list` as they arrive (`serve --apps-file` adds SIGHUP: reload).
+    static func signals(_ list: [Int32]) -> AsyncStream<Int32> {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
+        for sig in list {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler { continuation.yield(sig) }

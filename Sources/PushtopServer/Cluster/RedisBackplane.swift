@@ -102,8 +102,12 @@ public final class RedisBackplane: Backplane {
             publish(.terminate(userID: userID))
         case .subscribed(let channel, let socketID, nil):
             script(RedisScripts.subscribe, [.string(channel), countEvents ? "1" : "0"]) { [weak self] reply in
-                if case .success(let value) = reply, value.integer == 1 {
-                    self?.hub?.webhooks?.enqueue(.channelOccupied(channel: channel))
+                guard case .success(let value) = reply, let count = value.integer, let webhooks = self?.hub?.webhooks
+                else { return }
+                if count == 1 { webhooks.enqueue(.channelOccupied(channel: channel)) }
+                // The node whose script changed the count reports it: one subscription_count per change.
+                if webhooks.wantsSubscriptionCounts {
+                    webhooks.enqueue(.subscriptionCount(channel: channel, count: Int(count)))
                 }
                 _ = socketID
             }
@@ -121,6 +125,9 @@ public final class RedisBackplane: Backplane {
                     webhooks.enqueue(.memberRemoved(channel: channel, userID: removed))
                 }
                 if count == 0 { webhooks.enqueue(.channelVacated(channel: channel)) }
+                if count > 0, !presence, webhooks.wantsSubscriptionCounts {
+                    webhooks.enqueue(.subscriptionCount(channel: channel, count: Int(count)))
+                }
             }
         case .signedIn(let userID, let socketID, let watchlist):
             script(RedisScripts.signIn, [.string(socketID), .string(userID)] + watchlist.map { .string($0) }) {

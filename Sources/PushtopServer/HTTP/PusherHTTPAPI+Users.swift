@@ -7,17 +7,21 @@ extension PusherHTTPAPI {
     ///
     /// The same request without the `/apps/{app_id}` prefix is accepted too (signed for that path): the official
     /// Python SDK (`pusher` 3.3) sends it there.
-    func registerUserRoutes(on router: Router<BasicRequestContext>) {
+    /// Without an app id in the path, the app is the one whose key the request's `auth_key` names.
+    static func registerUserRoutes(on router: Router<BasicRequestContext>, apps: AppDirectory) {
         router.post("/apps/:appID/users/:userID/terminate_connections") { request, context in
             await respond { () async throws(APIFailure) -> Response in
-                _ = try await checked(request, context)
-                return try await terminate(context.parameters.get("userID") ?? "")
+                let api = try Self.api(apps, context)
+                _ = try await api.checked(request, context)
+                return try await api.terminate(context.parameters.get("userID") ?? "")
             }
         }
         router.post("/users/:userID/terminate_connections") { request, context in
             await respond { () async throws(APIFailure) -> Response in
-                _ = try await checked(request, context, pathHasAppID: false)
-                return try await terminate(context.parameters.get("userID") ?? "")
+                let key = request.uri.queryParameters["auth_key"].map(String.init) ?? ""
+                let api = try Self.api(of: apps.node(forKey: key) ?? apps.nodes[0])
+                _ = try await api.checked(request, context, pathHasAppID: false)
+                return try await api.terminate(context.parameters.get("userID") ?? "")
             }
         }
     }

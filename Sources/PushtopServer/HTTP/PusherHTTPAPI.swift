@@ -14,38 +14,61 @@ struct PusherHTTPAPI: Sendable {
 
     var verifier: APIRequestVerifier { APIRequestVerifier(key: app.key, secret: app.secret) }
 
-    func register(on router: Router<BasicRequestContext>) {
+    /// Registers the API's routes; each request goes to the app its path names (an unknown id: 404; a disabled
+    /// app: 403; over the app's `api_requests_per_second`: 429).
+    static func register(on router: Router<BasicRequestContext>, apps: AppDirectory) {
         router.post("/apps/:appID/events") { request, context in
             await respond { () async throws(APIFailure) -> Response in
-                let body = try await checked(request, context)
-                return try await triggerEvents(body: body)
+                let api = try Self.api(apps, context)
+                let body = try await api.checked(request, context)
+                return try await api.triggerEvents(body: body)
             }
         }
         router.post("/apps/:appID/batch_events") { request, context in
             await respond { () async throws(APIFailure) -> Response in
-                let body = try await checked(request, context)
-                return try await triggerBatch(body: body)
+                let api = try Self.api(apps, context)
+                let body = try await api.checked(request, context)
+                return try await api.triggerBatch(body: body)
             }
         }
         router.get("/apps/:appID/channels") { request, context in
             await respond { () async throws(APIFailure) -> Response in
-                _ = try await checked(request, context)
-                return try await listChannels(parameters: Self.query(request))
+                let api = try Self.api(apps, context)
+                _ = try await api.checked(request, context)
+                return try await api.listChannels(parameters: Self.query(request))
             }
         }
         router.get("/apps/:appID/channels/:channel") { request, context in
             await respond { () async throws(APIFailure) -> Response in
-                _ = try await checked(request, context)
-                return try await channelInfo(context.parameters.get("channel") ?? "", parameters: Self.query(request))
+                let api = try Self.api(apps, context)
+                _ = try await api.checked(request, context)
+                return try await api.channelInfo(
+                    context.parameters.get("channel") ?? "", parameters: Self.query(request))
             }
         }
-        registerUserRoutes(on: router)
+        registerUserRoutes(on: router, apps: apps)
         router.get("/apps/:appID/channels/:channel/users") { request, context in
             await respond { () async throws(APIFailure) -> Response in
-                _ = try await checked(request, context)
-                return try await users(context.parameters.get("channel") ?? "")
+                let api = try Self.api(apps, context)
+                _ = try await api.checked(request, context)
+                return try await api.users(context.parameters.get("channel") ?? "")
             }
         }
+    }
+
+    /// The API of the app the path names, once the app admits the request.
+    static func api(_ apps: AppDirectory, _ context: BasicRequestContext) throws(APIFailure) -> PusherHTTPAPI {
+        let id = context.parameters.get("appID") ?? ""
+        guard let node = apps.node(forID: id) else {
+            throw APIFailure(status: 404, message: "Unknown app id '\(ErrorText.excerpt(id))'")
+        }
+        return try api(of: node)
+    }
+
+    /// The API of `node`, once the app admits the request (403 disabled, 429 over its rate).
+    static func api(of node: AppNode) throws(APIFailure) -> PusherHTTPAPI {
+        try node.admitAPIRequest()
+        return PusherHTTPAPI(hub: node.hub, app: node.credentials, limits: node.settings.limits)
     }
 
     static func query(_ request: Request) -> [String: String] {

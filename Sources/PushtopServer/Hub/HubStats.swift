@@ -24,6 +24,8 @@ public struct HubStats: Sendable, Hashable {
     public var webhookFailures = 0
     /// Clients' messages dropped because the queue from the sockets to the hub was full (`HubInbox`).
     public var inboxDrops = 0
+    /// Webhook events dropped because a receiver's queue was full (it is down or too slow).
+    public var webhookDrops = 0
 
     /// All zero.
     public init() {}

@@ -66,6 +66,7 @@ extension PusherHub {
         let reject = { (why: String) in
             self.send(ServerFrame.error(code: nil, message: "Client event rejected - \(why)"), to: id)
         }
+        guard limits.clientEventsEnabled else { return reject("client events are disabled for this app") }
         guard let channel = message.channel else { return reject("no channel given") }
         guard let record = connections[id], record.channels.contains(channel) else {
             return reject("not subscribed to channel \(ErrorText.excerpt(channel))")

@@ -6,6 +6,7 @@ extension PusherHub {
         snapshot.channels = channels.values.filter { !$0.subscribers.isEmpty }.count
         snapshot.webhookFailures = webhooks?.failedPosts ?? 0
         snapshot.inboxDrops = inbox.droppedMessages
+        snapshot.webhookDrops = webhooks?.droppedEvents ?? 0
         return snapshot
     }
 }

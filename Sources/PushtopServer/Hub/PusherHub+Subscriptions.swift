@@ -141,6 +141,9 @@ extension PusherHub {
     /// ``busyChannelSubscribers``) the count goes out at the next sweep (about once a second), with the latest
     /// figure: otherwise N clients joining would cost N² frames.
     func announceSubscriptionCount(_ channel: String) {
+        if !clusterShared, let record = channels[channel], let webhooks, webhooks.wantsSubscriptionCounts {
+            webhooks.enqueue(.subscriptionCount(channel: channel, count: record.subscribers.count))
+        }
         guard subscriptionCountEvents, let record = channels[channel] else { return }
         guard record.subscribers.count <= Self.busyChannelSubscribers else {
             pendingSubscriptionCounts.insert(channel)

@@ -17,14 +17,17 @@ public actor PusherHub {
     public static let supportedProtocolVersions: Set<Int> = [5, 6, 7]
 
     let app: AppCredentials
-    let limits: PusherLimits
+    /// The app's quotas and size limits (a reload of the apps file may change them: ``apply(limits:enabled:)``).
+    var limits: PusherLimits
     let activityTimeout: Duration
     let pongTimeout: Duration
     let activityTimeoutSeconds: Int
     let subscriptionCountEvents: Bool
     let logger: Logger
     /// Pusher's rules for subscriptions (the hub applies its decisions).
-    let admission: SubscriptionAdmission
+    var admission: SubscriptionAdmission
+    /// Whether the app is enabled: when `false` new connections are refused with 4003 (Pusher's "app disabled").
+    public private(set) var isEnabled = true
     /// Where WebSockets' events arrive, in order.
     nonisolated let inbox = HubInbox()
 
@@ -122,6 +125,10 @@ public actor PusherHub {
     private func refusal(appKey: String, protocolVersion: String?) -> (Int, String)? {
         if isShutDown { return (4200, "Server is shutting down") }
         if appKey != app.key { return (4001, "App key \(ErrorText.excerpt(appKey)) does not exist on this server") }
+        if !isEnabled { return (4003, "App is disabled") }
+        if let quota = limits.maxConnections, connections.count >= quota {
+            return (4004, "App is over connection quota (\(quota))")
+        }
         guard let protocolVersion, !protocolVersion.isEmpty else {
             return (4008, "No protocol version supplied")
         }
@@ -198,6 +205,18 @@ public actor PusherHub {
         guard let record = connections[id] else { return }
         deliver(.close(code: code, reason: reason), via: record.outbox, to: id)
         forget(id)
+    }
+
+    /// Applies an app's new limits and enabled state (a reload of the apps file): open connections stay; a
+    /// disabled app refuses new connections with 4003 and closes the open ones with 4003.
+    public func apply(limits: PusherLimits, enabled: Bool) {
+        self.limits = limits
+        admission = SubscriptionAdmission(app: app, limits: limits)
+        isEnabled = enabled
+        if !enabled {
+            for id in Array(connections.keys) { close(id, code: 4003, reason: "App is disabled") }
+        }
+        endTurn()
     }
 
     // MARK: Sockets

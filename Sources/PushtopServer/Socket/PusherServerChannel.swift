@@ -46,19 +46,20 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     let responder: HTTPChannelHandler.Responder
-    let inbox: HubInbox
+    /// The apps served: a WebSocket for `/app/{key}` goes to the inbox of the app with that key.
+    let apps: AppDirectory
     let settings: Settings
 
-    init(responder: @escaping HTTPChannelHandler.Responder, inbox: HubInbox, settings: Settings) {
+    init(responder: @escaping HTTPChannelHandler.Responder, apps: AppDirectory, settings: Settings) {
         self.responder = Self.redirectingLateUpgrades(responder)
-        self.inbox = inbox
+        self.apps = apps
         self.settings = settings
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let settings = self.settings
-            let inbox = self.inbox
+            let apps = self.apps
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: settings.maxMessageBytes,
                 enableAutomaticErrorHandling: false,
@@ -72,7 +73,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                 },
                 upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
-                        try Self.becomeWebSocket(channel, head: head, inbox: inbox, settings: settings, logger: logger)
+                        try Self.becomeWebSocket(channel, head: head, apps: apps, settings: settings, logger: logger)
                     }
                 }
             )
@@ -113,7 +114,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
 
     /// Turns an upgraded channel into a Pusher WebSocket: our handler reads and writes frames on this loop.
     private static func becomeWebSocket(
-        _ channel: any Channel, head: HTTPRequestHead, inbox: HubInbox, settings: Settings, logger: Logger
+        _ channel: any Channel, head: HTTPRequestHead, apps: AppDirectory, settings: Settings, logger: Logger
     ) throws -> UpgradeResult {
         let operations = channel.pipeline.syncOperations
         for guardHandler in [
@@ -131,6 +132,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
             value: .init(low: settings.maxPendingOutboundBytes / 2, high: settings.maxPendingOutboundBytes))
         let (path, query) = split(head.uri)
         let key = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).first.map(String.init) ?? ""
+        let inbox = apps.inbox(forKey: key)
         try operations.addHandler(WebSocketConnectionHandler(
             id: inbox.nextConnectionID(), inbox: inbox, appKey: key, protocolVersion: query["protocol"],
             maxMessageBytes: settings.maxMessageBytes,

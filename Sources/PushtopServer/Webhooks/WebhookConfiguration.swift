@@ -21,6 +21,8 @@ public struct WebhookConfiguration: Sendable, Hashable {
     /// Seconds `channel_vacated` and `member_removed` wait: a return within it sends neither them nor the
     /// `channel_occupied`/`member_added` that follows (Pusher: 3 seconds). 0 sends every event at once.
     public var grace: Double = 3
+    /// The event types (`channel_occupied`, `member_added`, …) each URL gets; a URL not listed gets every event.
+    public var eventTypes: [String: Set<String>] = [:]
 
     /// Defaults: no URLs (no webhooks), 20 tries within 300 seconds, back-off from 1 to 60 seconds, 50 ms batches
     /// of at most 100 events, 10,000 queued events per URL, a 4-second timeout, a 3-second grace before departures.

@@ -14,6 +14,7 @@ import PusherProtocol
 public final class WebhookDispatcher: Sendable {
     private let senders: [Sender]
     private let failures = FailureCount()
+    private let drops = FailureCount()
     /// Departures held for the grace (``WebhookGrace``), and the task that posts them when it is over.
     private let grace: GraceBox
     private let graceBell: AsyncStream<Void>.Continuation
@@ -21,6 +22,9 @@ public final class WebhookDispatcher: Sendable {
 
     /// Posts that failed (an error or a non-2xx answer), retries included: the `webhook_failures` metric.
     public var failedPosts: Int { failures.value.load(ordering: .relaxed) }
+    /// Events dropped because a URL's queue was full (``WebhookConfiguration/maxQueuedEvents``): the
+    /// `webhook_drops` metric.
+    public var droppedEvents: Int { drops.value.load(ordering: .relaxed) }
 
     final class FailureCount: Sendable {
         let value = Atomic<Int>(0)
@@ -42,8 +46,10 @@ public final class WebhookDispatcher: Sendable {
     public init(configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
                 logger: Logger) {
         let failures = self.failures
+        let drops = self.drops
         let senders = configuration.urls.map {
-            Sender(url: $0, configuration: configuration, app: app, client: client, logger: logger, failures: failures)
+            Sender(url: $0, configuration: configuration, app: app, client: client, logger: logger, failures: failures,
+                   drops: drops)
         }
         self.senders = senders
         let grace = GraceBox(WebhookGrace(seconds: configuration.grace))
@@ -64,6 +70,9 @@ public final class WebhookDispatcher: Sendable {
     }
 
     deinit { graceTimer.cancel() }
+
+    /// Whether a URL asks for `subscription_count` events (the hub makes them only then).
+    public var wantsSubscriptionCounts: Bool { senders.contains { $0.wantsSubscriptionCounts } }
 
     /// Queues an event for every URL; `channel_vacated` and `member_removed` after the grace, unless undone in it.
     public func enqueue(_ event: WebhookEvent) {
@@ -101,6 +110,9 @@ public final class WebhookDispatcher: Sendable {
         }
 
         private let url: String
+        /// The event types this URL gets (`nil`: all).
+        private let accepted: Set<String>?
+        private let drops: FailureCount
         private let configuration: WebhookConfiguration
         private let app: AppCredentials
         private let client: HTTPClient
@@ -115,8 +127,10 @@ public final class WebhookDispatcher: Sendable {
         private let task: Task<Void, Never>
 
         init(url: String, configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient,
-             logger: Logger, failures: FailureCount) {
+             logger: Logger, failures: FailureCount, drops: FailureCount) {
             self.url = url
+            self.accepted = configuration.eventTypes[url]
+            self.drops = drops
             self.configuration = configuration
             self.app = app
             self.client = client
@@ -152,14 +166,24 @@ public final class WebhookDispatcher: Sendable {
 
         deinit { task.cancel() }
 
+        /// Whether this URL asks for `subscription_count` events.
+        var wantsSubscriptionCounts: Bool { accepted?.contains("subscription_count") == true }
+
+        /// Queues an event this URL takes (all, or those of its ``WebhookConfiguration/eventTypes``); past
+        /// ``WebhookConfiguration/maxQueuedEvents`` the oldest is dropped and counted.
         func enqueue(_ event: WebhookEvent) {
-            shared.queue.withLock { q in
+            let name = event.name
+            if let accepted, !accepted.contains(name) { return }
+            // subscription_count goes only to URLs that ask for it (one per change of a count: many).
+            if accepted == nil, name == "subscription_count" { return }
+            let dropped = shared.queue.withLock { q -> Bool in
                 q.events.append(event)
-                if q.events.count > configuration.maxQueuedEvents {
-                    q.events.removeFirst()
-                    q.dropped += 1
-                }
+                guard q.events.count > configuration.maxQueuedEvents else { return false }
+                q.events.removeFirst()
+                q.dropped += 1
+                return true
             }
+            if dropped { drops.value.add(1, ordering: .relaxed) }
             doorbell.yield()
         }
 

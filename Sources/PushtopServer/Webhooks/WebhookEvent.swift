@@ -14,6 +14,11 @@ public enum WebhookEvent: Sendable, Hashable {
     case clientEvent(channel: String, event: String, data: String, socketID: String, userID: String?)
     /// A client subscribed to a cache channel that had no cached event.
     case cacheMiss(channel: String)
+    /// A channel's number of subscriptions changed (sent only to URLs that ask for `subscription_count`).
+    case subscriptionCount(channel: String, count: Int)
+
+    /// The event's type, as in its `name` field (`channel_occupied`, `client_event`, …).
+    public var name: String { json["name"]?.stringValue ?? "" }
 
     /// The event's JSON object.
     public var json: JSONValue {
@@ -35,6 +40,8 @@ public enum WebhookEvent: Sendable, Hashable {
             return .object(fields)
         case .cacheMiss(let channel):
             return ["name": "cache_miss", "channel": .string(channel)]
+        case .subscriptionCount(let channel, let count):
+            return ["name": "subscription_count", "channel": .string(channel), "subscription_count": .number(Double(count))]
         }
     }
 

@@ -42,7 +42,7 @@ struct WebhookGrace: Sendable {
             return held.removeValue(forKey: .vacated(channel: channel)) == nil ? [event] : []
         case .memberAdded(let channel, let userID):
             return held.removeValue(forKey: .removed(channel: channel, userID: userID)) == nil ? [event] : []
-        case .clientEvent, .cacheMiss:
+        case .clientEvent, .cacheMiss, .subscriptionCount:
             return [event]
         }
     }
