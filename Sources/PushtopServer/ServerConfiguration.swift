@@ -20,9 +20,10 @@ public struct ServerConfiguration: Sendable {
     public var demoAuthEndpoint: Bool
     /// Serve Prometheus metrics at `GET /metrics` (connections, channels, messages, deliveries, failures).
     public var metricsEndpoint: Bool = true
-    /// Serve `POST /apps/{id}/events` and `/batch_events` on the event loops, before the router (on by default; off
-    /// only to compare the two paths in a benchmark).
-    public var apiFastPath: Bool = true
+    /// Serve `POST /apps/{id}/events` and `/batch_events` on the event loops, before the router (``APIFastPath``).
+    /// Off by default: measured on 2026-11-26 it did not yet cost less CPU per request than the router's path (the
+    /// hop to the hub dominates both; Benchmarks/README.md, "HTTP API (issue 25)").
+    public var apiFastPath: Bool = false
     /// Send `pusher_internal:subscription_count` to subscribers of non-presence channels when the count changes.
     public var subscriptionCountEvents: Bool
     /// Run the traffic simulator in-process (members on `presence-lobby`, `ticker`, `chat`, an encrypted channel).

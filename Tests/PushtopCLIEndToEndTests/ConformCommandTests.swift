@@ -29,12 +29,36 @@ import Testing
         }
     }
 
+    /// Runs `pushtop ARGUMENTS` with stdout in a file (a report of 100 KB is read whole, however busy the test
+    /// process's threads are) and stderr in another; returns the exit status and both texts.
+    static func run(_ arguments: [String], timeout: Double = 120) async throws -> (code: Int32, out: String, err: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("conform-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outURL = folder.appendingPathComponent("out"), errURL = folder.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = PushtopProcess.binary
+        process.arguments = arguments
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        try await waitUntil(timeout: timeout, "pushtop \(arguments.prefix(3).joined(separator: " ")) to exit") {
+            !process.isRunning
+        }
+        try? out.close()
+        try? err.close()
+        return (process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8),
+                try String(contentsOf: errURL, encoding: .utf8))
+    }
+
     static func conform(_ arguments: [String], timeout: Double = 120) async throws -> Run {
-        let process = try PushtopProcess(["conform", "--format", "json"] + arguments)
-        let code = try await process.exitCode(timeout: timeout)
-        let text = process.lines.joined(separator: "\n")
+        let (code, text, stderr) = try await run(["conform", "--format", "json"] + arguments, timeout: timeout)
         let report = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-        return Run(code: code, report: report, stderr: process.stderr, text: text)
+        return Run(code: code, report: report, stderr: stderr, text: text)
     }
 
     static func app(_ node: ServeNode) -> [String] {
@@ -177,17 +201,17 @@ import Testing
     }
 
     @Test func theListAndTheDocsPageComeFromTheCatalogue() async throws {
-        let process = try PushtopProcess(["conform", "--list", "--format", "json"])
-        #expect(try await process.exitCode() == 0)
-        let cases = try #require(try JSONSerialization.jsonObject(with: Data(process.lines.joined().utf8)) as? [[String: String]])
+        let list = try await Self.run(["conform", "--list", "--format", "json"])
+        #expect(list.code == 0)
+        let cases = try #require(try JSONSerialization.jsonObject(with: Data(list.out.utf8)) as? [[String: String]])
         #expect(cases.count > 150)
         #expect(Set(cases.map { $0["id"]! }).count == cases.count, "ids are unique")
         for level in ["must", "should", "optional"] { #expect(cases.contains { $0["level"] == level }) }
         #expect(cases.allSatisfy { $0["url"]?.hasPrefix("https://") == true && !($0["source"] ?? "").isEmpty })
 
-        let markdown = try PushtopProcess(["conform", "--list", "--format", "markdown"])
-        #expect(try await markdown.exitCode() == 0)
-        let generated = markdown.lines.joined(separator: "\n") + "\n"
+        let markdown = try await Self.run(["conform", "--list", "--format", "markdown"])
+        #expect(markdown.code == 0)
+        let generated = markdown.out
         let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/conform-cases.md")
         let committed = try String(contentsOf: page, encoding: .utf8)

@@ -41,7 +41,7 @@ struct APIFastPathTests {
     }
 
     @Test func eventsAndOtherRoutesShareOneKeepAliveConnection() async throws {
-        try await withServer { server in
+        try await withServer({ $0.apiFastPath = true }) { server in
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("fast")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
@@ -90,7 +90,7 @@ struct APIFastPathTests {
     }
 
     @Test func anUnknownAppIDIsTheRouters404() async throws {
-        try await withServer { server in
+        try await withServer({ $0.apiFastPath = true }) { server in
             let answers = try await Self.exchange([
                 Self.request(server, "POST", "/apps/999/events", body: #"{"name":"x","channels":["a"]}"#),
             ], port: server.port)
@@ -99,7 +99,7 @@ struct APIFastPathTests {
     }
 
     @Test func connectionCloseIsHonoured() async throws {
-        try await withServer { server in
+        try await withServer({ $0.apiFastPath = true }) { server in
             let request = Self.request(server, "POST", "/apps/\(server.configuration.app.id)/events",
                                        body: #"{"name":"x","channels":["a"]}"#, close: true)
             let (bytes, closed) = try await offloaded {

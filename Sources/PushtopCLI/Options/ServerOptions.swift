@@ -63,9 +63,9 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .customLong("no-metrics"), help: "Do not serve Prometheus metrics at GET /metrics.")
     var noMetrics: Bool = false
 
-    /// Benchmarks compare the HTTP API's event-loop fast path with the router's path in one run.
-    @Flag(name: .customLong("no-api-fast-path"), help: .hidden)
-    var noAPIFastPath: Bool = false
+    /// Benchmarks compare the HTTP API's event-loop fast path (off by default) with the router's path in one run.
+    @Flag(name: .customLong("api-fast-path"), help: .hidden)
+    var apiFastPath: Bool = false
 
     @Flag(name: .customLong("no-compression"), help: "Refuse WebSocket compression (permessage-deflate), which is accepted by default when a client offers it.")
     var noCompression: Bool = false
@@ -113,7 +113,7 @@ struct ServerOptions: ParsableArguments {
             tls: tlsCert.flatMap { cert in tlsKey.map { TLSFiles(certificatePath: cert, keyPath: $0) } },
             requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
         configuration.metricsEndpoint = !noMetrics
-        configuration.apiFastPath = !noAPIFastPath
+        configuration.apiFastPath = apiFastPath
         configuration.compression = !noCompression
         configuration.simulator.churn(changesPerSecond: churn, duration: churnFor)
         if let eventRate { configuration.simulator.eventRate(eventRate) }
