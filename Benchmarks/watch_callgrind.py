@@ -13,7 +13,7 @@ port = int(first.split("ws://127.0.0.1:")[1].split("/")[0])
 channel = "cg-%d" % os.getpid()
 cgout = prefix + ".cg"
 out = open(prefix + ".lines", "w")
-watch = subprocess.Popen(["valgrind", "--tool=callgrind", "--dump-instr=no", "--callgrind-out-file=" + cgout,
+watch = subprocess.Popen(["env", "LD_LIBRARY_PATH=" + os.environ.get("CG_LIBS", ""), "valgrind", "--tool=callgrind", "--dump-instr=no", "--callgrind-out-file=" + cgout,
                           watch_bin, "watch", "--key", "pushtop-key", "--host", "127.0.0.1", "--port", str(port), "--no-tls", channel],
                          stdout=out, stderr=open(prefix + ".err", "w"))
 deadline = time.time() + 120
