@@ -2,7 +2,7 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -231,7 +231,8 @@ let package = Package(
             dependencies: ["PushtopRedis", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "PushtopKitTests", dependencies: ["PushtopKit", "PushtopTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "PushtopKitTests", dependencies: ["PushtopKit", "PushtopTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PushtopDashboardTests",
             dependencies: ["PushtopDashboard", "PushtopDashboardFakes", "PushtopKit", "PushtopCLI", "PusherChannels"],
@@ -269,7 +270,8 @@ let package = Package(
         .testTarget(
             name: "PushtopCLIEndToEndTests",
             dependencies: [
-                "pushtop", "PushtopCLI", "example-embedded-check", "PusherChannels", "PushtopServer", "PushtopConformance",
+                "pushtop", "PushtopCLI", "example-embedded-check", "PusherChannels", "PushtopServer",
+                "PushtopConformance",
                 "PushtopTestSupport",
             ],
             swiftSettings: strict

@@ -16,9 +16,11 @@ let package = Package(
         .systemLibrary(name: "CFuzzerDriver", path: "Sources/CFuzzerDriver"),
         // Each fuzzer depends only on the module it exercises, so that `scripts/fuzz --only NAME` stays small.
         .executableTarget(
-            name: "fuzz-json", dependencies: ["CFuzzerDriver", .product(name: "PusherProtocol", package: "pushtop")], swiftSettings: strict),
+            name: "fuzz-json", dependencies: ["CFuzzerDriver", .product(name: "PusherProtocol", package: "pushtop")],
+            swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-message", dependencies: ["CFuzzerDriver", .product(name: "PusherProtocol", package: "pushtop")],
+            name: "fuzz-message",
+            dependencies: ["CFuzzerDriver", .product(name: "PusherProtocol", package: "pushtop")],
             swiftSettings: strict),
         .executableTarget(
             name: "fuzz-api",
@@ -28,7 +30,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-theme", dependencies: ["CFuzzerDriver", .product(name: "PushtopDashboard", package: "pushtop")],
+            name: "fuzz-theme",
+            dependencies: ["CFuzzerDriver", .product(name: "PushtopDashboard", package: "pushtop")],
             swiftSettings: strict),
         // The config file's reader is the command line's (PushtopCLI: ConfigFile, Profile).
         .executableTarget(

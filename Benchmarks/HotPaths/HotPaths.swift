@@ -1,7 +1,7 @@
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import Logging
-import BenchmarkSupport
 import PusherChannels
 import PushtopCLI
 import PushtopServer
@@ -50,7 +50,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // `watch`'s line for one event, appended to a reused output buffer as `watch` does.
     Benchmark("Watch/line encoding") { benchmark in
-        let event = ClientEvent.event(ChannelEvent(channel: "ticker", name: "price-update", dataText: SampleFrames.eventData))
+        let event = ClientEvent.event(
+            ChannelEvent(channel: "ticker", name: "price-update", dataText: SampleFrames.eventData))
         var out: [UInt8] = []
         out.reserveCapacity(4096)
         for _ in benchmark.scaledIterations {
@@ -79,11 +80,13 @@ let benchmarks: @Sendable () -> Void = {
             scalingFactor: .mega, maxDuration: .seconds(10), maxIterations: 5)
     ) { benchmark in
         // The smoke run (scripts/bench-smoke) sets a small count: enough to exercise the path in a second.
-        let count = ProcessInfo.processInfo.environment["HOTPATHS_LOOPBACK_EVENTS"].flatMap(Int.init)
+        let count =
+            ProcessInfo.processInfo.environment["HOTPATHS_LOOPBACK_EVENTS"].flatMap(Int.init)
             ?? benchmark.scaledIterations.count
         let server = try await BulkFrameServer.start(frame: SampleFrames.event, count: count)
-        let client = PusherClient(options: PusherClientOptions(
-            key: "bench", host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
+        let client = PusherClient(
+            options: PusherClientOptions(
+                key: "bench", host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
         let batches = client.eventBatches(bufferSize: 1 << 22)
         // The generator sends `ticker` events: only the channels a client holds are delivered.
         try await client.subscribe("ticker")
@@ -148,7 +151,8 @@ final class FanOut: Sendable {
         await fanOut.server.shutdown()
     }
 
-    let subscriberTotal = Int(ProcessInfo.processInfo.environment["HOTPATHS_FANOUT_SUBSCRIBERS"] ?? "") ?? subscriberCount
+    let subscriberTotal =
+        Int(ProcessInfo.processInfo.environment["HOTPATHS_FANOUT_SUBSCRIBERS"] ?? "") ?? subscriberCount
 
     func publishOnce() async throws {
         try await server.hub.publish(PublishRequest(channels: ["fan-out"], name: "tick", data: SampleFrames.eventData))

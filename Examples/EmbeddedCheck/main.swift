@@ -42,9 +42,10 @@ do {
     fail("\(error)")
 }
 let app = server.configuration.app
-let client = PusherClient(options: PusherClientOptions(
-    key: app.key, host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false),
-    authorizer: SecretAuthorizer(key: app.key, secret: app.secret, userID: "checker")))
+let client = PusherClient(
+    options: PusherClientOptions(
+        key: app.key, host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false),
+        authorizer: SecretAuthorizer(key: app.key, secret: app.secret, userID: "checker")))
 
 let events = client.events()
 await client.connect()
@@ -59,7 +60,8 @@ guard subscribed == "private-orders" else { fail("not subscribed to private-orde
 
 let published: JSONValue = ["id": 42, "item": "coffee"]
 do {
-    try await server.hub.publish(PublishRequest(channels: ["private-orders"], name: "order-created", data: published.jsonString))
+    try await server.hub.publish(
+        PublishRequest(channels: ["private-orders"], name: "order-created", data: published.jsonString))
 } catch {
     fail("publish refused: \(error)")
 }

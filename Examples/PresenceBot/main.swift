@@ -21,12 +21,13 @@ let key = environment["PUSHER_APP_KEY"] ?? "pushtop-key"
 let authorizer = SecretAuthorizer(
     key: key, secret: environment["PUSHER_APP_SECRET"] ?? "pushtop-secret",
     userID: "bot", userInfo: ["name": "Echo bot"])
-let client = PusherClient(options: PusherClientOptions(
-    key: key,
-    host: environment["PUSHER_HOST"] ?? "127.0.0.1",
-    port: Int(environment["PUSHER_PORT"] ?? "6001"),
-    connection: ConnectionConfiguration(useTLS: environment["PUSHER_TLS"] == "1"),
-    authorizer: authorizer))
+let client = PusherClient(
+    options: PusherClientOptions(
+        key: key,
+        host: environment["PUSHER_HOST"] ?? "127.0.0.1",
+        port: Int(environment["PUSHER_PORT"] ?? "6001"),
+        connection: ConnectionConfiguration(useTLS: environment["PUSHER_TLS"] == "1"),
+        authorizer: authorizer))
 
 let events = client.events()
 await client.connect()

@@ -14,7 +14,8 @@ public enum APIRequestSignature {
 
     /// The string that is signed.
     public static func stringToSign(method: String, path: String, parameters: [String: String]) -> String {
-        let query = parameters
+        let query =
+            parameters
             .filter { $0.key.lowercased() != "auth_signature" }
             .map { ($0.key.lowercased(), $0.value) }
             // Keys equal once lower-cased (auth_key, AUTH_KEY) are ordered by value: a dictionary's order varies.
@@ -43,6 +44,7 @@ public enum APIRequestSignature {
     public static func expectedSignature(method: String, path: String, secret: String, parameters: [String: String])
         -> String
     {
-        ChannelAuthSignature.hmacHex(secret: secret, message: stringToSign(method: method, path: path, parameters: parameters))
+        ChannelAuthSignature.hmacHex(
+            secret: secret, message: stringToSign(method: method, path: path, parameters: parameters))
     }
 }

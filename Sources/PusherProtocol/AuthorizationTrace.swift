@@ -33,9 +33,11 @@ public struct AuthorizationTrace: Sendable, Hashable {
     public static let excerptLimit = 2048
 
     /// A trace with the given fields; `responseExcerpt` is stored with its `shared_secret` values removed.
-    public init(channel: String, socketID: String, authorizer: String, startedAt: Double, duration: Double,
-                status: Int? = nil, responseExcerpt: String? = nil, auth: String? = nil, channelData: String? = nil,
-                hasSharedSecret: Bool = false, error: String? = nil) {
+    public init(
+        channel: String, socketID: String, authorizer: String, startedAt: Double, duration: Double,
+        status: Int? = nil, responseExcerpt: String? = nil, auth: String? = nil, channelData: String? = nil,
+        hasSharedSecret: Bool = false, error: String? = nil
+    ) {
         self.channel = channel
         self.socketID = socketID
         self.authorizer = authorizer
@@ -97,7 +99,9 @@ public enum Redaction {
             var j = valueStart
             var end: String.Index?
             while j < rest.endIndex {
-                if rest[j...].hasPrefix(quote), quote == "\"" ? (j == valueStart || rest[rest.index(before: j)] != "\\") : true {
+                if rest[j...].hasPrefix(quote),
+                    quote == "\"" ? (j == valueStart || rest[rest.index(before: j)] != "\\") : true
+                {
                     end = j
                     break
                 }

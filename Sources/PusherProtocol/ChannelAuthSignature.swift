@@ -22,7 +22,8 @@ public enum ChannelAuthSignature {
     public static func auth(key: String, secret: String, socketID: String, channel: String, channelData: String? = nil)
         -> String
     {
-        let signature = hmacHex(secret: secret, message: stringToSign(socketID: socketID, channel: channel, channelData: channelData))
+        let signature = hmacHex(
+            secret: secret, message: stringToSign(socketID: socketID, channel: channel, channelData: channelData))
         return "\(key):\(signature)"
     }
 
@@ -30,7 +31,8 @@ public enum ChannelAuthSignature {
     public static func verify(
         auth: String, key: String, secret: String, socketID: String, channel: String, channelData: String? = nil
     ) -> Bool {
-        let expected = self.auth(key: key, secret: secret, socketID: socketID, channel: channel, channelData: channelData)
+        let expected = self.auth(
+            key: key, secret: secret, socketID: socketID, channel: channel, channelData: channelData)
         return constantTimeEquals(expected, auth)
     }
 

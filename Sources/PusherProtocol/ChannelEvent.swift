@@ -15,8 +15,10 @@ public struct ChannelEvent: Sendable, Hashable {
     public var rawFrame: String?
 
     /// An event with the given fields; `receivedAt` is seconds since 1970.
-    public init(channel: String, name: String, dataText: String?, userID: String? = nil, receivedAt: Double = 0,
-                rawFrame: String? = nil) {
+    public init(
+        channel: String, name: String, dataText: String?, userID: String? = nil, receivedAt: Double = 0,
+        rawFrame: String? = nil
+    ) {
         self.channel = channel
         self.name = name
         self.dataText = dataText

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Decodes Pusher frames straight from their UTF-8 bytes: the outer object is scanned in place, without a

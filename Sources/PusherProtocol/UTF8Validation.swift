@@ -43,7 +43,8 @@ public enum UTF8Validation {
     /// The text of `bytes`, or `nil` when they are not well-formed UTF-8: strict decoding, where
     /// `String(decoding:as:)` would quietly put U+FFFD in place of bad bytes (and publish altered data).
     public static func string<Bytes: Collection<UInt8>>(validating bytes: Bytes) -> String? {
-        let valid = bytes.withContiguousStorageIfAvailable { isValid(UnsafeRawBufferPointer($0)) }
+        let valid =
+            bytes.withContiguousStorageIfAvailable { isValid(UnsafeRawBufferPointer($0)) }
             ?? Array(bytes).withUnsafeBytes { isValid($0) }
         return valid ? String(decoding: bytes, as: UTF8.self) : nil
     }

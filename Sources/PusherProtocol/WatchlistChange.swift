@@ -31,8 +31,14 @@ public struct WatchlistChange: Sendable, Hashable {
 
     /// The `data` object of `pusher_internal:watchlist_events` carrying these changes.
     public static func watchlistData(_ changes: [WatchlistChange]) -> JSONValue {
-        .object(["events": .array(changes.map { change in
-            .object(["name": .string(change.status.rawValue), "user_ids": .array(change.userIDs.map(JSONValue.string))])
-        })])
+        .object([
+            "events": .array(
+                changes.map { change in
+                    .object([
+                        "name": .string(change.status.rawValue),
+                        "user_ids": .array(change.userIDs.map(JSONValue.string)),
+                    ])
+                })
+        ])
     }
 }

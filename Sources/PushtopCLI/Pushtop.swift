@@ -40,7 +40,8 @@ public struct Pushtop: AsyncParsableCommand {
             }
         } catch {
             // The canary's and conform's bad usage exits 2 (as scripts and CI expect), not 64.
-            if CanaryCommand.isInvocation() || ConformCommand.isInvocation(), exitCode(for: error) == .validationFailure {
+            if CanaryCommand.isInvocation() || ConformCommand.isInvocation(), exitCode(for: error) == .validationFailure
+            {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }

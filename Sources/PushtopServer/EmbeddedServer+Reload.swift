@@ -53,9 +53,11 @@ extension EmbeddedServer {
             await node.hub.shutdown(code: 4003, reason: "App was removed from this server")
             await node.group.triggerGracefulShutdown()
         }
-        logger.notice("reloaded the apps", metadata: [
-            "added": "\(summary.added)", "changed": "\(summary.changed)", "removed": "\(summary.removed)",
-        ])
+        logger.notice(
+            "reloaded the apps",
+            metadata: [
+                "added": "\(summary.added)", "changed": "\(summary.changed)", "removed": "\(summary.removed)",
+            ])
         return summary
     }
 }

@@ -76,25 +76,27 @@ public final class EmbeddedServer: Sendable {
         var nodes: [AppNode] = []
         for (index, app) in settings.enumerated() {
             let simulates = configuration.simulate && index == 0
-            nodes.append(try AppNode(
-                app, server: configuration, ownsInbox: false, simulate: simulates, logger: logger,
-                joined: {
-                    reporter.yield(.joined)
-                    if joins.arrive() { nowJoined.finish() }
-                },
-                simulating: { reporter.yield(.simulating) }, listening: simulates ? listening : nil))
+            nodes.append(
+                try AppNode(
+                    app, server: configuration, ownsInbox: false, simulate: simulates, logger: logger,
+                    joined: {
+                        reporter.yield(.joined)
+                        if joins.arrive() { nowJoined.finish() }
+                    },
+                    simulating: { reporter.yield(.simulating) }, listening: simulates ? listening : nil))
         }
         for (node, app) in zip(nodes, settings) where !app.enabled {
             await node.hub.apply(limits: app.limits, enabled: false)
         }
         let apps = AppDirectory(nodes)
         let server = try serverBuilder(configuration, apps: apps)
-        let serviceGroup = ServiceGroup(configuration: serviceGroupConfiguration(
-            configuration, apps: apps, server: server, joined: joined,
-            report: { event in
-                if case .bound = event { nowListening.finish() }
-                reporter.yield(event)
-            }, logger: logger))
+        let serviceGroup = ServiceGroup(
+            configuration: serviceGroupConfiguration(
+                configuration, apps: apps, server: server, joined: joined,
+                report: { event in
+                    if case .bound = event { nowListening.finish() }
+                    reporter.yield(event)
+                }, logger: logger))
         let runTask = Task {
             do {
                 try await serviceGroup.run()
@@ -125,9 +127,11 @@ public final class EmbeddedServer: Sendable {
             await runTask.value
             throw .couldNotStart(host: configuration.host, port: configuration.port, reason: failure)
         }
-        logger.info("listening", metadata: [
-            "host": "\(configuration.host)", "port": "\(boundPort)", "apps": "\(settings.count)",
-        ])
+        logger.info(
+            "listening",
+            metadata: [
+                "host": "\(configuration.host)", "port": "\(boundPort)", "apps": "\(settings.count)",
+            ])
         return EmbeddedServer(
             configuration: configuration, apps: apps, port: boundPort, serviceGroup: serviceGroup, runTask: runTask,
             logger: logger)
@@ -160,7 +164,8 @@ public final class EmbeddedServer: Sendable {
             server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop",
-                availableConnectionsDelegate: ConnectionCap(maxConnections: configuration.maxConnections, logger: logger)),
+                availableConnectionsDelegate: ConnectionCap(
+                    maxConnections: configuration.maxConnections, logger: logger)),
             onServerRunning: { channel in report(.bound(port: channel.localAddress?.port ?? configuration.port)) },
             logger: logger
         )
@@ -169,12 +174,15 @@ public final class EmbeddedServer: Sendable {
             .init(service: HubInboxService(hub: $0.hub))
         }
         // The server listens once every app joined its cluster (or gave up waiting).
-        services.append(.init(service: ShutdownDeadline(
-            service: GatedService(gate: joined, service: application), limit: .seconds(5))))
+        services.append(
+            .init(
+                service: ShutdownDeadline(
+                    service: GatedService(gate: joined, service: application), limit: .seconds(5))))
         // An app's group ends early only when a reload removed the app: the server goes on.
         for node in nodes {
-            services.append(ServiceGroupConfiguration.ServiceConfiguration(
-                service: node.group, successTerminationBehavior: .ignore))
+            services.append(
+                ServiceGroupConfiguration.ServiceConfiguration(
+                    service: node.group, successTerminationBehavior: .ignore))
         }
         var group = ServiceGroupConfiguration(services: services, logger: logger)
         // A last resort: each step has its own bound (webhooks 2 s, the HTTP server 5 s, Redis' command timeouts).
@@ -184,7 +192,8 @@ public final class EmbeddedServer: Sendable {
     }
 
     /// The HTTP API, the demo auth endpoints, `/health` and `/metrics` as configured.
-    private static func router(_ configuration: ServerConfiguration, apps: AppDirectory) -> Router<BasicRequestContext> {
+    private static func router(_ configuration: ServerConfiguration, apps: AppDirectory) -> Router<BasicRequestContext>
+    {
         let router = Router(context: BasicRequestContext.self)
         PusherHTTPAPI.register(on: router, apps: apps)
         if configuration.demoAuthEndpoint {

@@ -12,18 +12,22 @@ enum Bench {
     }
 
     static func run() {
-        var state = DashboardState(size: Size(rows: 42, columns: 140), now: 1_700_000_000,
+        var state = DashboardState(
+            size: Size(rows: 42, columns: 140), now: 1_700_000_000,
             configuration: .init(logCapacity: 10_000))
         _ = state.reduce(.client(ScriptedFeed.demoOpening))
         let members = (0..<100).map {
-            ClientEvent.memberAdded(channel: "presence-lobby",
+            ClientEvent.memberAdded(
+                channel: "presence-lobby",
                 member: PresenceMember(userID: "user-\($0)", userInfo: ["name": .string("User \($0) 東京")]))
         }
         _ = state.reduce(.client(members))
         let events = (0..<50_000).map { i in
-            ClientEvent.event(ChannelEvent(channel: i % 2 == 0 ? "market-data" : "private-orders",
-                name: "price-update", dataText: #"{"symbol":"BTC","price":\#(i),"note":"🚀 東京"}"#,
-                receivedAt: 1_700_000_000 + Double(i) / 5000))
+            ClientEvent.event(
+                ChannelEvent(
+                    channel: i % 2 == 0 ? "market-data" : "private-orders",
+                    name: "price-update", dataText: #"{"symbol":"BTC","price":\#(i),"note":"🚀 東京"}"#,
+                    receivedAt: 1_700_000_000 + Double(i) / 5000))
         }
         let reduceSeconds = seconds {
             for chunk in stride(from: 0, to: events.count, by: 500) {
@@ -32,10 +36,13 @@ enum Bench {
         }
         var canvas = GridCanvas(size: state.size)
         let frames = 500
-        let frameSeconds = seconds {
-            for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
-        } / Double(frames)
-        print("log: \(state.log.count) kept, \(state.log.dropped) dropped; members: \(state.rosters["presence-lobby"]?.count ?? 0)")
+        let frameSeconds =
+            seconds {
+                for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
+            } / Double(frames)
+        print(
+            "log: \(state.log.count) kept, \(state.log.dropped) dropped; members: \(state.rosters["presence-lobby"]?.count ?? 0)"
+        )
         print("reduce: \(Int(Double(events.count) / reduceSeconds)) events/s")
         print("frame 140x42 into grid canvas: \(Int(frameSeconds * 1_000_000)) µs")
         // The wire inspector full of frames (10,000 kept of 50,000), following and with a filter.
@@ -45,17 +52,22 @@ enum Bench {
         }
         let frameReduce = seconds {
             for chunk in stride(from: 0, to: frameBatch.count, by: 500) {
-                _ = state.reduce(.frames(Array(frameBatch[chunk..<min(frameBatch.count, chunk + 500)]), droppedUpstream: 0))
+                _ = state.reduce(
+                    .frames(Array(frameBatch[chunk..<min(frameBatch.count, chunk + 500)]), droppedUpstream: 0))
             }
         }
         _ = state.reduce(.key(.char("w")))
-        let wireFrame = seconds {
-            for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
-        } / Double(frames)
-        print("wire inspector: \(state.wire.log.count) kept, \(state.wire.log.dropped) dropped; reduce \(Int(Double(frameBatch.count) / frameReduce)) frames/s")
+        let wireFrame =
+            seconds {
+                for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
+            } / Double(frames)
+        print(
+            "wire inspector: \(state.wire.log.count) kept, \(state.wire.log.dropped) dropped; reduce \(Int(Double(frameBatch.count) / frameReduce)) frames/s"
+        )
         print("frame 140x42 wire inspector: \(Int(wireFrame * 1_000_000)) µs")
         // Two apps (two profiles): the same events split between them; channels grouped, the log marked by app.
-        var two = DashboardState(size: Size(rows: 42, columns: 140), now: 1_700_000_000,
+        var two = DashboardState(
+            size: Size(rows: 42, columns: 140), now: 1_700_000_000,
             configuration: .init(logCapacity: 10_000))
         two.setApps([AppSetup(label: "staging"), AppSetup(label: "production")])
         _ = two.reduce(.client(ScriptedFeed.demoOpening, app: 0))
@@ -65,9 +77,12 @@ enum Bench {
                 _ = two.reduce(.client(Array(events[chunk..<min(events.count, chunk + 500)]), app: (chunk / 500) % 2))
             }
         }
-        let twoFrame = seconds {
-            for _ in 0..<frames { DashboardView.draw(two, into: &canvas) }
-        } / Double(frames)
-        print("two apps: reduce \(Int(Double(events.count) / twoReduce)) events/s; frame 140x42: \(Int(twoFrame * 1_000_000)) µs")
+        let twoFrame =
+            seconds {
+                for _ in 0..<frames { DashboardView.draw(two, into: &canvas) }
+            } / Double(frames)
+        print(
+            "two apps: reduce \(Int(Double(events.count) / twoReduce)) events/s; frame 140x42: \(Int(twoFrame * 1_000_000)) µs"
+        )
     }
 }

@@ -5,9 +5,9 @@ import PushtopDashboard
 import PushtopDashboardFakes
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 var rate = 20
@@ -31,7 +31,9 @@ while let arg = arguments.popFirst() {
         Bench.run()
         Glibc.exit(0)
     case "--help", "-h":
-        print("usage: dashboard-preview [--rate N] [--theme NAME|PATH] [--capacity N] [--save-dir PATH] [--no-mouse] [--record FILE] [--replay FILE [--speed N]]")
+        print(
+            "usage: dashboard-preview [--rate N] [--theme NAME|PATH] [--capacity N] [--save-dir PATH] [--no-mouse] [--record FILE] [--replay FILE [--speed N]]"
+        )
         Glibc.exit(0)
     default:
         print("dashboard-preview: unknown option \(arg)")

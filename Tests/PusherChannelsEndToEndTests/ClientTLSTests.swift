@@ -1,9 +1,10 @@
 import Foundation
+import PusherProtocol
 import PushtopTestSupport
 import Synchronization
 import Testing
+
 @testable import PusherChannels
-import PusherProtocol
 
 /// The client over TLS with a private CA whose certificates `openssl` makes at run time (a child process, hence
 /// the end-to-end tier): by IP and by name, an untrusted certificate, code 4000's switch to TLS, and read
@@ -11,10 +12,12 @@ import PusherProtocol
 @Suite(.timeLimit(.minutes(1))) struct ClientTLSTests {
     @Test func tlsWithAPrivateCAByIPAndByName() async throws {
         let certificates = try TestCertificates.make()
-        let server = try await ScriptedPusherServer.start(transport: .init(tls: try certificates.serverTLSConfiguration()))
+        let server = try await ScriptedPusherServer.start(
+            transport: .init(tls: try certificates.serverTLSConfiguration()))
         defer { server.stop() }
         for host in ["127.0.0.1", "localhost"] {
-            let client = PusherClient.loopbackTestClient(port: server.port, host: host, useTLS: true, caFile: certificates.caFile)
+            let client = PusherClient.loopbackTestClient(
+                port: server.port, host: host, useTLS: true, caFile: certificates.caFile)
             let recorder = EventRecorder(client)
             try await client.subscribe("ticker")
             await client.connect()
@@ -28,11 +31,14 @@ import PusherProtocol
 
     @Test func anUntrustedCertificateFailsWithAClearReason() async throws {
         let certificates = try TestCertificates.make()
-        let server = try await ScriptedPusherServer.start(transport: .init(tls: try certificates.serverTLSConfiguration()))
+        let server = try await ScriptedPusherServer.start(
+            transport: .init(tls: try certificates.serverTLSConfiguration()))
         defer { server.stop() }
-        let client = PusherClient(options: PusherClientOptions(
-            key: "test-key", host: "localhost", port: server.port,
-            connection: ConnectionConfiguration(useTLS: true, reconnect: .init(minDelay: 0.05, maxDelay: 0.05, maxRetries: 1, jitter: 0))))
+        let client = PusherClient(
+            options: PusherClientOptions(
+                key: "test-key", host: "localhost", port: server.port,
+                connection: ConnectionConfiguration(
+                    useTLS: true, reconnect: .init(minDelay: 0.05, maxDelay: 0.05, maxRetries: 1, jitter: 0))))
         let recorder = EventRecorder(client)
         await client.connect()
         try await recorder.waitForState(.failed)
@@ -46,12 +52,14 @@ import PusherProtocol
         refuse.refuseWith = (4000, "use TLS")
         let plain = try await ScriptedPusherServer.start(refuse)
         defer { plain.stop() }
-        let secure = try await ScriptedPusherServer.start(transport: .init(tls: try certificates.serverTLSConfiguration()))
+        let secure = try await ScriptedPusherServer.start(
+            transport: .init(tls: try certificates.serverTLSConfiguration()))
         defer { secure.stop() }
         // One host:port that answers ws:// and wss://, as a Pusher host does.
         let proxy = try await WireProbeProxy.start(plainPort: plain.port, tlsPort: secure.port)
         defer { proxy.stop() }
-        let client = PusherClient.loopbackTestClient(port: proxy.port, host: "localhost", useTLS: false, caFile: certificates.caFile)
+        let client = PusherClient.loopbackTestClient(
+            port: proxy.port, host: "localhost", useTLS: false, caFile: certificates.caFile)
         let recorder = EventRecorder(client)
         try await client.subscribe("ticker")
         await client.connect()

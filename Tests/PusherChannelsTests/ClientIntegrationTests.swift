@@ -1,6 +1,8 @@
 import Foundation
 import PushtopTestSupport
+import Synchronization
 import Testing
+
 @testable import PusherChannels
 
 /// The client over real loopback WebSockets, against the scriptable protocol server.
@@ -22,23 +24,32 @@ import Testing
         return (server, client, recorder)
     }
 
-    func makeClient(_ server: ScriptedPusherServer, key: String = "test-key", policy: ReconnectPolicy = .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0),
-                    pongTimeout: Double = 30, activityTimeout: Double? = nil, authorizer: (any Authorizer)? = nil) -> PusherClient {
-        PusherClient(options: PusherClientOptions(
-            key: key, host: "127.0.0.1", port: server.port,
-            connection: ConnectionConfiguration(useTLS: false, activityTimeout: activityTimeout, pongTimeout: pongTimeout,
-                                                reconnect: policy),
-            authorizer: authorizer))
+    func makeClient(
+        _ server: ScriptedPusherServer, key: String = "test-key",
+        policy: ReconnectPolicy = .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0),
+        pongTimeout: Double = 30, activityTimeout: Double? = nil, authorizer: (any Authorizer)? = nil
+    ) -> PusherClient {
+        PusherClient(
+            options: PusherClientOptions(
+                key: key, host: "127.0.0.1", port: server.port,
+                connection: ConnectionConfiguration(
+                    useTLS: false, activityTimeout: activityTimeout, pongTimeout: pongTimeout,
+                    reconnect: policy),
+                authorizer: authorizer))
     }
 
     @Test func connectsWithTheProtocolURLAndPublishesStates() async throws {
         let (server, client, recorder) = try await connected { makeClient($0) }
         defer { server.stop() }
         #expect(recorder.states == [.connecting, .connected])
-        #expect(server.paths.first == "/app/test-key?protocol=7&client=pushtop-swift&version=\(PusherClient.version)&flash=false")
+        #expect(
+            server.paths.first
+                == "/app/test-key?protocol=7&client=pushtop-swift&version=\(PusherClient.version)&flash=false")
         let socketID = await client.socketID
         #expect(socketID == "1.1001")
-        let connectedChange = recorder.all.compactMap { if case .state(let c) = $0, c.current == .connected { return c } else { return nil } }
+        let connectedChange = recorder.all.compactMap {
+            if case .state(let c) = $0, c.current == .connected { return c } else { return nil }
+        }
         #expect(connectedChange.first?.socketID == "1.1001")
         await client.disconnect()
         try await recorder.waitForState(.disconnected)
@@ -55,7 +66,9 @@ import Testing
         await client.connect()
         try await recorder.wait("chat subscribed") { $0.isSubscribed("chat") }
         let conn = try await server.connection(1)
-        let subscribes = conn.messages.filter { $0.event == "pusher:subscribe" }.map { $0.dataJSON?["channel"]?.stringValue }
+        let subscribes = conn.messages.filter { $0.event == "pusher:subscribe" }.map {
+            $0.dataJSON?["channel"]?.stringValue
+        }
         #expect(subscribes == ["ticker", "chat"])
     }
 
@@ -118,7 +131,9 @@ import Testing
         try await recorder.waitForState(.connected)
         await client.ping()
         await client.ping()  // one ping at a time
-        try await recorder.wait("pong") { if case .pong(let rtt) = $0 { return rtt >= 0 && rtt < 5 } else { return false } }
+        try await recorder.wait("pong") {
+            if case .pong(let rtt) = $0 { return rtt >= 0 && rtt < 5 } else { return false }
+        }
         let conn = try await server.connection(1)
         #expect(conn.messages.filter { $0.event == "pusher:ping" }.count == 1)
     }
@@ -143,10 +158,12 @@ import Testing
         defer { server.stop() }
         // WSClient can, rarely and under load, miss a close that follows the upgrade at once; the handshake
         // timeout then retries, and the next attempt sees the refusal.
-        let client = PusherClient(options: PusherClientOptions(
-            key: "test-key", host: "127.0.0.1", port: server.port,
-            connection: ConnectionConfiguration(useTLS: false, handshakeTimeout: 1,
-                                                reconnect: .init(minDelay: 0.05, maxDelay: 0.1, jitter: 0))))
+        let client = PusherClient(
+            options: PusherClientOptions(
+                key: "test-key", host: "127.0.0.1", port: server.port,
+                connection: ConnectionConfiguration(
+                    useTLS: false, handshakeTimeout: 1,
+                    reconnect: .init(minDelay: 0.05, maxDelay: 0.1, jitter: 0))))
         let recorder = EventRecorder(client)
         await client.connect()
         try await recorder.waitForState(.failed, timeout: 20)
@@ -223,7 +240,10 @@ import Testing
         defer { withExtendedLifetime(client) { server.stop() } }
         try await server.connection(1).drop()
         try await recorder.waitForState(.connected, occurrence: 2)
-        #expect(recorder.all.contains { if case .closed(let c) = $0 { return c.action == .followPolicy } else { return false } })
+        #expect(
+            recorder.all.contains {
+                if case .closed(let c) = $0 { return c.action == .followPolicy } else { return false }
+            })
     }
 
     @Test func unreachableServerBecomesUnavailableThenFailsWhenRetriesRunOut() async throws {
@@ -233,10 +253,12 @@ import Testing
         defer { server.stop() }
         let proxy = try await FaultProxy.start(upstreamPort: server.port)
         await proxy.takeDown()
-        let client = PusherClient(options: PusherClientOptions(
-            key: "k", host: "127.0.0.1", port: proxy.port,
-            connection: ConnectionConfiguration(useTLS: false, unavailableTimeout: 0.3,
-                                                reconnect: .init(minDelay: 0.2, maxDelay: 0.2, maxRetries: 3, jitter: 0))))
+        let client = PusherClient(
+            options: PusherClientOptions(
+                key: "k", host: "127.0.0.1", port: proxy.port,
+                connection: ConnectionConfiguration(
+                    useTLS: false, unavailableTimeout: 0.3,
+                    reconnect: .init(minDelay: 0.2, maxDelay: 0.2, maxRetries: 3, jitter: 0))))
         let recorder = EventRecorder(client)
         await client.connect()
         try await recorder.waitForState(.failed)
@@ -296,5 +318,3 @@ final class BindingLog: Sendable {
     func append(_ name: String) { store.withLock { $0.append(name) } }
     var names: [String] { store.withLock { $0 } }
 }
-
-import Synchronization

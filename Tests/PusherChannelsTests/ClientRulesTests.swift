@@ -1,6 +1,7 @@
 import PusherProtocol
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
 
 /// The client's connection rules on a scripted transport: no socket, no sleep. Time is the testing loop's and moves
@@ -110,7 +111,8 @@ import Testing
         let first = try await script.socket(1)
         try await first.establish(socketID: "1.1")
         try await waitUntil("the first sign-in") { first.sentEvents.contains(PusherEventName.signin) }
-        try await first.receive(frames: #"{"event":"pusher:signin_success","data":"{\"user_data\":\"{\\\"id\\\":\\\"alice\\\"}\"}"}"#)
+        try await first.receive(
+            frames: #"{"event":"pusher:signin_success","data":"{\"user_data\":\"{\\\"id\\\":\\\"alice\\\"}\"}"}"#)
         #expect(first.subscribedChannels == ["#server-to-user-alice", "room"])
 
         await first.serverCloses(code: 4200)
@@ -120,7 +122,8 @@ import Testing
         // The sign-in went out and the connection handled everything since: the channels wait for its answer.
         await script.settle()
         #expect(second.subscribedChannels.isEmpty)
-        try await second.receive(frames: #"{"event":"pusher:signin_success","data":"{\"user_data\":\"{\\\"id\\\":\\\"alice\\\"}\"}"}"#)
+        try await second.receive(
+            frames: #"{"event":"pusher:signin_success","data":"{\"user_data\":\"{\\\"id\\\":\\\"alice\\\"}\"}"}"#)
         #expect(second.subscribedChannels == ["#server-to-user-alice", "room"])
         await script.finish()
     }

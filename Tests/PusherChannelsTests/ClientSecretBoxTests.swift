@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PusherChannels
 
 @Suite struct SecretBoxTests {
@@ -19,7 +20,9 @@ import Testing
 
     @Test func malformedPayloadsAreNamed() {
         #expect(throws: ClientSecretBox.Failure.self) { try ClientSecretBox.openPusherPayload("nope", key: key) }
-        #expect(throws: ClientSecretBox.Failure.badKey(size: 3)) { try ClientSecretBox.open(ciphertext: [], nonce: [], key: [1, 2, 3]) }
+        #expect(throws: ClientSecretBox.Failure.badKey(size: 3)) {
+            try ClientSecretBox.open(ciphertext: [], nonce: [], key: [1, 2, 3])
+        }
     }
 
     @Test func derivedSharedSecretMatchesPusherRule() {

@@ -1,6 +1,7 @@
 import Foundation
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
 
 /// RFC 6455 sections 5.5.1 and 7.4 on the client side: a server's broken close frame (1-byte payload, a code that
@@ -21,9 +22,11 @@ import Testing
         defer { server.stop() }
         let proxy = try await WireProbeProxy.start(plainPort: server.port)
         defer { proxy.stop() }
-        let client = PusherClient(options: PusherClientOptions(
-            key: "test-key", host: "127.0.0.1", port: proxy.port,
-            connection: ConnectionConfiguration(useTLS: false, reconnect: .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0))))
+        let client = PusherClient(
+            options: PusherClientOptions(
+                key: "test-key", host: "127.0.0.1", port: proxy.port,
+                connection: ConnectionConfiguration(
+                    useTLS: false, reconnect: .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0))))
         let recorder = EventRecorder(client)
         await client.connect()
         try await recorder.waitForState(.connected)
@@ -63,7 +66,8 @@ import Testing
     @Test func aReasonThatIsNotUTF8IsAnswered1007() async throws {
         // Autobahn 7.5.1's payload: "κόσμε", an encoded surrogate (ED A0 80), "edited"; with a Pusher code that
         // would otherwise refuse reconnection (4001): the broken frame's code is not taken.
-        let reason: [UInt8] = [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5, 0xED, 0xA0, 0x80]
+        let reason: [UInt8] =
+            [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5, 0xED, 0xA0, 0x80]
             + Array("edited".utf8)
         let result = try await Self.serverCloses(with: Self.close(4001, reason: reason))
         #expect(result.answeredWith == 1007)

@@ -1,14 +1,18 @@
 import Testing
+
 @testable import PusherChannels
 
 /// The connection rules, read like the seeds: "given connected, when close code X arrives, then …".
 @Suite struct ConnectionStateMachineTests {
     typealias Action = ConnectionStateMachine.Action
 
-    func machine(_ policy: ReconnectPolicy = ReconnectPolicy(jitter: 0), tls: Bool = true,
-                 activity: Double? = nil) -> ConnectionStateMachine {
+    func machine(
+        _ policy: ReconnectPolicy = ReconnectPolicy(jitter: 0), tls: Bool = true,
+        activity: Double? = nil
+    ) -> ConnectionStateMachine {
         ConnectionStateMachine(
-            configuration: ConnectionConfiguration(useTLS: tls, activityTimeout: activity, pongTimeout: 30, reconnect: policy),
+            configuration: ConnectionConfiguration(
+                useTLS: tls, activityTimeout: activity, pongTimeout: 30, reconnect: policy),
             random: { 0.5 })
     }
 
@@ -41,7 +45,8 @@ import Testing
         var m = machine(activity: 30)
         _ = m.handle(.connectRequested, now: 0)
         let actions = m.handle(.established(attempt: 1, socketID: "12.34", activityTimeout: 120), now: 0)
-        #expect(actions.contains(.publishState(StateChange(previous: .connecting, current: .connected, socketID: "12.34"))))
+        #expect(
+            actions.contains(.publishState(StateChange(previous: .connecting, current: .connected, socketID: "12.34"))))
         #expect(actions.contains(.connectionEstablished(socketID: "12.34")))
         #expect(actions.contains(.startTimer(.activity, seconds: 30)))
         #expect(m.activityTimeout == 30)
@@ -119,7 +124,8 @@ import Testing
         let last = m.handle(.socketClosed(attempt: 3, code: nil, reason: "refused"), now: 3)
         #expect(states(last) == [.failed])
         #expect(m.failureReason?.contains("gave up after 2 failed retries") == true)
-        #expect(last.contains { if case .publishClosure(let c) = $0 { return c.action == .giveUp } else { return false } })
+        #expect(
+            last.contains { if case .publishClosure(let c) = $0 { return c.action == .giveUp } else { return false } })
     }
 
     @Test func policyNoneNeverReconnects() {
@@ -160,7 +166,9 @@ import Testing
         _ = m.handle(.timerFired(.retry), now: 1)
         _ = m.handle(.established(attempt: 2, socketID: "2.2", activityTimeout: nil), now: 1)
         #expect(m.failedAttempts == 0)
-        #expect(retryDelay(m.handle(.socketClosed(attempt: 2, code: nil, reason: ""), now: 2)) == 1, "back to the first delay")
+        #expect(
+            retryDelay(m.handle(.socketClosed(attempt: 2, code: nil, reason: ""), now: 2)) == 1,
+            "back to the first delay")
     }
 
     @Test func explicitDisconnectNeverReconnects() {
@@ -168,7 +176,8 @@ import Testing
         let actions = m.handle(.disconnectRequested, now: 0)
         #expect(states(actions) == [.disconnected])
         #expect(actions.contains(.closeSocket(code: 1000, reason: "disconnect requested")))
-        #expect(m.handle(.socketClosed(attempt: 1, code: 1000, reason: ""), now: 0).isEmpty, "the old socket is ignored")
+        #expect(
+            m.handle(.socketClosed(attempt: 1, code: 1000, reason: ""), now: 0).isEmpty, "the old socket is ignored")
         #expect(m.handle(.timerFired(.retry), now: 5).isEmpty)
     }
 
@@ -183,8 +192,9 @@ import Testing
 
     @Test func activityTimeoutSendsAPingAndAMissingPongReconnects() {
         var m = connected()
-        #expect(m.handle(.timerFired(.activity), now: 60) == [.startTimer(.activity, seconds: 60)],
-                "not idle long enough: wait the rest")
+        #expect(
+            m.handle(.timerFired(.activity), now: 60) == [.startTimer(.activity, seconds: 60)],
+            "not idle long enough: wait the rest")
         let ping = m.handle(.timerFired(.activity), now: 120)
         #expect(ping.contains(.sendPing))
         #expect(ping.contains(.startTimer(.pong, seconds: 30)))

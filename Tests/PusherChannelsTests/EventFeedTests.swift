@@ -1,5 +1,6 @@
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
 
 /// Every consumer gets its own bounded feed; what a full feed drops is counted.

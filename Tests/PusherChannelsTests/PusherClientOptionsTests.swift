@@ -1,13 +1,18 @@
 import Testing
+
 @testable import PusherChannels
 
 @Suite struct PusherClientOptionsTests {
     @Test func clusterHostWithTLSByDefault() {
         let options = PusherClientOptions(key: "abc")
         #expect(options.connection.useTLS)
-        #expect(options.url(useTLS: true)
-            == "wss://ws-mt1.pusher.com/app/abc?protocol=7&client=pushtop-swift&version=\(PusherClient.version)&flash=false")
-        #expect(PusherClientOptions(key: "abc", cluster: "eu").url(useTLS: false).hasPrefix("ws://ws-eu.pusher.com/app/abc?"))
+        #expect(
+            options.url(useTLS: true)
+                == "wss://ws-mt1.pusher.com/app/abc?protocol=7&client=pushtop-swift&version=\(PusherClient.version)&flash=false"
+        )
+        #expect(
+            PusherClientOptions(key: "abc", cluster: "eu").url(useTLS: false).hasPrefix(
+                "ws://ws-eu.pusher.com/app/abc?"))
     }
 
     @Test func customHostAndPort() {

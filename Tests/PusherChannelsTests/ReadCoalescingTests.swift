@@ -1,8 +1,9 @@
 import Foundation
+import PusherProtocol
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
-import PusherProtocol
 
 /// `readCoalescing`: a busy socket is read at most every interval, so one hand-off carries many frames; nothing is
 /// lost or reordered, and a quiet socket is still read at once.
@@ -28,8 +29,9 @@ import PusherProtocol
     @Test func aQuietSocketIsReadAtOnce() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        var options = PusherClientOptions(key: "test-key", host: "127.0.0.1", port: server.port,
-                                          connection: ConnectionConfiguration(useTLS: false))
+        var options = PusherClientOptions(
+            key: "test-key", host: "127.0.0.1", port: server.port,
+            connection: ConnectionConfiguration(useTLS: false))
         options.transport.readCoalescing = 1
         let client = PusherClient(options: options)
         let recorder = EventRecorder(client)

@@ -4,29 +4,37 @@ import PusherProtocol
 import PushtopServer
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
 
 /// `signIn()` against the embedded server over loopback WebSockets: sign-in, events to the user, watchlists,
 /// signing in again after a reconnect, and failures.
 @Suite(.timeLimit(.minutes(1))) struct SignInTests {
     static func api(_ server: EmbeddedServer) -> PusherAPIClient {
-        PusherAPIClient(configuration: PusherAPIConfiguration(
-            appID: server.configuration.app.id, key: server.configuration.app.key,
-            secret: server.configuration.app.secret, host: "127.0.0.1", port: server.port))
+        PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: server.configuration.app.id, key: server.configuration.app.key,
+                secret: server.configuration.app.secret, host: "127.0.0.1", port: server.port))
     }
 
-    static func makeClient(_ server: EmbeddedServer, userAuthenticator: (any UserAuthenticator)?,
-                           policy: ReconnectPolicy = .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0)) -> PusherClient {
-        PusherClient(options: PusherClientOptions(
-            key: server.configuration.app.key, host: "127.0.0.1", port: server.port,
-            connection: ConnectionConfiguration(useTLS: false, reconnect: policy),
-            authorizer: EndpointAuthorizer(url: server.authEndpointURL!),
-            userAuthenticator: userAuthenticator))
+    static func makeClient(
+        _ server: EmbeddedServer, userAuthenticator: (any UserAuthenticator)?,
+        policy: ReconnectPolicy = .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0)
+    ) -> PusherClient {
+        PusherClient(
+            options: PusherClientOptions(
+                key: server.configuration.app.key, host: "127.0.0.1", port: server.port,
+                connection: ConnectionConfiguration(useTLS: false, reconnect: policy),
+                authorizer: EndpointAuthorizer(url: server.authEndpointURL!),
+                userAuthenticator: userAuthenticator))
     }
 
-    static func secretSigner(_ server: EmbeddedServer, _ id: String, watchlist: [String] = []) -> SecretUserAuthenticator {
-        SecretUserAuthenticator(key: server.configuration.app.key, secret: server.configuration.app.secret,
-                                userID: id, watchlist: watchlist)
+    static func secretSigner(_ server: EmbeddedServer, _ id: String, watchlist: [String] = [])
+        -> SecretUserAuthenticator
+    {
+        SecretUserAuthenticator(
+            key: server.configuration.app.key, secret: server.configuration.app.secret,
+            userID: id, watchlist: watchlist)
     }
 
     @Test func signsInReceivesUserEventsAndWatchlistAndSignsInAgainAfterReconnecting() async throws {
@@ -40,7 +48,8 @@ import Testing
             try await alice.signIn()
             await alice.connect()
             let signedIn = try await recorder.wait("signed in") { if case .signedIn = $0 { true } else { false } }
-            let user = try #require({ () -> SignedInUser? in if case .signedIn(let user) = signedIn { user } else { nil } }())
+            let user = try #require(
+                { () -> SignedInUser? in if case .signedIn(let user) = signedIn { user } else { nil } }())
             #expect(user.id == "alice")
             #expect(user.watchlist == ["bob"])
             #expect(user.userInfo?["name"]?.stringValue == "Alice")
@@ -62,9 +71,12 @@ import Testing
             }
             _ = try await Self.api(server).sendToUser("alice", event: "invoice-paid", data: #"{"amount":42}"#)
             let received = try await recorder.wait("user event") { if case .userEvent = $0 { true } else { false } }
-            #expect(received == .userEvent(UserEvent(
-                userID: "alice", name: "invoice-paid", dataText: #"{"amount":42}"#,
-                receivedAt: { if case .userEvent(let e) = received { e.receivedAt } else { 0 } }())))
+            #expect(
+                received
+                    == .userEvent(
+                        UserEvent(
+                            userID: "alice", name: "invoice-paid", dataText: #"{"amount":42}"#,
+                            receivedAt: { if case .userEvent(let e) = received { e.receivedAt } else { 0 } }())))
             #expect(recorder.channelEvents.allSatisfy { !$0.channel.hasPrefix("#") })
 
             // After a reconnect alice is signed in again before her channels are subscribed again.
@@ -125,14 +137,16 @@ import Testing
 
     @Test func aSignatureTheServerRefusesIsReportedWithItsReason() async throws {
         try await withServer(logLevel: .critical) { server in
-            let forged = SecretUserAuthenticator(key: server.configuration.app.key, secret: "not-the-secret",
-                                                 userID: "eve")
+            let forged = SecretUserAuthenticator(
+                key: server.configuration.app.key, secret: "not-the-secret",
+                userID: "eve")
             let client = Self.makeClient(server, userAuthenticator: forged, policy: .init(kind: .none))
             let recorder = EventRecorder(client)
             try await client.signIn()
             await client.connect()
             let failed = try await recorder.wait("sign-in error") { if case .signInFailed = $0 { true } else { false } }
-            let message = try #require({ () -> String? in if case .signInFailed(_, let message) = failed { message } else { nil } }())
+            let message = try #require(
+                { () -> String? in if case .signInFailed(_, let message) = failed { message } else { nil } }())
             #expect(message.contains("4009"))
             #expect(message.contains("invalid signature"))
             try await recorder.waitForState(.failed)
@@ -168,10 +182,11 @@ import Testing
     @Test func channelsWaitForTheSignInAndGoAheadWhenAServerWithoutSignInRefusesIt() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let client = PusherClient(options: PusherClientOptions(
-            key: "test-key", host: "127.0.0.1", port: server.port,
-            connection: ConnectionConfiguration(useTLS: false),
-            userAuthenticator: SecretUserAuthenticator(key: "test-key", secret: "s", userID: "u1")))
+        let client = PusherClient(
+            options: PusherClientOptions(
+                key: "test-key", host: "127.0.0.1", port: server.port,
+                connection: ConnectionConfiguration(useTLS: false),
+                userAuthenticator: SecretUserAuthenticator(key: "test-key", secret: "s", userID: "u1")))
         let recorder = EventRecorder(client)
         try await client.subscribe("news")
         try await client.signIn()
@@ -182,7 +197,8 @@ import Testing
         #expect(!connection.frames.contains { $0.contains(PusherEventName.subscribe) })
         connection.send(#"{"event":"pusher:error","data":{"code":null,"message":"Unsupported event pusher:signin"}}"#)
         let failed = try await recorder.wait("sign-in error") { if case .signInFailed = $0 { true } else { false } }
-        let message = try #require({ () -> String? in if case .signInFailed(_, let message) = failed { message } else { nil } }())
+        let message = try #require(
+            { () -> String? in if case .signInFailed(_, let message) = failed { message } else { nil } }())
         #expect(message.contains("Unsupported event pusher:signin"))
         try await recorder.wait("news subscribed") { $0.isSubscribed("news") }
         await client.shutdown()

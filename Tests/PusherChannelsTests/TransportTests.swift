@@ -2,6 +2,7 @@ import Foundation
 import PushtopTestSupport
 import Synchronization
 import Testing
+
 @testable import PusherChannels
 
 /// The event-loop transport over real loopback sockets: bursts, the frame tap, WebSocket pings, permessage-deflate,
@@ -61,10 +62,16 @@ import Testing
         let frames = tap.all
         let inbound = frames.first { $0.text == text }!
         #expect(inbound.direction == .inbound && inbound.kind == .text && inbound.size == text.utf8.count)
-        #expect(frames.contains { $0.direction == .outbound && $0.kind == .text && $0.text == #"{"event":"pusher:subscribe","data":{"channel":"ticker"}}"# })
+        #expect(
+            frames.contains {
+                $0.direction == .outbound && $0.kind == .text
+                    && $0.text == #"{"event":"pusher:subscribe","data":{"channel":"ticker"}}"#
+            })
         #expect(frames.first?.text.contains("pusher:connection_established") == true)
         await client.disconnect()
-        try await waitUntil { tap.all.contains { $0.direction == .outbound && $0.kind == .close && $0.closeCode == 1000 } }
+        try await waitUntil {
+            tap.all.contains { $0.direction == .outbound && $0.kind == .close && $0.closeCode == 1000 }
+        }
     }
 
     @Test func withoutATapEventsDoNotKeepTheirFrameUnlessAsked() async throws {

@@ -1,9 +1,12 @@
 import Testing
+
 @testable import PusherProtocol
 
 @Suite struct ChannelNameTests {
-    @Test(arguments: ["my-channel", "private-a_b=c@d,e.f;g", "presence-lobby", "private-encrypted-x", "cache-x",
-                      String(repeating: "a", count: 164)])
+    @Test(arguments: [
+        "my-channel", "private-a_b=c@d,e.f;g", "presence-lobby", "private-encrypted-x", "cache-x",
+        String(repeating: "a", count: 164),
+    ])
     func acceptsValidNames(_ name: String) {
         #expect(ChannelName.isValid(name))
     }
@@ -13,11 +16,15 @@ import Testing
         #expect(throws: ChannelName.ValidationError.tooLong(length: 165)) {
             try ChannelName.validate(String(repeating: "a", count: 165))
         }
-        #expect(throws: ChannelName.ValidationError.invalidCharacter(" ", position: 3)) { try ChannelName.validate("ab cd") }
+        #expect(throws: ChannelName.ValidationError.invalidCharacter(" ", position: 3)) {
+            try ChannelName.validate("ab cd")
+        }
         #expect(throws: ChannelName.ValidationError.invalidCharacter("#", position: 1)) {
             try ChannelName.validate("#server-to-user-1")
         }
-        #expect(throws: ChannelName.ValidationError.invalidCharacter("é", position: 2)) { try ChannelName.validate("aé") }
+        #expect(throws: ChannelName.ValidationError.invalidCharacter("é", position: 2)) {
+            try ChannelName.validate("aé")
+        }
         #expect(ChannelName.ValidationError.tooLong(length: 170).description.contains("164"))
     }
 

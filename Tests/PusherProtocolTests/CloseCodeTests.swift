@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PusherProtocol
 
 @Suite struct CloseCodeTests {

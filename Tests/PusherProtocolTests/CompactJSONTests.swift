@@ -1,5 +1,6 @@
 import PushtopTestSupport
 import Testing
+
 @testable import PusherProtocol
 
 /// `CompactJSON` writes bytes straight from the text; they must be exactly what `JSONValue`'s `jsonString` gives.
@@ -45,7 +46,10 @@ import Testing
     func writesWhatJSONValueWrites(_ text: String) {
         let expected = Self.reference(text)
         let got = Self.compact(text)
-        #expect(got == expected, "\(text): \(got.map { String(decoding: $0, as: UTF8.self) } ?? "nil") vs \(expected.map { String(decoding: $0, as: UTF8.self) } ?? "nil")")
+        #expect(
+            got == expected,
+            "\(text): \(got.map { String(decoding: $0, as: UTF8.self) } ?? "nil") vs \(expected.map { String(decoding: $0, as: UTF8.self) } ?? "nil")"
+        )
     }
 
     /// The usual documents are written straight from their bytes, without `JSONValue`.
@@ -65,7 +69,10 @@ import Testing
     }
 
     @Test func writesStringsAsJSONValueDoes() {
-        for s in ["", "plain", "quote \" backslash \\ slash /", "\n\r\t\u{08}\u{0C}\u{00}\u{1F}\u{7F}", "é漢🎉", "mixed \u{01}é"] {
+        for s in [
+            "", "plain", "quote \" backslash \\ slash /", "\n\r\t\u{08}\u{0C}\u{00}\u{1F}\u{7F}", "é漢🎉",
+            "mixed \u{01}é",
+        ] {
             var out: [UInt8] = []
             CompactJSON.appendString(s, to: &out)
             var expected = ""

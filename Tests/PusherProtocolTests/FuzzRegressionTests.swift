@@ -1,5 +1,5 @@
-import Testing
 import PusherProtocol
+import Testing
 
 /// Inputs the fuzzers (`scripts/fuzz`) found wrong, kept so that they stay fixed. Each is also a corpus entry
 /// under `Fuzz/corpus/`.
@@ -18,13 +18,16 @@ import PusherProtocol
     /// fuzz-api: with two keys equal once lower-cased (`auth_key`, `auth_kEy`), the string to sign depended on the
     /// dictionary's iteration order, so a correctly signed request could be refused.
     @Test func stringToSignDoesNotDependOnDictionaryOrder() {
-        let pairs = [("auth_kEy", "pushtop-kei"), ("auth_key", "pushtop-key"), ("AUTH_KEY", "x"),
-                     ("auth_timestamp", "1700000000"), ("auth_version", "1.0")]
+        let pairs = [
+            ("auth_kEy", "pushtop-kei"), ("auth_key", "pushtop-key"), ("AUTH_KEY", "x"),
+            ("auth_timestamp", "1700000000"), ("auth_version", "1.0"),
+        ]
         var texts = Set<String>()
         for capacity in [0, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192] {
             var parameters = [String: String](minimumCapacity: capacity)
             for (key, value) in capacity % 3 == 0 ? pairs : pairs.reversed() { parameters[key] = value }
-            texts.insert(APIRequestSignature.stringToSign(method: "POST", path: "/apps/1/events", parameters: parameters))
+            texts.insert(
+                APIRequestSignature.stringToSign(method: "POST", path: "/apps/1/events", parameters: parameters))
         }
         #expect(texts.count == 1, "\(texts)")
     }

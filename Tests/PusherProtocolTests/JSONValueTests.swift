@@ -1,9 +1,11 @@
 import Testing
+
 @testable import PusherProtocol
 
 @Suite struct JSONValueTests {
     @Test func parsesEveryKindOfValue() throws {
-        let value = try JSONValue(parsing: #"{"a":[1,2.5,-3e2,true,false,null],"b":"x\"y\\z\u00e9\ud83d\ude00","c":{}}"#)
+        let value = try JSONValue(
+            parsing: #"{"a":[1,2.5,-3e2,true,false,null],"b":"x\"y\\z\u00e9\ud83d\ude00","c":{}}"#)
         #expect(value["a"] == .array([1, 2.5, -300, true, false, nil]))
         #expect(value["b"] == .string("x\"y\\zé😀"))
         #expect(value["c"] == .object([:]))
@@ -15,7 +17,9 @@ import Testing
         #expect(try JSONValue(parsing: "null") == nil)
     }
 
-    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "tru", "\"unterminated", "01x", "{\"a\":1}}", "\"\u{01}\"", "-", "1.", "[1 2]"])
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\" 1}", "tru", "\"unterminated", "01x", "{\"a\":1}}", "\"\u{01}\"", "-", "1.", "[1 2]",
+    ])
     func rejectsMalformedJSON(_ text: String) {
         #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
     }

@@ -1,5 +1,6 @@
 import PushtopTestSupport
 import Testing
+
 @testable import PusherProtocol
 
 /// The byte decoder the client uses must agree with `PusherMessage(decoding:)` on every input: same message, or
@@ -54,7 +55,9 @@ import Testing
         }
     }
 
-    static func decoded(_ text: String, with decoder: inout PusherFrameDecoder) -> Result<PusherMessage, PusherMessageError> {
+    static func decoded(_ text: String, with decoder: inout PusherFrameDecoder) -> Result<
+        PusherMessage, PusherMessageError
+    > {
         var text = text
         return text.withUTF8 { bytes in
             do throws(PusherMessageError) {
@@ -83,7 +86,9 @@ import Testing
         #expect(fields != nil, "the scanner should take the usual frame itself")
         var decoder = PusherFrameDecoder()
         let message = try Self.decoded(text, with: &decoder).get()
-        #expect(message == PusherMessage(event: "price-update", channel: "ticker", data: .string(#"{"p":1}"#), userID: "u1"))
+        #expect(
+            message == PusherMessage(event: "price-update", channel: "ticker", data: .string(#"{"p":1}"#), userID: "u1")
+        )
     }
 
     /// Strings are scanned eight bytes at a time: a quote, backslash or control character anywhere in a word is found.
@@ -91,7 +96,8 @@ import Testing
         var decoder = PusherFrameDecoder()
         for special in [#"\""#, #"\\"#, #"\n"#, #"\u00e9"#, "\u{01}", "\"", "é", "\u{7F}"] {
             for position in 0..<20 {
-                let data = String(repeating: "a", count: position) + special + String(repeating: "b", count: 19 - position)
+                let data =
+                    String(repeating: "a", count: position) + special + String(repeating: "b", count: 19 - position)
                 let text = #"{"event":"e","channel":"c","data":""# + data + #""}"#
                 #expect(Self.decoded(text, with: &decoder) == Self.reference(text), "\(text)")
                 var out: [UInt8] = []
@@ -137,7 +143,8 @@ import Testing
         let alphabet = Array(#"{}[]":,\ "eventchanldu0123456789-.eE+tfn/bru"#.utf8) + [0x01, 0xC3, 0xA9]
         var decoder = PusherFrameDecoder()
         for _ in 0..<20_000 {
-            let bytes = random.mutated(Array(Self.corpus[Int(random.next() % UInt64(Self.corpus.count))].utf8), alphabet: alphabet)
+            let bytes = random.mutated(
+                Array(Self.corpus[Int(random.next() % UInt64(Self.corpus.count))].utf8), alphabet: alphabet)
             guard let text = String(validating: bytes, as: UTF8.self) else { continue }
             let got = Self.decoded(text, with: &decoder)
             let expected = Self.reference(text)

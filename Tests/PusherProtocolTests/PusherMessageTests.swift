@@ -1,9 +1,11 @@
 import Testing
+
 @testable import PusherProtocol
 
 @Suite struct PusherMessageTests {
     @Test func decodesAServerEventWithStringData() throws {
-        let m = try PusherMessage(decoding: #"{"event":"price","channel":"ticker","data":"{\"p\":1.5}","user_id":"u2"}"#)
+        let m = try PusherMessage(
+            decoding: #"{"event":"price","channel":"ticker","data":"{\"p\":1.5}","user_id":"u2"}"#)
         #expect(m.event == "price")
         #expect(m.channel == "ticker")
         #expect(m.userID == "u2")

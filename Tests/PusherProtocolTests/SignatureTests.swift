@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PusherProtocol
 
 /// The worked examples of Pusher's "Generating authentication and authorization strings".
@@ -20,9 +21,13 @@ import Testing
 
     @Test func verifyAcceptsOnlyTheRightSignature() {
         let good = ChannelAuthSignature.auth(key: key, secret: secret, socketID: "1.2", channel: "private-x")
-        #expect(ChannelAuthSignature.verify(auth: good, key: key, secret: secret, socketID: "1.2", channel: "private-x"))
-        #expect(!ChannelAuthSignature.verify(auth: good, key: key, secret: secret, socketID: "1.3", channel: "private-x"))
-        #expect(!ChannelAuthSignature.verify(auth: good + "0", key: key, secret: secret, socketID: "1.2", channel: "private-x"))
+        #expect(
+            ChannelAuthSignature.verify(auth: good, key: key, secret: secret, socketID: "1.2", channel: "private-x"))
+        #expect(
+            !ChannelAuthSignature.verify(auth: good, key: key, secret: secret, socketID: "1.3", channel: "private-x"))
+        #expect(
+            !ChannelAuthSignature.verify(
+                auth: good + "0", key: key, secret: secret, socketID: "1.2", channel: "private-x"))
     }
 
     /// The HTTP API reference's example: POST /apps/3/events with this body, key, secret and timestamp.

@@ -6,15 +6,21 @@ import Testing
     /// Pusher's worked example ("Generating authentication and authorization strings", user authentication):
     /// key 278d425bdf160c739803, secret 7ad3773142a6692b25b8, socket 1234.1234, user_data {"id":"12345"}.
     @Test func signatureMatchesPushersWorkedExample() {
-        #expect(UserAuthSignature.stringToSign(socketID: "1234.1234", userData: #"{"id":"12345"}"#)
+        #expect(
+            UserAuthSignature.stringToSign(socketID: "1234.1234", userData: #"{"id":"12345"}"#)
                 == #"1234.1234::user::{"id":"12345"}"#)
-        let auth = UserAuthSignature.auth(key: "278d425bdf160c739803", secret: "7ad3773142a6692b25b8",
-                                          socketID: "1234.1234", userData: #"{"id":"12345"}"#)
+        let auth = UserAuthSignature.auth(
+            key: "278d425bdf160c739803", secret: "7ad3773142a6692b25b8",
+            socketID: "1234.1234", userData: #"{"id":"12345"}"#)
         #expect(auth == "278d425bdf160c739803:4708d583dada6a56435fb8bc611c77c359a31eebde13337c16ab43aa6de336ba")
-        #expect(UserAuthSignature.verify(auth: auth, key: "278d425bdf160c739803", secret: "7ad3773142a6692b25b8",
-                                         socketID: "1234.1234", userData: #"{"id":"12345"}"#))
-        #expect(!UserAuthSignature.verify(auth: auth, key: "278d425bdf160c739803", secret: "7ad3773142a6692b25b8",
-                                          socketID: "1234.1235", userData: #"{"id":"12345"}"#))
+        #expect(
+            UserAuthSignature.verify(
+                auth: auth, key: "278d425bdf160c739803", secret: "7ad3773142a6692b25b8",
+                socketID: "1234.1234", userData: #"{"id":"12345"}"#))
+        #expect(
+            !UserAuthSignature.verify(
+                auth: auth, key: "278d425bdf160c739803", secret: "7ad3773142a6692b25b8",
+                socketID: "1234.1235", userData: #"{"id":"12345"}"#))
     }
 
     @Test func userDataNeedsAStringID() throws {
@@ -29,7 +35,9 @@ import Testing
     }
 
     @Test func watchlistEventsRoundTrip() {
-        let changes = [WatchlistChange(status: .online, userIDs: ["a", "b"]), WatchlistChange(status: .offline, userIDs: ["c"])]
+        let changes = [
+            WatchlistChange(status: .online, userIDs: ["a", "b"]), WatchlistChange(status: .offline, userIDs: ["c"]),
+        ]
         let data = WatchlistChange.watchlistData(changes)
         #expect(WatchlistChange.changes(fromWatchlistData: data) == changes)
         #expect(WatchlistChange.changes(fromWatchlistData: ["events": [["name": "away", "user_ids": ["x"]]]]).isEmpty)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PusherProtocol
 
 /// The close-payload rule the server and the client share (RFC 6455 sections 5.5.1 and 7.4).
@@ -24,8 +25,9 @@ struct WebSocketClosePayloadTests {
 
     @Test(arguments: [0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535])
     func aCodeThatMustNotBeSentIs1002(code: Int) {
-        #expect(WebSocketClosePayload.check(Self.payload(code, Array("x".utf8)))
-            == .invalid(failWith: 1002, why: "a close frame with status code \(code), which must not be sent"))
+        #expect(
+            WebSocketClosePayload.check(Self.payload(code, Array("x".utf8)))
+                == .invalid(failWith: 1002, why: "a close frame with status code \(code), which must not be sent"))
     }
 
     @Test func aReasonThatIsNotUTF8Is1007() {
@@ -39,7 +41,8 @@ struct WebSocketClosePayloadTests {
     }
 
     @Test func aValidCloseKeepsCodeAndReason() {
-        #expect(WebSocketClosePayload.check(Self.payload(4200, Array("κόσμε".utf8))) == .valid(code: 4200, reason: "κόσμε"))
+        #expect(
+            WebSocketClosePayload.check(Self.payload(4200, Array("κόσμε".utf8))) == .valid(code: 4200, reason: "κόσμε"))
         #expect(WebSocketClosePayload.check(Self.payload(1000)) == .valid(code: 1000, reason: ""))
     }
 }

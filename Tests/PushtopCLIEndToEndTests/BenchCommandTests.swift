@@ -34,8 +34,9 @@ import Testing
     @Test func zeroSubscribersOnlyPublishesForOtherConsumers() async throws {
         let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
         let app = server.configuration.app
-        let listener = PusherClient(options: PusherClientOptions(
-            key: app.key, host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
+        let listener = PusherClient(
+            options: PusherClientOptions(
+                key: app.key, host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
         let events = listener.eventBatches()
         try await listener.subscribe("feed")
         await listener.connect()
@@ -73,7 +74,8 @@ import Testing
         let app = server.configuration.app
         let bench = try PushtopProcess([
             "bench", "--key", app.key, "--secret", "nope", "--app-id", app.id, "--host", "127.0.0.1",
-            "--port", String(server.port), "--no-tls", "--rate", "50", "--duration", "0.2", "--subscribers", "1", "--json",
+            "--port", String(server.port), "--no-tls", "--rate", "50", "--duration", "0.2", "--subscribers", "1",
+            "--json",
         ])
         #expect(try await bench.exitCode(timeout: 30) == 1)
         #expect(bench.stderr.contains("every publish failed"), "stderr: \(bench.stderr)")

@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func theStampNamesTheCommitAndLeavesTheCheckoutAsItWas() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-stamp-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-stamp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let statusBefore = try await Self.git(["status", "--porcelain"])
@@ -29,7 +30,8 @@ import Testing
         #expect(ignored.status == 0 || head.status != 0, "BuildStamp.swift is git-ignored")
 
         let stamp = directory.appendingPathComponent("BuildStamp.swift")
-        let run = try await CommandRun.run(Self.repository.appendingPathComponent("scripts/build-stamp").path, [stamp.path])
+        let run = try await CommandRun.run(
+            Self.repository.appendingPathComponent("scripts/build-stamp").path, [stamp.path])
         #expect(run.status == 0, "\(run.stderr)")
         let commit = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(commit == expected || commit == expected + "-dirty", "stamped \(commit), HEAD is \(expected)")
@@ -47,7 +49,9 @@ import Testing
             let binary = directory.appendingPathComponent(define ? "stamped" : "plain").path
             let compile = try await CommandRun.run(
                 "/usr/bin/env",
-                ["swiftc"] + (define ? ["-DPUSHTOP_BUILD_STAMP"] : []) + [buildInfo, stamp.path, main.path, "-o", binary],
+                ["swiftc"] + (define ? ["-DPUSHTOP_BUILD_STAMP"] : []) + [
+                    buildInfo, stamp.path, main.path, "-o", binary,
+                ],
                 timeout: 100)
             #expect(compile.status == 0, "swiftc: \(compile.stderr)")
             let version = try await CommandRun.run(binary, [])

@@ -22,7 +22,8 @@ import Testing
 
     @Test func oneHealthyNodeLosesNothing() async throws {
         let serve = try await ServeNode.start()
-        let run = try PushtopProcess(canary([serve], ["--rate", "20/s", "--duration", "2", "--report-every", "1"]), environment: isolated)
+        let run = try PushtopProcess(
+            canary([serve], ["--rate", "20/s", "--duration", "2", "--report-every", "1"]), environment: isolated)
         #expect(try await run.exitCode(timeout: 30) == 0, "\(run.lines.suffix(5)) \(run.stderr)")
         let last = try #require(run.lines.last)
         #expect(last.hasPrefix(#"{"type":"summary","nodes":[{"node":"\#(serve.address)","published":"#), "\(last)")
@@ -36,11 +37,14 @@ import Testing
 
     @Test func twoUnjoinedNodesFailAndNameTheNodeThatMissed() async throws {
         let a = try await ServeNode.start(), b = try await ServeNode.start()
-        let run = try PushtopProcess(canary([a, b], ["--rate", "10", "--duration", "2", "--grace", "1"]), environment: isolated)
+        let run = try PushtopProcess(
+            canary([a, b], ["--rate", "10", "--duration", "2", "--grace", "1"]), environment: isolated)
         #expect(try await run.exitCode(timeout: 30) == 1)
         // What was published through A never reached B, and the other way round.
         let missedByB = run.objects.first { $0["type"] as? String == "missed" && $0["node"] as? String == b.address }
-        #expect(missedByB?["via"] as? String == a.address && missedByB?["while"] as? String == "connected", "\(run.lines.prefix(8))")
+        #expect(
+            missedByB?["via"] as? String == a.address && missedByB?["while"] as? String == "connected",
+            "\(run.lines.prefix(8))")
         let s = summary(run)
         #expect(s?["ok"] as? Bool == false)
         #expect((node(s, b.address)?["lost"] as? Int ?? 0) > 0 && (node(s, a.address)?["lost"] as? Int ?? 0) > 0)
@@ -51,12 +55,19 @@ import Testing
     @Test func aNodeThatGoesAwayCountsItsMissesAsAwayAndNoFalseAlarmElsewhere() async throws {
         // Node B is a second way to the same server (a joined pair): taking it down is a node dying.
         let (a, proxy, b) = try await ServeNode.startJoinedPair()
-        let run = try PushtopProcess(["canary", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID,
-            "--no-tls", "--node", a.address, "--node", b, "--rate", "10", "--duration", "forever", "--grace", "1",
-            "--report-every", "1", "--max-retries", "0"], environment: isolated)
-        try await run.waitForLine("canaries flowing", timeout: 30) { $0["type"] as? String == "latency" && ($0["received"] as? Int ?? 0) > 0 }
+        let run = try PushtopProcess(
+            [
+                "canary", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID,
+                "--no-tls", "--node", a.address, "--node", b, "--rate", "10", "--duration", "forever", "--grace", "1",
+                "--report-every", "1", "--max-retries", "0",
+            ], environment: isolated)
+        try await run.waitForLine("canaries flowing", timeout: 30) {
+            $0["type"] as? String == "latency" && ($0["received"] as? Int ?? 0) > 0
+        }
         await proxy.takeDown()
-        try await run.waitForLine("B is away", timeout: 20) { $0["type"] as? String == "disconnected" && $0["node"] as? String == b }
+        try await run.waitForLine("B is away", timeout: 20) {
+            $0["type"] as? String == "disconnected" && $0["node"] as? String == b
+        }
         try await run.waitForLine("a miss while away", timeout: 20) {
             $0["type"] as? String == "missed" && $0["node"] as? String == b && $0["while"] as? String == "away"
         }
@@ -78,12 +89,16 @@ import Testing
     /// one seq on A, and neither a duplicate nor a failure.
     @Test func aPublishThatFailsAfterLandingIsNoDuplicate() async throws {
         let serve = try await ServeNode.start()
-        let far = try await FaultProxy.start(upstreamPort: serve.port), dying = try await FaultProxy.start(upstreamPort: serve.port)
+        let far = try await FaultProxy.start(upstreamPort: serve.port),
+            dying = try await FaultProxy.start(upstreamPort: serve.port)
         far.shape(latency: .milliseconds(300))
         let a = "127.0.0.1:\(far.port)", b = "127.0.0.1:\(dying.port)"
-        let run = try PushtopProcess(["canary", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID,
-            "--no-tls", "--node", a, "--node", b, "--rate", "10", "--duration", "forever", "--grace", "2",
-            "--report-every", "1", "--max-retries", "0"], environment: isolated)
+        let run = try PushtopProcess(
+            [
+                "canary", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID,
+                "--no-tls", "--node", a, "--node", b, "--rate", "10", "--duration", "forever", "--grace", "2",
+                "--report-every", "1", "--max-retries", "0",
+            ], environment: isolated)
         try await run.waitForLine("canaries flowing", timeout: 30) {
             $0["type"] as? String == "latency" && $0["node"] as? String == a && ($0["received"] as? Int ?? 0) > 0
         }
@@ -105,8 +120,10 @@ import Testing
     }
 
     @Test func badUsageExits2() async throws {
-        for arguments in [["canary", "--rate", "fast"], ["canary", "--duration", "-1"], ["canary", "--node", "no-port"],
-                          ["canary", "--key", "k", "--host", "127.0.0.1", "--no-tls"]] {
+        for arguments in [
+            ["canary", "--rate", "fast"], ["canary", "--duration", "-1"], ["canary", "--node", "no-port"],
+            ["canary", "--key", "k", "--host", "127.0.0.1", "--no-tls"],
+        ] {
             let run = try await CommandRun.run("pushtop", arguments, environment: isolated)
             #expect(run.status == 2, "\(arguments): \(run.stderr)")
             #expect(!run.stderr.isEmpty)

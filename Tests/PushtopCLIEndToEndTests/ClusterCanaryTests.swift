@@ -9,7 +9,9 @@ import Testing
 
     func nodes(_ count: Int, redis: RedisServerProcess) async throws -> [ServeNode] {
         var nodes: [ServeNode] = []
-        for i in 0..<count { nodes.append(try await ServeNode.start(extra: ["--redis", redis.url, "--node-id", "n\(i)"])) }
+        for i in 0..<count {
+            nodes.append(try await ServeNode.start(extra: ["--redis", redis.url, "--node-id", "n\(i)"]))
+        }
         return nodes
     }
 
@@ -30,7 +32,11 @@ import Testing
         let run = try PushtopProcess(canary(cluster, ["--rate", "20", "--duration", "10"]), environment: isolated)
         #expect(try await run.exitCode(timeout: 60) == 0, "\(run.lines.suffix(4)) \(run.stderr)")
         let t = tallies(run)
-        #expect(t.count == 2 && t.allSatisfy { $0["lost"] as? Int == 0 && $0["duplicated"] as? Int == 0 && ($0["received"] as? Int ?? 0) >= 150 },
+        #expect(
+            t.count == 2
+                && t.allSatisfy {
+                    $0["lost"] as? Int == 0 && $0["duplicated"] as? Int == 0 && ($0["received"] as? Int ?? 0) >= 150
+                },
             "\(run.lines.suffix(2))")
         for node in cluster { await node.stop() }
     }
@@ -40,21 +46,31 @@ import Testing
         let redis = try await RedisServerProcess.start()
         defer { redis.stop() }
         let cluster = try await nodes(3, redis: redis)
-        let churn = presenceChurn(ports: cluster.map(\.port), key: ServeNode.key, secret: ServeNode.secret, channel: "presence-lobby")
+        let churn = presenceChurn(
+            ports: cluster.map(\.port), key: ServeNode.key, secret: ServeNode.secret, channel: "presence-lobby")
         defer { churn.cancel() }
         // A minute with `PUSHTOP_SOAK=1` (24 s in CI): three quarters with every node up, then node 3 dies (SIGKILL).
         let duration = ObservationWindow.seconds(soak: 60, ci: 24)
-        let run = try PushtopProcess(canary(cluster, ["--rate", "10", "--duration", "\(Int(duration))", "--grace", "2",
-            "--report-every", "5"]), environment: isolated)
+        let run = try PushtopProcess(
+            canary(
+                cluster,
+                [
+                    "--rate", "10", "--duration", "\(Int(duration))", "--grace", "2",
+                    "--report-every", "5",
+                ]), environment: isolated)
         try await Task.sleep(for: .seconds(duration * 3 / 4))
-        #expect(!run.objects.contains { $0["type"] as? String == "missed" }, "\(run.objects.filter { $0["type"] as? String == "missed" }.prefix(3))")
+        #expect(
+            !run.objects.contains { $0["type"] as? String == "missed" },
+            "\(run.objects.filter { $0["type"] as? String == "missed" }.prefix(3))")
         await cluster[2].kill()
         #expect(try await run.exitCode(timeout: 60) == 0, "\(run.lines.suffix(4)) \(run.stderr)")
         churn.cancel()
         let t = tallies(run)
         #expect(t.count == 3, "\(run.lines.suffix(2))")
         for tally in t.prefix(2) {
-            #expect(tally["lost"] as? Int == 0 && tally["duplicated"] as? Int == 0 && tally["away"] as? Int == 0, "\(tally)")
+            #expect(
+                tally["lost"] as? Int == 0 && tally["duplicated"] as? Int == 0 && tally["away"] as? Int == 0, "\(tally)"
+            )
             #expect((tally["received"] as? Int ?? 0) >= Int(duration * 7.5), "\(tally)")  // 10/s, 450 in a minute
         }
         let killed = t.last

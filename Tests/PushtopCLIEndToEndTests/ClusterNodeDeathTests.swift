@@ -20,7 +20,8 @@ struct ClusterNodeDeathTests {
         let prefix = "kill\(UInt32.random(in: 0...UInt32.max))"
 
         var configuration = ServerConfiguration(port: 0)
-        configuration.cluster = ClusterConfiguration(redisURL: redis.url, nodeID: "survivor", prefix: prefix, nodeTimeout: 1)
+        configuration.cluster = ClusterConfiguration(
+            redisURL: redis.url, nodeID: "survivor", prefix: prefix, nodeTimeout: 1)
         configuration.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01)
         var logger = Logger(label: "test.survivor")
         logger.logLevel = .warning
@@ -60,7 +61,7 @@ struct ClusterNodeDeathTests {
             if case .memberRemoved(_, let member) = $0 { return member.userID == "zed" } else { return false }
         }
         let took = Date().timeIntervalSince(killedAt)
-        #expect(took < 1.25 + 3, "removed after \(took) s")   // 1.25 × the timeout, with slack for a loaded machine
+        #expect(took < 1.25 + 3, "removed after \(took) s")  // 1.25 × the timeout, with slack for a loaded machine
         #expect(await survivor.hub.clusterUsers(in: "presence-room") == ["ann"])
         #expect(await survivor.hub.clusterChannelSummary("presence-room").subscriptionCount == 1)
 
@@ -77,9 +78,11 @@ struct ClusterNodeDeathTests {
     }
 
     static func client(port: Int, userID: String) -> PusherClient {
-        PusherClient(options: PusherClientOptions(
-            key: "pushtop-key", host: "127.0.0.1", port: port, connection: ConnectionConfiguration(useTLS: false),
-            authorizer: EndpointAuthorizer(url: "http://127.0.0.1:\(port)/pusher/auth", parameters: [("user_id", userID)])))
+        PusherClient(
+            options: PusherClientOptions(
+                key: "pushtop-key", host: "127.0.0.1", port: port, connection: ConnectionConfiguration(useTLS: false),
+                authorizer: EndpointAuthorizer(
+                    url: "http://127.0.0.1:\(port)/pusher/auth", parameters: [("user_id", userID)])))
     }
 
     /// The port of "pushtop serve: listening on ws://127.0.0.1:PORT/app/KEY …".

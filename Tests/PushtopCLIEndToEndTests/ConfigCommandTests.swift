@@ -6,7 +6,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct ConfigCommandTests {
     /// A fresh `XDG_CONFIG_HOME` with nothing in it.
     private func freshHome() throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-config-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-config-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         return root
     }
@@ -49,7 +50,9 @@ import Testing
         try write("[profiles.prod]\nkey = \"k\"\nport = \"eighty\"\n", to: path)
         let run = try await CommandRun.run("pushtop", ["config", "check"], environment: ["XDG_CONFIG_HOME": home])
         #expect(run.status == 1)
-        #expect(run.stderr.contains("error: \(path): profiles.prod.port: expected an integer, found a string"), "\(run.stderr)")
+        #expect(
+            run.stderr.contains("error: \(path): profiles.prod.port: expected an integer, found a string"),
+            "\(run.stderr)")
     }
 
     @Test func checkReportsAnUnknownThemeAndABrokenThemeFile() async throws {
@@ -78,7 +81,8 @@ import Testing
         try write("open = \"staging\"\n" + profiles, to: path)
         let notAList = try await CommandRun.run("pushtop", ["config", "check"], environment: ["XDG_CONFIG_HOME": home])
         #expect(notAList.status == 1)
-        #expect(notAList.stderr.contains("open: expected an array of profile names, found a string"), "\(notAList.stderr)")
+        #expect(
+            notAList.stderr.contains("open: expected an array of profile names, found a string"), "\(notAList.stderr)")
     }
 
     @Test func checkWithoutAFileSaysHowToMakeOne() async throws {

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import PushtopTestSupport
 import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// `pushtop conform`, the real binary against a real `pushtop serve`: serve passes every case; each documented
 /// deviation, reproduced by a rewriting proxy, fails exactly its case; bad usage and a server that cannot be tested
@@ -31,7 +32,9 @@ import Testing
 
     /// Runs `pushtop ARGUMENTS` with stdout in a file (a report of 100 KB is read whole, however busy the test
     /// process's threads are) and stderr in another; returns the exit status and both texts.
-    static func run(_ arguments: [String], timeout: Double = 120) async throws -> (code: Int32, out: String, err: String) {
+    static func run(_ arguments: [String], timeout: Double = 120) async throws -> (
+        code: Int32, out: String, err: String
+    ) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("conform-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -51,8 +54,10 @@ import Testing
         }
         try? out.close()
         try? err.close()
-        return (process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8),
-                try String(contentsOf: errURL, encoding: .utf8))
+        return (
+            process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8),
+            try String(contentsOf: errURL, encoding: .utf8)
+        )
     }
 
     static func conform(_ arguments: [String], timeout: Double = 120) async throws -> Run {
@@ -67,7 +72,9 @@ import Testing
 
     @Test func servePassesEveryCaseOnOneNode() async throws {
         let hooks = try freeLocalPort()
-        let node = try await ServeNode.start(extra: ["--activity-timeout", "2", "--webhook", "http://127.0.0.1:\(hooks)/"])
+        let node = try await ServeNode.start(extra: [
+            "--activity-timeout", "2", "--webhook", "http://127.0.0.1:\(hooks)/",
+        ])
         defer { Task { await node.stop() } }
         let started = ContinuousClock.now
         let run = try await Self.conform(Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--destructive"])
@@ -76,7 +83,8 @@ import Testing
         #expect(run.ids("fail").isEmpty, "\(run.failures)")
         #expect(run.ids("unsupported").isEmpty, "\(run.ids("unsupported"))")
         // Only the cross-node cases need a second node.
-        #expect(run.ids("skipped") == Set(run.cases.compactMap { $0["id"] as? String }.filter { $0.hasPrefix("cluster.") }))
+        #expect(
+            run.ids("skipped") == Set(run.cases.compactMap { $0["id"] as? String }.filter { $0.hasPrefix("cluster.") }))
         #expect(run.cases.count > 150)
         #expect(run.ids("pass").count > 130)
         #expect(took < .seconds(60), "the whole run against a local serve takes under a minute (took \(took))")
@@ -92,7 +100,11 @@ import Testing
         let common = ["--activity-timeout", "2", "--redis", redis.url, "--webhook", "http://127.0.0.1:\(hooks)/"]
         let a = try await ServeNode.start(extra: common + ["--node-id", "a"])
         let b = try await ServeNode.start(extra: common + ["--node-id", "b"])
-        defer { Task { await a.stop(); await b.stop() } }
+        defer {
+            Task {
+                await a.stop(); await b.stop()
+            }
+        }
         let run = try await Self.conform([
             "--node", a.address, "--node", b.address, "--key", ServeNode.key, "--secret", ServeNode.secret,
             "--app-id", ServeNode.appID, "--webhook-listen", "127.0.0.1:\(hooks)",
@@ -110,12 +122,16 @@ import Testing
     /// Each deviation of a real server, and the cases that must fail for it (and no other case of the groups run).
     static let deviations: [(PusherRewritingProxy.Deviation, groups: [String], fails: Set<String>, names: String)] = [
         (.memberEventsPerConnection, ["presence"], ["presence.member-added-once-per-user"], "one per connection"),
-        (.dropTriggeredEvents, ["public"], [
-            "public.event-delivered", "public.event-data-json-verbatim", "public.event-data-text-verbatim",
-            "public.event-data-unicode", "public.event-name-kept", "public.unsubscribe-stops-delivery", "public.resubscribe",
-            "public.duplicate-subscribe-delivers-once", "public.several-channels-one-connection", "public.fan-out",
-            "public.not-to-others", "public.order-kept", "public.name-punctuation-accepted",
-        ], "within"),
+        (
+            .dropTriggeredEvents, ["public"],
+            [
+                "public.event-delivered", "public.event-data-json-verbatim", "public.event-data-text-verbatim",
+                "public.event-data-unicode", "public.event-name-kept", "public.unsubscribe-stops-delivery",
+                "public.resubscribe",
+                "public.duplicate-subscribe-delivers-once", "public.several-channels-one-connection", "public.fan-out",
+                "public.not-to-others", "public.order-kept", "public.name-punctuation-accepted",
+            ], "within"
+        ),
         (.acceptAnyPath, ["connection"], ["connection.other-paths-refused"], "pusher:connection_established"),
         (.unboundPresenceData, ["presence"], ["presence.channel-data-bound-to-signature"], "not bound"),
         (.echoClientEvents, ["client-events"], ["client-events.not-echoed"], "received its own client event"),
@@ -128,11 +144,15 @@ import Testing
         let (deviation, groups, fails, names) = Self.deviations[index]
         let node = try await ServeNode.start()
         defer { Task { await node.stop() } }
-        let proxy = try await PusherRewritingProxy.start(upstreamPort: node.port, key: ServeNode.key,
-                                                         secret: ServeNode.secret, deviation: deviation)
+        let proxy = try await PusherRewritingProxy.start(
+            upstreamPort: node.port, key: ServeNode.key,
+            secret: ServeNode.secret, deviation: deviation)
         defer { proxy.stop() }
-        let run = try await Self.conform(["--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
-                                          "--app-id", ServeNode.appID] + groups.flatMap { ["--case", $0] })
+        let run = try await Self.conform(
+            [
+                "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
+                "--app-id", ServeNode.appID,
+            ] + groups.flatMap { ["--case", $0] })
         #expect(run.code == 1, "\(deviation): \(run.stderr)")
         #expect(run.ids("fail") == fails, "\(deviation):\n\(run.failures)")
         let first = fails.sorted().first!
@@ -142,13 +162,15 @@ import Testing
     @Test func unwrappedWebhooksFailOnlyTheFormatCase() async throws {
         let hooks = try freeLocalPort()
         // serve → proxy (unwraps each batch) → conform's listener; the proxy's WebSocket side is not used.
-        let probe = try await PusherRewritingProxy.start(upstreamPort: 1, key: ServeNode.key, secret: ServeNode.secret,
-                                                         deviation: .unwrappedWebhooks,
-                                                         webhookTarget: "http://127.0.0.1:\(hooks)/")
+        let probe = try await PusherRewritingProxy.start(
+            upstreamPort: 1, key: ServeNode.key, secret: ServeNode.secret,
+            deviation: .unwrappedWebhooks,
+            webhookTarget: "http://127.0.0.1:\(hooks)/")
         defer { probe.stop() }
         let node = try await ServeNode.start(extra: ["--webhook", probe.webhookURL])
         defer { Task { await node.stop() } }
-        let run = try await Self.conform(Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--case", "webhooks"])
+        let run = try await Self.conform(
+            Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--case", "webhooks"])
         #expect(run.code == 1, "\(run.stderr)")
         #expect(run.ids("fail") == ["webhooks.wrapped-in-events"], "\(run.failures)")
         #expect(run.message("webhooks.wrapped-in-events").contains("events array"))
@@ -158,10 +180,14 @@ import Testing
         let hooks = try freeLocalPort()
         let node = try await ServeNode.start(extra: ["--webhook", "http://127.0.0.1:\(hooks)/", "--webhook-grace", "0"])
         defer { Task { await node.stop() } }
-        let run = try await Self.conform(Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--case", "webhooks"])
+        let run = try await Self.conform(
+            Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--case", "webhooks"])
         #expect(run.code == 1)
-        #expect(run.ids("fail") == ["webhooks.vacated-cancelled-on-quick-return",
-                                    "webhooks.member-removed-cancelled-on-quick-return"], "\(run.failures)")
+        #expect(
+            run.ids("fail") == [
+                "webhooks.vacated-cancelled-on-quick-return",
+                "webhooks.member-removed-cancelled-on-quick-return",
+            ], "\(run.failures)")
         #expect(run.message("webhooks.vacated-cancelled-on-quick-return").contains("no grace"))
     }
 
@@ -174,14 +200,18 @@ import Testing
 
         let node = try await ServeNode.start()
         defer { Task { await node.stop() } }
-        let wrongSecret = try await Self.conform(["--port", "\(node.port)", "--key", ServeNode.key, "--secret", "nope",
-                                                  "--app-id", ServeNode.appID])
+        let wrongSecret = try await Self.conform([
+            "--port", "\(node.port)", "--key", ServeNode.key, "--secret", "nope",
+            "--app-id", ServeNode.appID,
+        ])
         #expect(wrongSecret.code == 2)
         #expect(wrongSecret.stderr.contains("check --app-id and --secret"), "\(wrongSecret.stderr)")
         #expect(!wrongSecret.stderr.contains("nope"), "the secret is never printed")
 
-        let wrongKey = try await Self.conform(["--port", "\(node.port)", "--key", "nope", "--secret", ServeNode.secret,
-                                               "--app-id", ServeNode.appID])
+        let wrongKey = try await Self.conform([
+            "--port", "\(node.port)", "--key", "nope", "--secret", ServeNode.secret,
+            "--app-id", ServeNode.appID,
+        ])
         #expect(wrongKey.code == 2)
         #expect(wrongKey.stderr.contains("does not accept the app key 'nope'"), "\(wrongKey.stderr)")
 
@@ -192,8 +222,10 @@ import Testing
     }
 
     @Test func badUsageExits2() async throws {
-        for arguments in [["--node", "no-port"], ["--diff", "only-one.json"], ["--case", "no-such-group"],
-                          ["--parallel", "0"], ["--format", "markdown"]] {
+        for arguments in [
+            ["--node", "no-port"], ["--diff", "only-one.json"], ["--case", "no-such-group"],
+            ["--parallel", "0"], ["--format", "markdown"],
+        ] {
             let process = try PushtopProcess(["conform"] + arguments)
             #expect(try await process.exitCode() == 2, "\(arguments): \(process.stderr)")
             #expect(!process.stderr.isEmpty)
@@ -215,14 +247,17 @@ import Testing
         let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("docs/conform-cases.md")
         let committed = try String(contentsOf: page, encoding: .utf8)
-        #expect(committed == generated, "docs/conform-cases.md is stale: run pushtop conform --list --format markdown > docs/conform-cases.md")
+        #expect(
+            committed == generated,
+            "docs/conform-cases.md is stale: run pushtop conform --list --format markdown > docs/conform-cases.md")
     }
 
     @Test func theDiffSaysWhatChangesForAnApp() async throws {
         let node = try await ServeNode.start()
         defer { Task { await node.stop() } }
-        let proxy = try await PusherRewritingProxy.start(upstreamPort: node.port, key: ServeNode.key,
-                                                         secret: ServeNode.secret, deviation: .echoClientEvents)
+        let proxy = try await PusherRewritingProxy.start(
+            upstreamPort: node.port, key: ServeNode.key,
+            secret: ServeNode.secret, deviation: .echoClientEvents)
         defer { proxy.stop() }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conform-diff-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -230,8 +265,10 @@ import Testing
         let a = dir.appendingPathComponent("serve.json").path, b = dir.appendingPathComponent("echo.json").path
         let first = try await Self.conform(Self.app(node) + ["--case", "client-events", "--output", a])
         #expect(first.code == 0)
-        let second = try await Self.conform(["--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
-                                             "--app-id", ServeNode.appID, "--case", "client-events", "--output", b])
+        let second = try await Self.conform([
+            "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
+            "--app-id", ServeNode.appID, "--case", "client-events", "--output", b,
+        ])
         #expect(second.code == 1)
         let diff = try PushtopProcess(["conform", "--diff", a, b])
         #expect(try await diff.exitCode() == 0)
@@ -244,11 +281,14 @@ import Testing
     @Test func junitReportsFailuresForCI() async throws {
         let node = try await ServeNode.start()
         defer { Task { await node.stop() } }
-        let proxy = try await PusherRewritingProxy.start(upstreamPort: node.port, key: ServeNode.key,
-                                                         secret: ServeNode.secret, deviation: .echoClientEvents)
+        let proxy = try await PusherRewritingProxy.start(
+            upstreamPort: node.port, key: ServeNode.key,
+            secret: ServeNode.secret, deviation: .echoClientEvents)
         defer { proxy.stop() }
-        let process = try PushtopProcess(["conform", "--format", "junit", "--port", "\(proxy.port)", "--key", ServeNode.key,
-                                          "--secret", ServeNode.secret, "--app-id", ServeNode.appID, "--case", "client-events"])
+        let process = try PushtopProcess([
+            "conform", "--format", "junit", "--port", "\(proxy.port)", "--key", ServeNode.key,
+            "--secret", ServeNode.secret, "--app-id", ServeNode.appID, "--case", "client-events",
+        ])
         #expect(try await process.exitCode(timeout: 60) == 1)
         let xml = process.lines.joined(separator: "\n")
         #expect(xml.hasPrefix("<?xml"))

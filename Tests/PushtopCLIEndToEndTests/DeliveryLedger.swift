@@ -55,8 +55,9 @@ struct DeliveryLedger: Sendable {
 
     /// The counted events still missing, as `channel#n`, for failure messages (at most `limit`).
     func missing(limit: Int = 10) -> [String] {
-        outstanding.sorted { $0.key < $1.key }.flatMap { channel, numbers in numbers.sorted().map { "\(channel)#\($0)" } }
-            .prefix(limit).map { $0 }
+        outstanding.sorted { $0.key < $1.key }.flatMap { channel, numbers in numbers.sorted().map { "\(channel)#\($0)" }
+        }
+        .prefix(limit).map { $0 }
     }
 
     /// Ends a counting window: whatever counted event has not arrived by now is a loss.

@@ -52,10 +52,12 @@ import Testing
     @Test func aBadSecretFailsAtTheHTTPAPIWith401() async throws {
         let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
         let app = server.configuration.app
-        let run = try await CommandRun.run("pushtop", [
-            "doctor", "--key", app.key, "--auth-endpoint", server.authEndpointURL!, "--secret", "not-the-secret",
-            "--app-id", app.id,
-        ] + target(server))
+        let run = try await CommandRun.run(
+            "pushtop",
+            [
+                "doctor", "--key", app.key, "--auth-endpoint", server.authEndpointURL!, "--secret", "not-the-secret",
+                "--app-id", app.id,
+            ] + target(server))
         await server.shutdown()
         #expect(run.status == 1)
         #expect(run.stdout.contains("ok    auth      subscribed to private-pushtop-doctor, signed by endpoint"))

@@ -104,12 +104,13 @@ actor FaultHarness {
     static func start() async throws -> FaultHarness {
         let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
         let proxy = try await FaultProxy.start(upstreamPort: server.port)
-        let watch = try PushtopProcess([
-            "watch", "--key", server.configuration.app.key, "--host", "127.0.0.1", "--port", String(proxy.port),
-            "--no-tls", "--auth-endpoint", server.authEndpointURL!, "--user-id", "fault-watcher",
-            "--activity-timeout", String(activityTimeout), "--pong-timeout", String(pongTimeout),
-            "--reconnect", "exponential", "--min-delay", "0.1", "--max-delay", "0.5", "--max-retries", "0",
-        ] + channels)
+        let watch = try PushtopProcess(
+            [
+                "watch", "--key", server.configuration.app.key, "--host", "127.0.0.1", "--port", String(proxy.port),
+                "--no-tls", "--auth-endpoint", server.authEndpointURL!, "--user-id", "fault-watcher",
+                "--activity-timeout", String(activityTimeout), "--pong-timeout", String(pongTimeout),
+                "--reconnect", "exponential", "--min-delay", "0.1", "--max-delay", "0.5", "--max-retries", "0",
+            ] + channels)
         let harness = FaultHarness(server: server, proxy: proxy, watch: watch)
         try await harness.waitForResubscription(after: -1, timeout: 30)
         return harness

@@ -25,8 +25,9 @@ import Testing
                 case 3: fault = .stall(seconds: stall + Double.random(in: 0.5...3, using: &generator))
                 case 4: fault = .listenerDown(seconds: Double.random(in: 0.2...3, using: &generator))
                 default:
-                    fault = .shaped(latencyMs: Int.random(in: 10...200, using: &generator),
-                                    bytesPerSecond: Int.random(in: 8_000...200_000, using: &generator))
+                    fault = .shaped(
+                        latencyMs: Int.random(in: 10...200, using: &generator),
+                        bytesPerSecond: Int.random(in: 8_000...200_000, using: &generator))
                 }
                 try await harness.cycle(fault, rounds: Int.random(in: 5...40, using: &generator))
                 if ContinuousClock.now >= nextReport {

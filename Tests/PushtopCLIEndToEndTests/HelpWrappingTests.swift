@@ -39,7 +39,9 @@ import Testing
         ]
         #expect(Self.raggedBreaks(lines, columns: 80).count == 1)
         #expect(Self.raggedBreaks(["Examples:", "  pushtop trigger chat message"], columns: 80).isEmpty)
-        #expect(Self.raggedBreaks(["  pushtop trigger --cluster eu --key KEY", "my-channel my-event"], columns: 80).count == 1)
+        #expect(
+            Self.raggedBreaks(["  pushtop trigger --cluster eu --key KEY", "my-channel my-event"], columns: 80).count
+                == 1)
     }
 
     @Test(arguments: ["serve", "watch", "trigger", "doctor", "replay"])

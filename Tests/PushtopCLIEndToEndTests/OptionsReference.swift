@@ -88,7 +88,8 @@ enum OptionsReference {
         for heading in titles {
             out += "\n**\(heading)**\n\n| | what | default |\n|---|---|---|\n"
             for argument in arguments where title(argument) == heading {
-                out += "| \(usage(argument)) | \(meaning(argument)) | "
+                out +=
+                    "| \(usage(argument)) | \(meaning(argument)) | "
                     + "\(argument.defaultValue.map { "`\($0)`" } ?? "") |\n"
             }
         }

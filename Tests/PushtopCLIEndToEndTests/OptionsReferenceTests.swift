@@ -21,16 +21,18 @@ import Testing
 
     @Test func everyCommandAndOptionIsOnThePage() async throws {
         let page = try OptionsReference.markdown(dumpHelp: try await Self.dumpHelp())
-        for command in ["dashboard", "demo", "serve", "watch", "trigger", "bench", "replay", "doctor", "config init",
-            "config check", "canary"]
-        {
+        for command in [
+            "dashboard", "demo", "serve", "watch", "trigger", "bench", "replay", "doctor", "config init",
+            "config check", "canary",
+        ] {
             #expect(page.contains("## `pushtop \(command)`\n"), "no section for \(command)")
         }
         #expect(page.contains("| `--tls, --no-tls` |"), "a flag and its inversion share a row")
         for option in ["`--key <key>`", "`--redis <URL>`", "`--stdin`", "`--speed <speed>`", "`--env-file <PATH>`"] {
             #expect(page.contains(option), "\(option) is not on the page")
         }
-        #expect(!page.contains("`-h, --help`") && !page.contains("`--version`"),
+        #expect(
+            !page.contains("`-h, --help`") && !page.contains("`--version`"),
             "--help and --version are said once, not on every command")
     }
 

@@ -33,7 +33,8 @@ import Testing
 
     /// A fresh apps file with `text`.
     static func file(_ text: String) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-apps-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-apps-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("apps.toml").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -77,8 +78,9 @@ import Testing
         var channelData: String?
         if let user { channelData = #"{"user_id":"\#(user)"}"# }
         if channel.hasPrefix("private-") || channel.hasPrefix("presence-") {
-            data["auth"] = .string(ChannelAuthSignature.auth(
-                key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: channelData))
+            data["auth"] = .string(
+                ChannelAuthSignature.auth(
+                    key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: channelData))
         }
         if let channelData { data["channel_data"] = .string(channelData) }
         let frame = PusherMessage(event: PusherEventName.subscribe, data: .object(data)).jsonString
@@ -98,8 +100,9 @@ import Testing
     }
 
     static func api(_ port: Int, _ app: App) -> PusherAPIClient {
-        PusherAPIClient(configuration: PusherAPIConfiguration(
-            appID: app.id, key: app.key, secret: app.secret, host: "127.0.0.1", port: port))
+        PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: app.id, key: app.key, secret: app.secret, host: "127.0.0.1", port: port))
     }
 
     static func users(_ port: Int, _ app: App, _ channel: String) async throws -> [String] {
@@ -128,10 +131,13 @@ import Testing
         defer { Task { await Self.stop(serve) } }
         #expect(serve.lines.contains { $0.contains("Shop: id 1, key shop-key") }, "\(serve.lines)")
         for app in [Self.shop, Self.blog] {
-            let report = FileManager.default.temporaryDirectory.appendingPathComponent("conform-\(UUID().uuidString).json")
+            let report = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "conform-\(UUID().uuidString).json")
             let run = try await ConformCommandTests.conform(
-                ["--port", "\(port)", "--key", app.key, "--secret", app.secret, "--app-id", app.id,
-                 "--output", report.path])
+                [
+                    "--port", "\(port)", "--key", app.key, "--secret", app.secret, "--app-id", app.id,
+                    "--output", report.path,
+                ])
             #expect(run.code == 0, "app \(app.id): \(run.failures)\n\(run.stderr)")
             // The report as written to the file (stdout may still be being read when the process exits).
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any] ?? [:]
@@ -143,8 +149,9 @@ import Testing
 
     @Test func theAppsFileCanComeFromTheEnvironment() async throws {
         let path = try Self.file(Self.twoApps)
-        let process = try PushtopProcess(["serve", "--port", "0", "--log-level", "error"],
-                                         environment: ["PUSHTOP_APPS_FILE": path])
+        let process = try PushtopProcess(
+            ["serve", "--port", "0", "--log-level", "error"],
+            environment: ["PUSHTOP_APPS_FILE": path])
         defer { Task { await Self.stop(process) } }
         try await waitUntil(timeout: 30, "serve to list its apps (stderr: \(process.stderr.suffix(300)))") {
             process.lines.contains { $0.contains("2: id 2, key blog-key") }
@@ -164,14 +171,16 @@ import Testing
         try (Self.twoApps + "\nmax_connections = -1\n").write(toFile: path, atomically: true, encoding: .utf8)
         serve.signal(SIGHUP)
         try await waitUntil(timeout: 10, "the reload to be refused") { serve.stderr.contains("reload refused") }
-        #expect(serve.stderr.contains("\(path):12: apps[1].max_connections: expected a positive integer, found -1"),
-                "\(serve.stderr)")
+        #expect(
+            serve.stderr.contains("\(path):12: apps[1].max_connections: expected a positive integer, found -1"),
+            "\(serve.stderr)")
         _ = try await Self.drain(shop)
         _ = try await Self.drain(blog)
 
         // The blog removed, the news added: the blog's socket is closed with 4003, the shop's stays.
-        let next = Self.twoApps.replacingOccurrences(of: "id = 2\nkey = \"blog-key\"\nsecret = \"blog-secret\"",
-                                                     with: "id = 4\nkey = \"news-key\"\nsecret = \"news-secret\"")
+        let next = Self.twoApps.replacingOccurrences(
+            of: "id = 2\nkey = \"blog-key\"\nsecret = \"blog-secret\"",
+            with: "id = 4\nkey = \"news-key\"\nsecret = \"news-secret\"")
         try next.write(toFile: path, atomically: true, encoding: .utf8)
         serve.signal(SIGHUP)
         try await waitUntil(timeout: 10, "the reload") { serve.lines.contains { $0.contains("reloaded") } }
@@ -196,24 +205,35 @@ import Testing
             shopHooks.stop()
             blogHooks.stop()
         }
-        let withHooks = Self.twoApps
-            .replacingOccurrences(of: "max_presence_members = 1\n", with: "max_presence_members = 1\n[[apps.webhooks]]\nurl = \"\(shopHooks.url)\"\n")
+        let withHooks =
+            Self.twoApps
+            .replacingOccurrences(
+                of: "max_presence_members = 1\n",
+                with: "max_presence_members = 1\n[[apps.webhooks]]\nurl = \"\(shopHooks.url)\"\n")
             + "\n[[apps.webhooks]]\nurl = \"\(blogHooks.url)\"\n"
         let path = try Self.file(withHooks)
         let (a, portA) = try await Self.serve(path, extra: ["--redis", redis.url, "--node-id", "a"])
         let (b, portB) = try await Self.serve(path, extra: ["--redis", redis.url, "--node-id", "b"])
-        defer { Task { await Self.stop(a); await Self.stop(b) } }
+        defer {
+            Task {
+                await Self.stop(a); await Self.stop(b)
+            }
+        }
 
         // The same channel names in both apps, on both nodes.
         let (shopA, shopAID) = try await Self.connect(portA, Self.shop)
         let (blogB, blogBID) = try await Self.connect(portB, Self.blog)
         let (blogA, blogAID) = try await Self.connect(portA, Self.blog)
-        for (socket, id, app) in [(shopA, shopAID, Self.shop), (blogB, blogBID, Self.blog), (blogA, blogAID, Self.blog)] {
+        for (socket, id, app) in [
+            (shopA, shopAID, Self.shop), (blogB, blogBID, Self.blog), (blogA, blogAID, Self.blog),
+        ] {
             #expect(try await Self.subscribe(socket, id, app, "chat") == PusherEventName.subscriptionSucceeded)
         }
-        #expect(try await Self.subscribe(shopA, shopAID, Self.shop, "presence-room", user: "ann")
+        #expect(
+            try await Self.subscribe(shopA, shopAID, Self.shop, "presence-room", user: "ann")
                 == PusherEventName.subscriptionSucceeded)
-        #expect(try await Self.subscribe(blogB, blogBID, Self.blog, "presence-room", user: "bob")
+        #expect(
+            try await Self.subscribe(blogB, blogBID, Self.blog, "presence-room", user: "bob")
                 == PusherEventName.subscriptionSucceeded)
 
         // An event of the shop, published on node b, reaches the shop's subscriber on node a only.
@@ -235,9 +255,11 @@ import Testing
 
         // The shop's presence limit (1) holds across nodes, and does not touch the blog's.
         let (shopB, shopBID) = try await Self.connect(portB, Self.shop)
-        #expect(try await Self.subscribe(shopB, shopBID, Self.shop, "presence-room", user: "cat")
+        #expect(
+            try await Self.subscribe(shopB, shopBID, Self.shop, "presence-room", user: "cat")
                 == PusherEventName.subscriptionError)
-        #expect(try await Self.subscribe(blogA, blogAID, Self.blog, "presence-room", user: "dan")
+        #expect(
+            try await Self.subscribe(blogA, blogAID, Self.blog, "presence-room", user: "dan")
                 == PusherEventName.subscriptionSucceeded)
         for socket in [shopA, blogB, blogA, shopB] { socket.close() }
 

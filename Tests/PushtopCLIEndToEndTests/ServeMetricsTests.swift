@@ -1,18 +1,21 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PushtopServer
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `GET /metrics` after real traffic, and `pushtop serve --log-format json`.
 @Suite(.timeLimit(.minutes(1))) struct ServeMetricsTests {
     private func scrape(_ server: EmbeddedServer) async throws -> [String: Double] {
         let (data, response) = try await URLSession.shared.data(from: URL(string: "\(server.httpURL)/metrics")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/plain") == true)
+        #expect(
+            (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/plain") == true)
         var values: [String: Double] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
             let parts = line.split(separator: " ")
@@ -25,9 +28,11 @@ import Testing
         let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
         let app = server.configuration.app
         func client(secret: String) -> PusherClient {
-            PusherClient(options: PusherClientOptions(
-                key: app.key, host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false),
-                authorizer: SecretAuthorizer(key: app.key, secret: secret, userID: "u")))
+            PusherClient(
+                options: PusherClientOptions(
+                    key: app.key, host: "127.0.0.1", port: server.port,
+                    connection: ConnectionConfiguration(useTLS: false),
+                    authorizer: SecretAuthorizer(key: app.key, secret: secret, userID: "u")))
         }
         let good = client(secret: app.secret)
         let goodEvents = EventRecorder(good)
@@ -39,12 +44,16 @@ import Testing
         let badEvents = EventRecorder(bad)
         try await bad.subscribe("private-x")
         await bad.connect()
-        try await badEvents.wait { if case .subscriptionError("private-x", _, _) = $0 { return true } else { return false } }
+        try await badEvents.wait {
+            if case .subscriptionError("private-x", _, _) = $0 { return true } else { return false }
+        }
 
         for n in 1...3 {
             try await server.hub.publish(PublishRequest(channels: ["orders"], name: "created", data: "{\"n\":\(n)}"))
         }
-        try await goodEvents.wait { if case .event(let e) = $0 { return e.dataText == "{\"n\":3}" } else { return false } }
+        try await goodEvents.wait {
+            if case .event(let e) = $0 { return e.dataText == "{\"n\":3}" } else { return false }
+        }
 
         let metrics = try await scrape(server)
         #expect(metrics["pushtop_connections"] == 2)
@@ -62,7 +71,9 @@ import Testing
         // Counters only grow between scrapes; the connection gauge follows disconnects.
         await bad.shutdown()
         try await server.hub.publish(PublishRequest(channels: ["orders"], name: "created", data: "{}"))
-        try await waitUntil(timeout: 10, "the refused client's connection to close") { await server.hub.connectionCount == 1 }
+        try await waitUntil(timeout: 10, "the refused client's connection to close") {
+            await server.hub.connectionCount == 1
+        }
         let later = try await scrape(server)
         #expect(later["pushtop_connections"] == 1)
         #expect(later["pushtop_deliveries_total"] == 4)

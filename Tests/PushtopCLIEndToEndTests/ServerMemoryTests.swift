@@ -60,6 +60,8 @@ struct ServerMemoryTests {
         try await offloaded { try Self.cycle(port: port, count: Self.cycles - warmUp) }
         let atEnd = try #require(Self.residentKB(pid))
         // Before the fix every connection left about 0.9 KB behind: 10,000 more cycles grew RSS by ~9 MB.
-        #expect(atEnd - afterWarmUp < 4_096, "RSS went from \(afterWarmUp) KB to \(atEnd) KB over \(Self.cycles - warmUp) connections")
+        #expect(
+            atEnd - afterWarmUp < 4_096,
+            "RSS went from \(afterWarmUp) KB to \(atEnd) KB over \(Self.cycles - warmUp) connections")
     }
 }

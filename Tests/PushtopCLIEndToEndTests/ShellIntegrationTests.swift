@@ -23,7 +23,8 @@ import Testing
             #expect(run.stdout.contains(word), "\(shell) completion offers \(word)")
         }
         if shell == "bash" {
-            let script = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-\(UUID().uuidString).bash")
+            let script = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "pushtop-\(UUID().uuidString).bash")
             try Data(run.stdout.utf8).write(to: script)
             let syntax = try await CommandRun.run("/bin/bash", ["-n", script.path])
             #expect(syntax.status == 0, "bash -n: \(syntax.stderr)")
@@ -38,26 +39,36 @@ import Testing
         let command = info?["command"] as? [String: Any]
         let names = (command?["subcommands"] as? [[String: Any]] ?? []).compactMap { $0["commandName"] as? String }
         #expect(command?["commandName"] as? String == "pushtop")
-        #expect(Set(["dashboard", "serve", "watch", "trigger", "doctor", "config"]).isSubset(of: Set(names)), "\(names)")
+        #expect(
+            Set(["dashboard", "serve", "watch", "trigger", "doctor", "config"]).isSubset(of: Set(names)), "\(names)")
     }
 
     @Test func installPutsBinaryCompletionsAndThemesInPlaceAndTheBinaryFindsItsThemes() async throws {
-        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-prefix-\(UUID().uuidString)").path
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-prefix-\(UUID().uuidString)"
+        ).path
         let run = try await CommandRun.run(
             Self.repository.appendingPathComponent("scripts/install").path,
-            ["--prefix", prefix, "--binary", CommandRun.binDirectory.appendingPathComponent("pushtop").path, "--skip-man"])
+            [
+                "--prefix", prefix, "--binary", CommandRun.binDirectory.appendingPathComponent("pushtop").path,
+                "--skip-man",
+            ])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
-        for path in ["bin/pushtop", "share/bash-completion/completions/pushtop", "share/zsh/site-functions/_pushtop",
-                     "share/fish/vendor_completions.d/pushtop.fish", "share/pushtop/themes/solarized.toml"] {
+        for path in [
+            "bin/pushtop", "share/bash-completion/completions/pushtop", "share/zsh/site-functions/_pushtop",
+            "share/fish/vendor_completions.d/pushtop.fish", "share/pushtop/themes/solarized.toml",
+        ] {
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + path), "\(path) installed")
         }
         // An installed theme the binary does not bundle: found through PREFIX/share/pushtop/themes.
         try Data("name = \"site\"\n[roles]\nborder = \"red\"\n".utf8)
             .write(to: URL(fileURLWithPath: prefix + "/share/pushtop/themes/site.toml"))
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-home-\(UUID().uuidString)").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-home-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: home + "/pushtop", withIntermediateDirectories: true)
         try Data("theme = \"site\"\n".utf8).write(to: URL(fileURLWithPath: home + "/pushtop/config.toml"))
-        let check = try await CommandRun.run(prefix + "/bin/pushtop", ["config", "check"], environment: ["XDG_CONFIG_HOME": home])
+        let check = try await CommandRun.run(
+            prefix + "/bin/pushtop", ["config", "check"], environment: ["XDG_CONFIG_HOME": home])
         #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
         #expect(check.stdout.contains("site"))
         #expect(check.stdout.contains(prefix + "/share/pushtop/themes"))

@@ -11,9 +11,11 @@ import Testing
         let app = server.configuration.app
         let target = ["--port", String(server.port), "--app-id", app.id, "--key", app.key, "--secret", app.secret]
         let plain = try await CommandRun.run("pushtop", ["trigger", "--no-tls"] + target + ["c", "e", "{}"])
-        let lastWins = try await CommandRun.run("pushtop", ["trigger", "--tls", "--no-tls"] + target + ["c", "e", "{}"])
+        let lastWins = try await CommandRun.run(
+            "pushtop", ["trigger", "--tls", "--no-tls"] + target + ["c", "e", "{}"])
         // The old spelling still parses and is honoured: HTTPS to a plain HTTP server fails.
-        let secure = try await CommandRun.run("pushtop", ["trigger", "--tls"] + target + ["c", "e", "{}"], timeout: 30)
+        let secure = try await CommandRun.run(
+            "pushtop", ["trigger", "--tls"] + target + ["c", "e", "{}"], timeout: 30)
         await server.shutdown()
         #expect(plain.status == 0, "stderr: \(plain.stderr)")
         #expect(plain.stdout.hasPrefix("{"), "the server's JSON answer: \(plain.stdout)")
@@ -24,7 +26,9 @@ import Testing
 
     @Test func clientCommandsTakeTLSAndNoTLS() async throws {
         let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
-        let target = ["doctor", "--key", server.configuration.app.key, "--host", "127.0.0.1", "--port", String(server.port)]
+        let target = [
+            "doctor", "--key", server.configuration.app.key, "--host", "127.0.0.1", "--port", String(server.port),
+        ]
         let plain = try await CommandRun.run("pushtop", target + ["--no-tls"])
         let lastWins = try await CommandRun.run("pushtop", target + ["--tls", "--no-tls"])
         let secure = try await CommandRun.run("pushtop", target + ["--no-tls", "--tls"], timeout: 30)

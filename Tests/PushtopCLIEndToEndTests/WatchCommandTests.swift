@@ -1,13 +1,16 @@
 import Foundation
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
 
 /// `pushtop watch` as users run it: a subprocess printing JSON lines, reading commands, exiting with codes.
 @Suite(.timeLimit(.minutes(1))) struct WatchCommandTests {
     func args(_ server: ScriptedPusherServer, _ extra: [String]) -> [String] {
-        ["watch", "--key", "test-key", "--host", "127.0.0.1", "--port", String(server.port), "--no-tls",
-         "--min-delay", "0.05", "--max-delay", "0.2"] + extra
+        [
+            "watch", "--key", "test-key", "--host", "127.0.0.1", "--port", String(server.port), "--no-tls",
+            "--min-delay", "0.05", "--max-delay", "0.2",
+        ] + extra
     }
 
     @Test func printsStatesSubscriptionsAndEventsAsJSONLines() async throws {
@@ -16,15 +19,29 @@ import Testing
         let server = try await ScriptedPusherServer.start(behavior)
         defer { server.stop() }
         let watch = try PushtopProcess(args(server, ["--secret", "s", "--user-id", "u1", "ticker", "presence-room"]))
-        try await watch.waitForLine("connected") { $0["type"] as? String == "state" && $0["current"] as? String == "connected" }
-        try await watch.waitForLine("presence subscribed") { $0["type"] as? String == "subscribed" && $0["channel"] as? String == "presence-room" }
-        try await watch.waitForLine("ticker subscribed") { $0["type"] as? String == "subscribed" && $0["channel"] as? String == "ticker" }
+        try await watch.waitForLine("connected") {
+            $0["type"] as? String == "state" && $0["current"] as? String == "connected"
+        }
+        try await watch.waitForLine("presence subscribed") {
+            $0["type"] as? String == "subscribed" && $0["channel"] as? String == "presence-room"
+        }
+        try await watch.waitForLine("ticker subscribed") {
+            $0["type"] as? String == "subscribed" && $0["channel"] as? String == "ticker"
+        }
         let conn = try await server.connection(1)
         conn.send(PusherMessage(event: "price", channel: "ticker", data: .string(#"{"p":1.5}"#)))
         conn.send(PusherMessage(event: "client-hi", channel: "presence-room", data: .string("plain"), userID: "u2"))
-        conn.send(PusherMessage(event: "pusher_internal:member_added", channel: "presence-room", data: .string(#"{"user_id":"u3","user_info":{"n":3}}"#)))
-        conn.send(PusherMessage(event: "pusher_internal:member_removed", channel: "presence-room", data: .string(#"{"user_id":"u3"}"#)))
-        conn.send(PusherMessage(event: "pusher_internal:subscription_count", channel: "ticker", data: .string(#"{"subscription_count":3}"#)))
+        conn.send(
+            PusherMessage(
+                event: "pusher_internal:member_added", channel: "presence-room",
+                data: .string(#"{"user_id":"u3","user_info":{"n":3}}"#)))
+        conn.send(
+            PusherMessage(
+                event: "pusher_internal:member_removed", channel: "presence-room", data: .string(#"{"user_id":"u3"}"#)))
+        conn.send(
+            PusherMessage(
+                event: "pusher_internal:subscription_count", channel: "ticker",
+                data: .string(#"{"subscription_count":3}"#)))
         conn.send(#"{"event":"pusher:error","data":{"code":4301,"message":"slow down"}}"#)
         try await watch.waitForLine("error") { $0["type"] as? String == "error" }
         watch.signal(SIGTERM)
@@ -33,15 +50,23 @@ import Testing
         let lines = watch.lines
         #expect(lines.contains(#"{"type":"state","previous":"initialized","current":"connecting"}"#))
         #expect(lines.contains(#"{"type":"state","previous":"connecting","current":"connected","socket_id":"1.1001"}"#))
-        #expect(lines.contains(#"{"type":"subscribed","channel":"presence-room","me":"u1","members":[{"user_id":"u2","user_info":{"name":"Two"}},{"user_id":"u1","user_info":null}]}"#))
+        #expect(
+            lines.contains(
+                #"{"type":"subscribed","channel":"presence-room","me":"u1","members":[{"user_id":"u2","user_info":{"name":"Two"}},{"user_id":"u1","user_info":null}]}"#
+            ))
         #expect(lines.contains(#"{"type":"subscribed","channel":"ticker"}"#))
         #expect(lines.contains(#"{"type":"event","channel":"ticker","event":"price","data":{"p":1.5}}"#))
-        #expect(lines.contains(#"{"type":"event","channel":"presence-room","event":"client-hi","data":"plain","user_id":"u2"}"#))
-        #expect(lines.contains(#"{"type":"member_added","channel":"presence-room","user_id":"u3","user_info":{"n":3}}"#))
+        #expect(
+            lines.contains(
+                #"{"type":"event","channel":"presence-room","event":"client-hi","data":"plain","user_id":"u2"}"#))
+        #expect(
+            lines.contains(#"{"type":"member_added","channel":"presence-room","user_id":"u3","user_info":{"n":3}}"#))
         #expect(lines.contains(#"{"type":"member_removed","channel":"presence-room","user_id":"u3"}"#))
         #expect(lines.contains(#"{"type":"subscription_count","channel":"ticker","count":3}"#))
         #expect(lines.contains(#"{"type":"error","code":4301,"message":"slow down"}"#))
-        #expect(lines.last == #"{"type":"state","previous":"connected","current":"disconnected"}"#, "clean disconnect on SIGTERM")
+        #expect(
+            lines.last == #"{"type":"state","previous":"connected","current":"disconnected"}"#,
+            "clean disconnect on SIGTERM")
         #expect(watch.objects.count == lines.count, "every line is one JSON object")
     }
 
@@ -51,7 +76,9 @@ import Testing
         let watch = try PushtopProcess(args(server, ["--secret", "s", "--stdin"]))
         try await watch.waitForLine("connected") { $0["current"] as? String == "connected" }
         watch.send(#"{"action":"subscribe","channel":"private-x"}"#)
-        try await watch.waitForLine("subscribed") { $0["type"] as? String == "subscribed" && $0["channel"] as? String == "private-x" }
+        try await watch.waitForLine("subscribed") {
+            $0["type"] as? String == "subscribed" && $0["channel"] as? String == "private-x"
+        }
         watch.send(#"{"action":"trigger","channel":"private-x","event":"client-typing","data":{"on":true}}"#)
         let conn = try await server.connection(1)
         let sent = try await conn.waitForMessage { $0.event == "client-typing" }
@@ -95,8 +122,10 @@ import Testing
         defer { server.stop() }
         let proxy = try await FaultProxy.start(upstreamPort: server.port)
         await proxy.takeDown()
-        let watch = try PushtopProcess(["watch", "--key", "k", "--host", "127.0.0.1", "--port", String(proxy.port), "--no-tls",
-                                        "--min-delay", "0.05", "--max-delay", "0.1", "--max-retries", "2", "c"])
+        let watch = try PushtopProcess([
+            "watch", "--key", "k", "--host", "127.0.0.1", "--port", String(proxy.port), "--no-tls",
+            "--min-delay", "0.05", "--max-delay", "0.1", "--max-retries", "2", "c",
+        ])
         #expect(try await watch.exitCode() == 1)
         #expect(watch.objects.filter { $0["type"] as? String == "connecting_in" }.count == 2)
         #expect(watch.lines.last?.contains(#""current":"failed""#) == true)

@@ -1,9 +1,9 @@
 import Foundation
+import PusherChannels
+import PushtopCLI
 import PushtopServer
 import PushtopTestSupport
 import Testing
-import PusherChannels
-import PushtopCLI
 
 /// `watch` writes event lines straight from the frame's bytes; what it prints must be, byte for byte, the line built
 /// from `JSONValue`s that it printed before (keys sorted, compact, the same escapes and numbers).
@@ -24,8 +24,10 @@ import PushtopCLI
             "watch", "--key", app.key, "--host", "127.0.0.1", "--port", String(server.port), "--no-tls", "bytes",
         ])
         try await watch.waitForLine("subscribed") { $0["type"] as? String == "subscribed" }
-        let api = PusherAPIClient(configuration: PusherAPIConfiguration(appID: app.id, key: app.key, secret: app.secret,
-                                                                        port: server.port))
+        let api = PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: app.id, key: app.key, secret: app.secret,
+                port: server.port))
         for (i, text) in Self.dataTexts.enumerated() {
             let response = try await api.trigger(channels: ["bytes"], event: "e-\(i)", data: text)
             #expect(response.status == 200)

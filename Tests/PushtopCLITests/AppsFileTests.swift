@@ -1,6 +1,7 @@
 import PushtopServer
-@testable import PushtopCLI
 import Testing
+
+@testable import PushtopCLI
 
 /// The apps file of `serve --apps-file`: every key read, and each problem named by file, line and key.
 @Suite struct AppsFileTests {
@@ -47,7 +48,8 @@ import Testing
         #expect(shop.limits.apiRequestsPerSecond == 20)
         #expect(shop.limits.clientEventsPerSecond == 5)
         #expect(shop.webhooks.urls == ["https://shop.example.com/hooks", "https://audit.example.com/hooks"])
-        #expect(shop.webhooks.eventTypes == ["https://audit.example.com/hooks": ["member_added", "subscription_count"]])
+        #expect(
+            shop.webhooks.eventTypes == ["https://audit.example.com/hooks": ["member_added", "subscription_count"]])
         #expect(shop.webhooks.maxBatchSize == 1)
         #expect(shop.webhooks.grace == 1.5)
         let blog = apps[1]
@@ -67,17 +69,23 @@ import Testing
     }
 
     @Test func problemsNameTheFileTheLineAndTheKey() {
-        #expect(problem(sample + "\nmax_connections = -1\n")
+        #expect(
+            problem(sample + "\nmax_connections = -1\n")
                 == "apps.toml:27: apps[1].max_connections: expected a positive integer, found -1")
-        #expect(problem(sample.replacingOccurrences(of: "client_events = false", with: "client_event = false"))
+        #expect(
+            problem(sample.replacingOccurrences(of: "client_events = false", with: "client_event = false"))
                 .hasPrefix("apps.toml:8: apps[0].client_event: unknown key"))
-        #expect(problem(sample.replacingOccurrences(of: "\"member_added\", ", with: "\"member_joined\", "))
+        #expect(
+            problem(sample.replacingOccurrences(of: "\"member_added\", ", with: "\"member_joined\", "))
                 .hasPrefix("apps.toml:20: apps[0].webhooks[1].event_types: expected event types among"))
-        #expect(problem(sample.replacingOccurrences(of: "key = \"blog-key\"", with: "key = \"shop-key\""))
+        #expect(
+            problem(sample.replacingOccurrences(of: "key = \"blog-key\"", with: "key = \"shop-key\""))
                 == "apps.toml:24: apps[1].key: apps[0] has the key 'shop-key' already")
-        #expect(problem(sample.replacingOccurrences(of: "id = 2", with: "id = \"two\""))
+        #expect(
+            problem(sample.replacingOccurrences(of: "id = 2", with: "id = \"two\""))
                 .hasPrefix("apps.toml:23: apps[1].id: expected a numeric id"))
-        #expect(problem(sample.replacingOccurrences(of: "secret = \"blog-secret\"\n", with: ""))
+        #expect(
+            problem(sample.replacingOccurrences(of: "secret = \"blog-secret\"\n", with: ""))
                 == "apps.toml:22: apps[1].secret: missing: every app needs a secret")
         #expect(problem("[[apps]]\nid = \"1\"\nkey = \"k\"\nsecret = [\n").hasPrefix("apps.toml:"))
         #expect(problem("port = 1\n") == "apps.toml:1: port: unknown key (the file holds [[apps]] tables only)")

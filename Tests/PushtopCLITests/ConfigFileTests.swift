@@ -1,10 +1,11 @@
 import Foundation
 import PusherProtocol
-@testable import PushtopCLI
 import Testing
 
+@testable import PushtopCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct ConfigFileTests {
@@ -102,7 +103,8 @@ import Glibc
     }
 
     @Test func loadReadsTheFileOrReturnsNil() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-config-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-config-\(UUID().uuidString)")
+            .path
         #expect(try ConfigFile.load(environment: ["XDG_CONFIG_HOME": root]) == nil)
         try FileManager.default.createDirectory(atPath: root + "/pushtop", withIntermediateDirectories: true)
         try "key = \"k\"\n".write(toFile: root + "/pushtop/config.toml", atomically: true, encoding: .utf8)
@@ -110,8 +112,10 @@ import Glibc
     }
 
     @Test func environmentVariablesAndPrecedence() throws {
-        let env = try Profile.fromEnvironment(["PUSHTOP_KEY": "envkey", "PUSHTOP_PORT": "6002", "PUSHTOP_TLS": "no",
-            "PUSHTOP_USER_INFO": #"{"a":1}"#])
+        let env = try Profile.fromEnvironment([
+            "PUSHTOP_KEY": "envkey", "PUSHTOP_PORT": "6002", "PUSHTOP_TLS": "no",
+            "PUSHTOP_USER_INFO": #"{"a":1}"#,
+        ])
         #expect(env.key == "envkey")
         #expect(env.port == 6002)
         #expect(env.tls == false)

@@ -1,10 +1,12 @@
-@testable import PushtopCLI
 import Testing
+
+@testable import PushtopCLI
 
 /// `.env` files as Laravel (phpdotenv) and dotenv write them, read through the Reverb, Pusher and soketi conventions.
 @Suite struct DotEnvTests {
     @Test func quotesCommentsExportAndEscapes() throws {
-        let file = try DotEnvFile.parse(#"""
+        let file = try DotEnvFile.parse(
+            #"""
             # a comment
             APP_NAME=Laravel
             export EXPORTED=yes
@@ -32,7 +34,8 @@ import Testing
     }
 
     @Test func referencesReachKeysAboveThenTheEnvironment() throws {
-        let file = try DotEnvFile.parse("""
+        let file = try DotEnvFile.parse(
+            """
             REVERB_APP_KEY=k1
             VITE_REVERB_APP_KEY="${REVERB_APP_KEY}"
             VITE_HOST=${FROM_ENV}
@@ -58,18 +61,20 @@ import Testing
     }
 
     @Test func laravelReverb() throws {
-        let s = try DotEnvSettings.read(DotEnvFile.parse("""
-            BROADCAST_CONNECTION=reverb
-            PUSHER_APP_KEY=
-            REVERB_APP_ID=448512
-            REVERB_APP_KEY=reverb-key
-            REVERB_APP_SECRET=reverb-secret
-            REVERB_HOST="localhost"
-            REVERB_PORT=8080
-            REVERB_SCHEME=http
+        let s = try DotEnvSettings.read(
+            DotEnvFile.parse(
+                """
+                BROADCAST_CONNECTION=reverb
+                PUSHER_APP_KEY=
+                REVERB_APP_ID=448512
+                REVERB_APP_KEY=reverb-key
+                REVERB_APP_SECRET=reverb-secret
+                REVERB_HOST="localhost"
+                REVERB_PORT=8080
+                REVERB_SCHEME=http
 
-            VITE_REVERB_APP_KEY="${REVERB_APP_KEY}"
-            """, path: ".env"))
+                VITE_REVERB_APP_KEY="${REVERB_APP_KEY}"
+                """, path: ".env"))
         #expect(s.convention == .reverb)
         #expect(s.profile.key == "reverb-key" && s.profile.secret == "reverb-secret" && s.profile.appID == "448512")
         #expect(s.profile.host == "localhost" && s.profile.port == 8080 && s.profile.tls == false)
@@ -78,42 +83,55 @@ import Testing
     }
 
     @Test func laravelPusherAndTheViteCopies() throws {
-        let s = try DotEnvSettings.read(DotEnvFile.parse("""
-            BROADCAST_DRIVER=pusher
-            PUSHER_APP_ID=1234
-            PUSHER_APP_SECRET=pusher-secret
-            PUSHER_HOST=
-            PUSHER_PORT=443
-            PUSHER_SCHEME=https
-            PUSHER_APP_CLUSTER=eu
-            VITE_PUSHER_APP_KEY=pusher-key
-            MIX_PUSHER_APP_KEY="${VITE_PUSHER_APP_KEY}"
-            """, path: ".env"))
+        let s = try DotEnvSettings.read(
+            DotEnvFile.parse(
+                """
+                BROADCAST_DRIVER=pusher
+                PUSHER_APP_ID=1234
+                PUSHER_APP_SECRET=pusher-secret
+                PUSHER_HOST=
+                PUSHER_PORT=443
+                PUSHER_SCHEME=https
+                PUSHER_APP_CLUSTER=eu
+                VITE_PUSHER_APP_KEY=pusher-key
+                MIX_PUSHER_APP_KEY="${VITE_PUSHER_APP_KEY}"
+                """, path: ".env"))
         #expect(s.convention == .pusher)
         #expect(s.profile.key == "pusher-key" && s.source(of: "key") == "VITE_PUSHER_APP_KEY (line 8)")
         #expect(s.profile.host == nil && s.profile.cluster == "eu" && s.profile.tls == true && s.profile.port == 443)
     }
 
     @Test func soketiDefaults() throws {
-        let s = try DotEnvSettings.read(DotEnvFile.parse("""
-            SOKETI_DEFAULT_APP_ID=app-id
-            SOKETI_DEFAULT_APP_KEY=app-key
-            SOKETI_DEFAULT_APP_SECRET=app-secret
-            SOKETI_PORT=6002
-            """, path: "soketi.env"))
+        let s = try DotEnvSettings.read(
+            DotEnvFile.parse(
+                """
+                SOKETI_DEFAULT_APP_ID=app-id
+                SOKETI_DEFAULT_APP_KEY=app-key
+                SOKETI_DEFAULT_APP_SECRET=app-secret
+                SOKETI_PORT=6002
+                """, path: "soketi.env"))
         #expect(s.convention == .soketi)
-        #expect(s.profile.key == "app-key" && s.profile.port == 6002 && s.profile.host == "127.0.0.1" && s.profile.tls == false)
+        #expect(
+            s.profile.key == "app-key" && s.profile.port == 6002 && s.profile.host == "127.0.0.1"
+                && s.profile.tls == false)
         #expect(s.assumed["host"] != nil && s.source(of: "port") == "SOKETI_PORT (line 4)")
     }
 
     @Test func missingKeyAndBadPortNameKeyAndLine() {
-        #expect(throws: ConfigError(source: ".env:2", key: "REVERB_APP_KEY", message: "missing (BROADCAST_CONNECTION=reverb on line 2 needs it)")) {
+        #expect(
+            throws: ConfigError(
+                source: ".env:2", key: "REVERB_APP_KEY",
+                message: "missing (BROADCAST_CONNECTION=reverb on line 2 needs it)")
+        ) {
             try DotEnvSettings.read(DotEnvFile.parse("APP_NAME=x\nBROADCAST_CONNECTION=reverb\n", path: ".env"))
         }
         #expect(throws: ConfigError(source: ".env:1", key: "REVERB_APP_KEY", message: "is empty")) {
             try DotEnvSettings.read(DotEnvFile.parse("REVERB_APP_KEY=\n", path: ".env"))
         }
-        #expect(throws: ConfigError(source: ".env:2", key: "REVERB_PORT", message: "expected a port 1-65535, found 'eighty'")) {
+        #expect(
+            throws: ConfigError(
+                source: ".env:2", key: "REVERB_PORT", message: "expected a port 1-65535, found 'eighty'")
+        ) {
             try DotEnvSettings.read(DotEnvFile.parse("REVERB_APP_KEY=k\nREVERB_PORT=eighty\n", path: ".env"))
         }
         #expect(throws: ConfigError.self) {

@@ -1,6 +1,7 @@
-import Testing
-@testable import PushtopCLI
 import PusherProtocol
+import Testing
+
+@testable import PushtopCLI
 
 /// `watch` writes channel events' lines straight into its output bytes; they must stay byte for byte the lines it
 /// printed before, when every line was built from `JSONValue`s.
@@ -15,9 +16,12 @@ import PusherProtocol
     static var events: [ClientEvent] {
         var events: [ClientEvent] = []
         for (i, text) in dataTexts.enumerated() {
-            events.append(.event(ChannelEvent(channel: i % 2 == 0 ? "ticker" : "presence-caf\u{e9} \"room\"",
-                                              name: i % 3 == 0 ? "price-update" : "client-\u{1}odd\\name",
-                                              dataText: text, userID: i % 4 == 0 ? "user-\(i)" : nil, receivedAt: 12.5)))
+            events.append(
+                .event(
+                    ChannelEvent(
+                        channel: i % 2 == 0 ? "ticker" : "presence-caf\u{e9} \"room\"",
+                        name: i % 3 == 0 ? "price-update" : "client-\u{1}odd\\name",
+                        dataText: text, userID: i % 4 == 0 ? "user-\(i)" : nil, receivedAt: 12.5)))
         }
         events.append(.state(StateChange(previous: .connecting, current: .connected, socketID: "1.2")))
         events.append(.subscribed(channel: "ticker", presence: nil))
@@ -42,6 +46,8 @@ import PusherProtocol
         var out = Array("earlier line\n".utf8)
         let event = ClientEvent.event(ChannelEvent(channel: "c", name: "e", dataText: #"{"b": 2, "a": 1}"#))
         #expect(WatchLine.append(event, to: &out))
-        #expect(String(decoding: out, as: UTF8.self) == "earlier line\n" + #"{"type":"event","channel":"c","event":"e","data":{"a":1,"b":2}}"#)
+        #expect(
+            String(decoding: out, as: UTF8.self) == "earlier line\n"
+                + #"{"type":"event","channel":"c","event":"e","data":{"a":1,"b":2}}"#)
     }
 }

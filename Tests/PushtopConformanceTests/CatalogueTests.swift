@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushtopConformance
 
 /// The catalogue is data: its ids, levels, sources and needs hold the rules the reports and the diff rely on.
@@ -43,8 +44,12 @@ import Testing
     }
 
     @Test func aRunnerSkipsWithReasonsAndSelectsByGroupOrID() {
-        let target = ConformanceTarget(nodes: [.single(host: "127.0.0.1", port: 1, useTLS: false, appID: "1", key: "k",
-                                                       secret: "s")], appID: "1", key: "k", secret: "s")
+        let target = ConformanceTarget(
+            nodes: [
+                .single(
+                    host: "127.0.0.1", port: 1, useTLS: false, appID: "1", key: "k",
+                    secret: "s")
+            ], appID: "1", key: "k", secret: "s")
         let runner = ConformanceRunner(target: target, only: ["presence", "api.unsigned-401"])
         let plan = runner.plan()
         #expect(plan.allSatisfy { $0.0.group == "presence" || $0.0.id == "api.unsigned-401" })

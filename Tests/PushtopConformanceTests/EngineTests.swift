@@ -5,6 +5,7 @@ import PusherProtocol
 import PushtopServer
 import PushtopTestSupport
 import Testing
+
 @testable import PushtopConformance
 
 /// The engine's parts against an in-process server: the probe socket, the webhook listener, one group run whole.
@@ -12,20 +13,26 @@ import Testing
     static func target(_ server: EmbeddedServer) -> ConformanceTarget {
         let app = server.configuration.app
         return ConformanceTarget(
-            nodes: [.single(host: "127.0.0.1", port: server.port, useTLS: false, appID: app.id, key: app.key,
-                            secret: app.secret)],
+            nodes: [
+                .single(
+                    host: "127.0.0.1", port: server.port, useTLS: false, appID: app.id, key: app.key,
+                    secret: app.secret)
+            ],
             appID: app.id, key: app.key, secret: app.secret)
     }
 
     @Test func aProbeSeesEveryFrameBothWaysAndAnswersTheCloseHandshake() async throws {
         try await withServer { server in
-            let socket = try await ProbeSocket.connect(url: "ws://127.0.0.1:\(server.port)/app/\(server.configuration.app.key)?protocol=7")
+            let socket = try await ProbeSocket.connect(
+                url: "ws://127.0.0.1:\(server.port)/app/\(server.configuration.app.key)?protocol=7")
             let established = await socket.waitFor(5) { $0.message?.event == PusherEventName.connectionEstablished }
             #expect(established != nil)
             socket.sendFrame(opcode: .ping, bytes: [1, 2])
             #expect(await socket.waitFor(5) { $0.kind == .pong } != nil)
             socket.close(code: 1000)
-            let reply = await socket.waitFor(5) { if case .close = $0.kind { $0.direction == .received } else { false } }
+            let reply = await socket.waitFor(5) {
+                if case .close = $0.kind { $0.direction == .received } else { false }
+            }
             #expect(reply != nil)
             #expect(await socket.waitFor(5) { if case .ended = $0.kind { true } else { false } } != nil)
             #expect(socket.frames.first?.direction == .received)
@@ -39,7 +46,9 @@ import Testing
                 _ = try await ProbeSocket.connect(url: "ws://127.0.0.1:\(server.port)/not-pusher")
                 Issue.record("the upgrade was accepted")
             } catch {
-                guard case ProbeError.refused(let status, _)? = error as? ProbeError else { Issue.record("\(error)"); return }
+                guard case ProbeError.refused(let status, _)? = error as? ProbeError else {
+                    Issue.record("\(error)"); return
+                }
                 #expect((400..<500).contains(status))
             }
         }
@@ -47,7 +56,8 @@ import Testing
 
     @Test func aWaitThatNeverMatchesEndsAtItsTimeout() async throws {
         try await withServer { server in
-            let socket = try await ProbeSocket.connect(url: "ws://127.0.0.1:\(server.port)/app/\(server.configuration.app.key)?protocol=7")
+            let socket = try await ProbeSocket.connect(
+                url: "ws://127.0.0.1:\(server.port)/app/\(server.configuration.app.key)?protocol=7")
             let started = ContinuousClock.now
             #expect(await socket.waitFor(0.3) { $0.message?.event == "never" } == nil)
             #expect(ContinuousClock.now - started < .seconds(3))
@@ -79,7 +89,9 @@ import Testing
             let runner = ConformanceRunner(target: Self.target(server), only: ["presence", "private"])
             try await runner.preflight()
             let report = await runner.run()
-            #expect(report.summary.fail == 0, "\(report.cases.filter { $0.result == .fail }.map { "\($0.id): \($0.message)" })")
+            #expect(
+                report.summary.fail == 0,
+                "\(report.cases.filter { $0.result == .fail }.map { "\($0.id): \($0.message)" })")
             #expect(report.summary.pass >= 30)
             #expect(report.cases.first { $0.id == "presence.member-limit-100" }?.result == .skipped)
         }

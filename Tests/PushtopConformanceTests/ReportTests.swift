@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushtopConformance
 
 /// Reports are values: JSON with a stable schema, JUnit for CI, text for people, and a diff between two runs.
@@ -9,20 +10,25 @@ import Testing
     static func record(_ id: String, _ result: CaseVerdict, _ level: ConformanceLevel = .must, message: String = "m")
         -> CaseRecord
     {
-        CaseRecord(id: id, group: String(id.prefix { $0 != "." }), level: level, result: result, message: message,
-                   title: "Title of \(id).", source: source, seconds: 0.25,
-                   evidence: result == .fail ? [">>  0.001s {\"event\":\"x\"}"] : nil)
+        CaseRecord(
+            id: id, group: String(id.prefix { $0 != "." }), level: level, result: result, message: message,
+            title: "Title of \(id).", source: source, seconds: 0.25,
+            evidence: result == .fail ? [">>  0.001s {\"event\":\"x\"}"] : nil)
     }
 
     static func report(_ cases: [CaseRecord], server: String) -> ConformanceReport {
-        ConformanceReport(suite: "1.0", server: [server], started: "2026-11-26T00:00:00Z", seconds: 1.5, messages: 10,
-                          cases: cases)
+        ConformanceReport(
+            suite: "1.0", server: [server], started: "2026-11-26T00:00:00Z", seconds: 1.5, messages: 10,
+            cases: cases)
     }
 
     @Test func theJSONSchemaHasTheDocumentedFields() throws {
-        let report = Self.report([Self.record("a.one", .pass), Self.record("a.two", .fail),
-                                  Self.record("b.three", .unsupported, .optional), Self.record("b.four", .skipped)],
-                                 server: "s")
+        let report = Self.report(
+            [
+                Self.record("a.one", .pass), Self.record("a.two", .fail),
+                Self.record("b.three", .unsupported, .optional), Self.record("b.four", .skipped),
+            ],
+            server: "s")
         let data = try JSONEncoder().encode(report)
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(json["schema"] as? Int == 1)
@@ -42,8 +48,12 @@ import Testing
 
     @Test func junitEscapesAndCounts() {
         let failing = Self.record("x.bad", .fail, message: #"expected <a> & "b"; got 'c'"#)
-        let xml = ReportJUnit.render(Self.report([failing, Self.record("x.good", .pass),
-                                                  Self.record("y.none", .unsupported, .optional)], server: "s"))
+        let xml = ReportJUnit.render(
+            Self.report(
+                [
+                    failing, Self.record("x.good", .pass),
+                    Self.record("y.none", .unsupported, .optional),
+                ], server: "s"))
         #expect(xml.contains(#"<testsuite name="x" tests="2" failures="1" skipped="0""#))
         #expect(xml.contains("expected &lt;a&gt; &amp; &quot;b&quot;; got &apos;c&apos;"))
         #expect(xml.contains(#"<skipped message="unsupported: m"/>"#))
@@ -51,7 +61,8 @@ import Testing
     }
 
     @Test func textPutsFailuresFirstWithTheirEvidence() {
-        let text = ReportText.render(Self.report([Self.record("a.ok", .pass), Self.record("a.bad", .fail)], server: "s"))
+        let text = ReportText.render(
+            Self.report([Self.record("a.ok", .pass), Self.record("a.bad", .fail)], server: "s"))
         #expect(text.hasPrefix("FAILURES (1)"))
         #expect(text.contains("✗ a.bad [MUST]"))
         #expect(text.contains(#"{"event":"x"}"#))
@@ -59,11 +70,17 @@ import Testing
     }
 
     @Test func theDiffNamesWhatBreaksAndWhatImproves() {
-        let a = Self.report([Self.record("p.same", .pass), Self.record("p.breaks", .pass), Self.record("p.fixed", .fail),
-                             Self.record("o.gone", .pass, .optional)], server: "soketi")
-        let b = Self.report([Self.record("p.same", .pass), Self.record("p.breaks", .fail, message: "echoed"),
-                             Self.record("p.fixed", .pass), Self.record("o.gone", .unsupported, .optional)],
-                            server: "reverb")
+        let a = Self.report(
+            [
+                Self.record("p.same", .pass), Self.record("p.breaks", .pass), Self.record("p.fixed", .fail),
+                Self.record("o.gone", .pass, .optional),
+            ], server: "soketi")
+        let b = Self.report(
+            [
+                Self.record("p.same", .pass), Self.record("p.breaks", .fail, message: "echoed"),
+                Self.record("p.fixed", .pass), Self.record("o.gone", .unsupported, .optional),
+            ],
+            server: "reverb")
         let diff = ReportDiff(from: a, to: b)
         #expect(diff.unchanged == 1)
         #expect(diff.changes.filter(\.isRegression).map(\.id) == ["p.breaks", "o.gone"])

@@ -1,6 +1,7 @@
 import Foundation
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
 
 /// The real dashboard on a real `pushtop serve --simulate --churn`: members of presence-lobby join and leave
@@ -16,7 +17,8 @@ import Testing
     /// The members pane's count and its presence-check word (`✓ server`, `checking`, `N differ`), from the
     /// pane's title.
     static func membersBadge(_ screen: String) -> (count: Int, check: String)? {
-        guard let line = screen.split(separator: "\n").first(where: { $0.contains("3 Members · presence-lobby") }) else {
+        guard let line = screen.split(separator: "\n").first(where: { $0.contains("3 Members · presence-lobby") })
+        else {
             return nil
         }
         let words = line.split(whereSeparator: { $0 == " " || $0 == "─" || $0 == "━" || $0 == "┐" || $0 == "┓" })
@@ -33,15 +35,21 @@ import Testing
     @Test func aMinuteOfChurnRaisesNoFalseAlarmAndTheCountsAgreeWithTheServer() async throws {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests")
         let binary = DemoEndToEndTests.binary
-        let server = try await ServeNode.start(key: "pushtop-key", secret: "pushtop-secret", appID: "1",
+        let server = try await ServeNode.start(
+            key: "pushtop-key", secret: "pushtop-secret", appID: "1",
             extra: ["--simulate", "--churn", "20", "--churn-for", "\(Int(Self.churnSeconds))", "--event-rate", "50"])
         defer { server.process.signal(SIGTERM) }
         let port = server.port
         let started = Date()
 
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-churn-\(UInt32.random(in: 0...UInt32.max))").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-churn-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        let dashboard = try TmuxSession(command: "env HOME=\(home) XDG_CONFIG_HOME= \(binary) --key pushtop-key --host 127.0.0.1 --port \(port) --no-tls --secret pushtop-secret --app-id 1 --user-id watcher presence-lobby ticker")
+        let dashboard = try TmuxSession(
+            command:
+                "env HOME=\(home) XDG_CONFIG_HOME= \(binary) --key pushtop-key --host 127.0.0.1 --port \(port) --no-tls --secret pushtop-secret --app-id 1 --user-id watcher presence-lobby ticker"
+        )
         defer { dashboard.stop() }
         try await dashboard.waitFor("the roster and a first answer of the presence check", timeout: 30) { screen in
             Self.membersBadge(screen).map { $0.check.contains("server") || $0.check.contains("checking") } == true
@@ -68,7 +76,9 @@ import Testing
             let next = begin.addingTimeInterval(Double(samples) * 0.5)
             try await Task.sleep(for: .milliseconds(Int(max(0, next.timeIntervalSinceNow) * 1000)))
         }
-        print("churn: \(samples) screens sampled, \(alarms) false alarms, \(agreeing) ✓ server, \(checking) checking, \(counts.count) different member counts")
+        print(
+            "churn: \(samples) screens sampled, \(alarms) false alarms, \(agreeing) ✓ server, \(checking) checking, \(counts.count) different member counts"
+        )
         // 2 a second on an idle machine; fewer when each capture is slow (40 in a minute at least).
         #expect(samples >= Int(Self.sampleSeconds * 2 / 3))
         #expect(alarms == 0, "a false alarm:\n\(firstAlarm ?? "")")
@@ -77,13 +87,15 @@ import Testing
         #expect(agreeing > 0)
 
         // Once the churn stops, the counts on screen are the server's.
-        let api = PusherAPIClient(configuration: PusherAPIConfiguration(
-            appID: "1", key: "pushtop-key", secret: "pushtop-secret", host: "127.0.0.1", port: port))
+        let api = PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: "1", key: "pushtop-key", secret: "pushtop-secret", host: "127.0.0.1", port: port))
         let quiet = max(0, Self.churnSeconds + 2 - Date().timeIntervalSince(started))
         try await Task.sleep(for: .seconds(quiet))
         let users = try await api.users(in: "presence-lobby").json?["users"]?.arrayValue?.count
         let serverUsers = try #require(users)
-        let screen = try await dashboard.waitFor("the members count to be the server's (\(serverUsers))", timeout: 20) { screen in
+        let screen = try await dashboard.waitFor("the members count to be the server's (\(serverUsers))", timeout: 20) {
+            screen in
             Self.membersBadge(screen).map { $0.count == serverUsers && $0.check.hasPrefix("✓ server") } == true
         }
         #expect(!Self.isAlarm(screen))
@@ -96,7 +108,8 @@ import Testing
             screen.split(separator: "\n").contains { line in
                 let words = line.split(separator: " ")
                 guard let i = words.firstIndex(of: "presence-lobby"), i + 4 < words.count else { return false }
-                return words[i + 1] == "presence" && words[i + 2] == "\(subscriptions)" && words[i + 3] == "\(serverUsers)"
+                return words[i + 1] == "presence" && words[i + 2] == "\(subscriptions)"
+                    && words[i + 3] == "\(serverUsers)"
                     && words[i + 4] == "✓"
             }
         }

@@ -12,13 +12,20 @@ import Testing
 
     func pushtop(_ arguments: String) throws -> TmuxSession {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-home-\(UInt32.random(in: 0...UInt32.max))").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-home-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        return try TmuxSession(command: "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(DemoEndToEndTests.binary) \(arguments)")
+        return try TmuxSession(
+            command:
+                "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(DemoEndToEndTests.binary) \(arguments)"
+        )
     }
 
     func temporaryFile(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-\(UInt32.random(in: 0...UInt32.max))-\(name)").path
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-\(UInt32.random(in: 0...UInt32.max))-\(name)"
+        ).path
     }
 
     /// The event log pane's rows (right of its left border), which depend only on what was received.
@@ -35,7 +42,8 @@ import Testing
         try await tmux.waitFor(text: "price-update")
         tmux.send("w")
         var screen = try await tmux.waitFor("frames both ways") {
-            $0.contains("Wire inspector") && $0.contains("↑ out") && $0.contains("↓ in") && $0.contains("pusher:subscribe")
+            $0.contains("Wire inspector") && $0.contains("↑ out") && $0.contains("↓ in")
+                && $0.contains("pusher:subscribe")
         }
         #expect(screen.contains("pusher:connection_established"))
         try await tmux.waitFor("a ping", timeout: 15) { $0.contains("pusher:ping") }
@@ -80,7 +88,9 @@ import Testing
         live.send("s")
         live.send("private-forbidden", literal: true)
         live.send("Enter")
-        try await live.waitFor("the subscriptions") { $0.contains("news") && $0.contains("HTTP 403: auth endpoint refused") }
+        try await live.waitFor("the subscriptions") {
+            $0.contains("news") && $0.contains("HTTP 403: auth endpoint refused")
+        }
         try await live.waitFor("a member to join", timeout: 15) { $0.contains("member added") }
         // Stop recording just after a roster change (they come every 3 s): the screen before and after stopping
         // must agree, and the recording ends with it.
@@ -122,20 +132,26 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: file) }
         let tmux = try pushtop("demo --record \(file)")
         defer { tmux.stop() }
-        try await tmux.waitFor("the demo", timeout: 20) { $0.contains("tester (me)") && $0.contains("private-encrypted-vault") }
+        try await tmux.waitFor("the demo", timeout: 20) {
+            $0.contains("tester (me)") && $0.contains("private-encrypted-vault")
+        }
         tmux.send("2")
         tmux.send("g")
         tmux.send("j")
         tmux.send("j")
         tmux.send("a")
-        let screen = try await tmux.waitFor("the auth inspector") { $0.contains("Auth inspector · private-encrypted-vault") }
+        let screen = try await tmux.waitFor("the auth inspector") {
+            $0.contains("Auth inspector · private-encrypted-vault")
+        }
         #expect(screen.contains("/pusher/auth"))
         #expect(screen.contains("HTTP status  200"))
         #expect(screen.contains("✓ signature matches"))
         #expect(screen.contains("shared key   received"))
         #expect(screen.contains(":private-encrypted-vault"))
         tmux.send("Right")
-        let presence = try await tmux.waitFor("the presence channel's trace") { $0.contains("Auth inspector · presence-lobby") }
+        let presence = try await tmux.waitFor("the presence channel's trace") {
+            $0.contains("Auth inspector · presence-lobby")
+        }
         #expect(presence.contains(#""user_id":"tester""#))
         #expect(presence.contains("✓ signature matches"))
         tmux.send("Escape")
@@ -172,12 +188,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: file) }
         let tmux = try pushtop("demo --record \(file)")
         defer { tmux.stop() }
-        try await tmux.waitFor("the demo", timeout: 20) { $0.contains("tester (me)") && $0.contains("private-encrypted-vault") }
+        try await tmux.waitFor("the demo", timeout: 20) {
+            $0.contains("tester (me)") && $0.contains("private-encrypted-vault")
+        }
         // The server's roster agrees with the client's.
         try await tmux.waitFor("the presence check", timeout: 15) { $0.contains("· ✓ server") }
         tmux.send("b")
         let screen = try await tmux.waitFor("the occupied channels", timeout: 15) {
-            $0.contains("Channel browser") && $0.contains("presence-lobby") && $0.contains("ticker") && $0.contains("updated")
+            $0.contains("Channel browser") && $0.contains("presence-lobby") && $0.contains("ticker")
+                && $0.contains("updated")
         }
         let lobby = screen.split(separator: "\n").first { $0.contains("presence-lobby") && $0.contains("presence") }
         #expect(lobby?.contains("✓") == true, "\(screen)")
@@ -219,7 +238,9 @@ import Testing
         tmux.send("Escape")
         tmux.send("Escape")
         try await tmux.waitFor("news-room subscribed") { screen in
-            screen.split(separator: "\n").contains { $0.contains("news-room") && $0.contains("subscribed") && !$0.contains("subscribing") }
+            screen.split(separator: "\n").contains {
+                $0.contains("news-room") && $0.contains("subscribed") && !$0.contains("subscribing")
+            }
         }
         tmux.send("q")
         #expect(try await tmux.waitForExit().contains("EXIT=0"))
@@ -228,12 +249,17 @@ import Testing
     @Test func watchRecordsTheSameFormatAndReplayOpensIt() async throws {
         let file = temporaryFile("watch.jsonl")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let server = try await ServeNode.start(key: "pushtop-key", secret: "pushtop-secret", appID: "1", extra: ["--simulate"])
+        let server = try await ServeNode.start(
+            key: "pushtop-key", secret: "pushtop-secret", appID: "1", extra: ["--simulate"])
         defer { server.process.signal(SIGTERM) }
         let port = server.port
-        let watch = try pushtop("watch --stdin --record \(file) --key pushtop-key --host 127.0.0.1 --port \(port) --no-tls --secret pushtop-secret --user-id rec ticker presence-lobby")
+        let watch = try pushtop(
+            "watch --stdin --record \(file) --key pushtop-key --host 127.0.0.1 --port \(port) --no-tls --secret pushtop-secret --user-id rec ticker presence-lobby"
+        )
         defer { watch.stop() }
-        try await watch.waitFor("events on stdout", timeout: 20) { $0.contains(#""type":"event""#) && $0.contains(#""type":"subscribed","channel":"presence-lobby""#) }
+        try await watch.waitFor("events on stdout", timeout: 20) {
+            $0.contains(#""type":"event""#) && $0.contains(#""type":"subscribed","channel":"presence-lobby""#)
+        }
         watch.send("C-d")  // end of stdin: watch disconnects and exits 0
         let exited = try await watch.waitForExit(timeout: 30)
         #expect(exited.contains("EXIT=0"), "\(exited)")
@@ -270,7 +296,9 @@ import Testing
         try (lines.joined(separator: "\n")).write(toFile: file, atomically: true, encoding: .utf8)
         let tmux = try pushtop("replay --speed 16 \(file)")
         defer { tmux.stop() }
-        let screen = try await tmux.waitFor("the damage", timeout: 15) { $0.contains("stopped at line 4") && $0.contains("■ REPLAY") }
+        let screen = try await tmux.waitFor("the damage", timeout: 15) {
+            $0.contains("stopped at line 4") && $0.contains("■ REPLAY")
+        }
         #expect(screen.contains("hello"))
         tmux.send("q")
         #expect(try await tmux.waitForExit().contains("EXIT=0"))
@@ -278,7 +306,8 @@ import Testing
         let bad = temporaryFile("bad.jsonl")
         defer { try? FileManager.default.removeItem(atPath: bad) }
         try "hello\n".write(toFile: bad, atomically: true, encoding: .utf8)
-        let output = try TmuxSession.run(["sh", "-c", "\(DemoEndToEndTests.binary) replay \(bad) 2>&1; echo EXIT=$?"], capture: true)
+        let output = try TmuxSession.run(
+            ["sh", "-c", "\(DemoEndToEndTests.binary) replay \(bad) 2>&1; echo EXIT=$?"], capture: true)
         #expect(output.contains("not a pushtop recording"))
         #expect(output.contains("EXIT=64"))
     }

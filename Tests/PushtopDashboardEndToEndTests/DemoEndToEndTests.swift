@@ -1,6 +1,7 @@
 import Foundation
 import PushtopTestSupport
 import Testing
+
 @testable import PusherChannels
 
 /// The real `pushtop` binary in tmux: with nothing configured it runs the demo (embedded server, simulator,
@@ -12,10 +13,13 @@ import Testing
     /// Starts `pushtop ARGS` with an empty home (no config file) and no app key in the environment.
     func start(_ arguments: String = "", columns: Int = 140, rows: Int = 42) throws -> TmuxSession {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-home-\(UInt32.random(in: 0...UInt32.max))").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-home-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         return try TmuxSession(
-            command: "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(Self.binary) \(arguments)",
+            command:
+                "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(Self.binary) \(arguments)",
             columns: columns, rows: rows)
     }
 
@@ -33,7 +37,9 @@ import Testing
                 && $0.contains("private-encrypted-vault") && $0.contains("tester (me)") && $0.contains("price-update")
         }
         #expect(screen.contains("3 Members · presence-lobby"))
-        let newest = { (s: String) in s.split(separator: "\n").filter { $0.contains("┃ ") && $0.contains("ticker") }.last.map(String.init) ?? "" }
+        let newest = { (s: String) in
+            s.split(separator: "\n").filter { $0.contains("┃ ") && $0.contains("ticker") }.last.map(String.init) ?? ""
+        }
         let before = newest(screen)
         try await tmux.waitFor("the log to move") { newest($0) != before }
         try await tmux.waitFor("a ping round-trip time") { screen in
@@ -54,7 +60,9 @@ import Testing
         tmux.send("news", literal: true)
         tmux.send("Enter")
         try await tmux.waitFor("news subscribed by the server") { screen in
-            screen.split(separator: "\n").contains { $0.contains(" news ") && $0.contains("subscribed") && !$0.contains("subscribing") }
+            screen.split(separator: "\n").contains {
+                $0.contains(" news ") && $0.contains("subscribed") && !$0.contains("subscribing")
+            }
         }
         try await tmux.unsubscribeLastChannel("news", row: " news ")
         tmux.send("/")
@@ -75,13 +83,17 @@ import Testing
     @Test func clientEventFromTheKeyboardReachesASecondClient() async throws {
         let tmux = try start("demo")
         defer { tmux.stop() }
-        let screen = try await tmux.waitFor("the demo", timeout: 15) { $0.contains("tester (me)") && $0.contains("127.0.0.1:") }
+        let screen = try await tmux.waitFor("the demo", timeout: 15) {
+            $0.contains("tester (me)") && $0.contains("127.0.0.1:")
+        }
         let port = try #require(serverPort(screen))
         // A teammate joins the demo the way docs/serve.md says ("Presence demos with teammates"): the server's
         // development auth endpoint and a name.
-        let bob = PusherClient(options: PusherClientOptions(
-            key: "pushtop-key", host: "127.0.0.1", port: port, connection: ConnectionConfiguration(useTLS: false),
-            authorizer: EndpointAuthorizer(url: "http://127.0.0.1:\(port)/pusher/auth", parameters: [("user_id", "bob")])))
+        let bob = PusherClient(
+            options: PusherClientOptions(
+                key: "pushtop-key", host: "127.0.0.1", port: port, connection: ConnectionConfiguration(useTLS: false),
+                authorizer: EndpointAuthorizer(
+                    url: "http://127.0.0.1:\(port)/pusher/auth", parameters: [("user_id", "bob")])))
         let recorder = EventRecorder(bob)
         try await bob.subscribe("presence-lobby")
         await bob.connect()
@@ -97,7 +109,9 @@ import Testing
         tmux.send("C-u")
         tmux.send(#"{"from":"keyboard"}"#, literal: true)
         tmux.send("Enter")
-        let received = try await recorder.wait { if case .event(let e) = $0 { return e.name == "client-hello" } else { return false } }
+        let received = try await recorder.wait {
+            if case .event(let e) = $0 { return e.name == "client-hello" } else { return false }
+        }
         if case .event(let e) = received {
             #expect(e.channel == "presence-lobby")
             #expect(e.userID == "tester")
@@ -112,7 +126,9 @@ import Testing
     @Test func signingInFromTheKeyboardShowsTheUserAndEventsSentToThem() async throws {
         let tmux = try start("demo")
         defer { tmux.stop() }
-        let screen = try await tmux.waitFor("the demo", timeout: 15) { $0.contains("tester (me)") && $0.contains("127.0.0.1:") }
+        let screen = try await tmux.waitFor("the demo", timeout: 15) {
+            $0.contains("tester (me)") && $0.contains("127.0.0.1:")
+        }
         let port = try #require(serverPort(screen))
         tmux.send("i")
         try await tmux.waitFor("the signed-in user") { screen in
@@ -120,8 +136,9 @@ import Testing
         }
         // The app's server sends to the user, as the SDKs' send_to_user does; retried until the user's channel
         // is subscribed.
-        let api = PusherAPIClient(configuration: PusherAPIConfiguration(
-            appID: "1", key: "pushtop-key", secret: "pushtop-secret", host: "127.0.0.1", port: port))
+        let api = PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: "1", key: "pushtop-key", secret: "pushtop-secret", host: "127.0.0.1", port: port))
         var shown = false
         for _ in 0..<50 where !shown {
             _ = try await api.sendToUser("tester", event: "invoice-paid", data: #"{"amount":42}"#)
@@ -139,7 +156,8 @@ import Testing
     }
 
     @Test func dashboardNeedsATerminal() async throws {
-        let output = try TmuxSession.run(["sh", "-c", "\(Self.binary) demo < /dev/null 2>&1; echo EXIT=$?"], capture: true)
+        let output = try TmuxSession.run(
+            ["sh", "-c", "\(Self.binary) demo < /dev/null 2>&1; echo EXIT=$?"], capture: true)
         #expect(output.contains("needs a terminal"))
         #expect(output.contains("EXIT=64"))
     }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real dashboard (the `dashboard-preview` binary on its synthetic feed) driven in tmux.
 @Suite(.serialized) struct EndToEndTests {
@@ -10,7 +11,8 @@ import Testing
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
         let binary = previewBinary()
         try #require(FileManager.default.isExecutableFile(atPath: binary), "no dashboard-preview at \(binary)")
-        return try TmuxSession(command: "\(binary) --no-mouse --save-dir /tmp \(arguments)", columns: columns, rows: rows)
+        return try TmuxSession(
+            command: "\(binary) --no-mouse --save-dir /tmp \(arguments)", columns: columns, rows: rows)
     }
 
     @Test func startsWithConnectedStateChannelsMembersAndAMovingLog() async throws {
@@ -18,13 +20,16 @@ import Testing
         defer { tmux.stop() }
         let screen = try await tmux.waitFor("all panes") {
             $0.contains("● connected") && $0.contains("1 Connection") && $0.contains("2 Channels")
-                && $0.contains("3 Members · presence-lobby") && $0.contains("4 Event log") && $0.contains("price-update")
+                && $0.contains("3 Members · presence-lobby") && $0.contains("4 Event log")
+                && $0.contains("price-update")
         }
         #expect(screen.contains("alice"))
         #expect(screen.contains("you (me)"))
         #expect(screen.contains("李小龙"))
         // The log moves: the newest line changes.
-        let lastLine = { (s: String) in s.split(separator: "\n").filter { $0.contains("┃ ") }.last.map(String.init) ?? "" }
+        let lastLine = { (s: String) in
+            s.split(separator: "\n").filter { $0.contains("┃ ") }.last.map(String.init) ?? ""
+        }
         let before = lastLine(screen)
         try await tmux.waitFor("the log to move") { lastLine($0) != before }
         tmux.send("q")
@@ -74,7 +79,9 @@ import Testing
         tmux.send("C-u")
         tmux.send("news-feed", literal: true)
         tmux.send("Enter")
-        try await tmux.waitFor("news-feed subscribed") { $0.contains("news-feed") && !$0.contains("Subscribe to channel:") }
+        try await tmux.waitFor("news-feed subscribed") {
+            $0.contains("news-feed") && !$0.contains("Subscribe to channel:")
+        }
         try await tmux.unsubscribeLastChannel("news-feed", row: "news-feed")
         tmux.send("q")
         #expect(try await tmux.waitFor(text: "EXIT=").contains("EXIT=0"))
@@ -120,7 +127,8 @@ import Testing
             let session = try TmuxSession(command: "sh -c 'echo $$ > \(pidFile); exec \(binary) --no-mouse'")
             defer { session.stop() }
             try await session.waitFor(text: "1 Connection")
-            let pid = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let pid = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             kill(pid_t(pid)!, signal == "TERM" ? SIGTERM : SIGSEGV)
             let after = try await session.waitForExit(timeout: 20)
             #expect(after.contains("EXIT=\(status)"), "after SIG\(signal):\n\(after)")

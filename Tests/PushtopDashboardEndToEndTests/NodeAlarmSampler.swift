@@ -19,17 +19,21 @@ enum NodeAlarmSampler {
 
     /// Samples for `seconds` while `churn` runs, then stops it, and expects a sample a second at least, no alarm,
     /// and a canary latency on each of the `nodes` rows; then quits the dashboard.
-    static func expectNoAlarm(_ tmux: TmuxSession, seconds: Double, churn: Task<Void, Never>, nodes: Int,
-        sourceLocation: SourceLocation = #_sourceLocation) async throws
-    {
+    static func expectNoAlarm(
+        _ tmux: TmuxSession, seconds: Double, churn: Task<Void, Never>, nodes: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let sampled = try await sample(tmux, seconds: seconds)
         let (samples, alarms, screen) = (sampled.samples, sampled.alarms, sampled.lastScreen)
         churn.cancel()
         #expect(samples >= Int(seconds), sourceLocation: sourceLocation)
-        #expect(alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")",
+        #expect(
+            alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")",
             sourceLocation: sourceLocation)
         // The canary ran all along: every node shows a latency.
-        #expect(screen.components(separatedBy: "canary p50").count >= nodes + 1, "\(screen)", sourceLocation: sourceLocation)
+        #expect(
+            screen.components(separatedBy: "canary p50").count >= nodes + 1, "\(screen)", sourceLocation: sourceLocation
+        )
         tmux.send("q")
         _ = try await tmux.waitForExit()
     }
@@ -54,9 +58,10 @@ extension TmuxSession {
         -> (tmux: TmuxSession, screen: String)
     {
         let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=/nonexistent XDG_CONFIG_HOME= "
-        let tmux = try TmuxSession(command: environment + DemoEndToEndTests.binary
-            + nodes.map { " --node \($0)" }.joined()
-            + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval \(canaryInterval) \(channel)",
+        let tmux = try TmuxSession(
+            command: environment + DemoEndToEndTests.binary
+                + nodes.map { " --node \($0)" }.joined()
+                + " --key node-key --secret node-secret --app-id 1 --no-tls --canary-interval \(canaryInterval) \(channel)",
             columns: 220, rows: 42)
         do {
             let screen = try await tmux.waitFor("the \(nodes.count) nodes connected", timeout: 20) {

@@ -12,17 +12,23 @@ import Testing
         try #require(RedisServerProcess.isAvailable, "redis-server is needed (scripts/install-deps)")
         let redis = try await RedisServerProcess.start()
         defer { redis.stop() }
-        let a = try await ServeNode.start(key: "node-key", secret: "node-secret", appID: "1", extra: ["--redis", redis.url, "--simulate"])
+        let a = try await ServeNode.start(
+            key: "node-key", secret: "node-secret", appID: "1", extra: ["--redis", redis.url, "--simulate"])
         defer { a.process.signal(SIGTERM) }
-        let bc = try await ServeNode.start(2, key: "node-key", secret: "node-secret", appID: "1", extra: ["--redis", redis.url])
+        let bc = try await ServeNode.start(
+            2, key: "node-key", secret: "node-secret", appID: "1", extra: ["--redis", redis.url])
         defer { for node in bc { node.process.signal(SIGTERM) } }
         let (b, c) = (bc[0], bc[1])
         let nodeA = "127.0.0.1:\(a.port)", nodeB = "127.0.0.1:\(b.port)", nodeC = "127.0.0.1:\(c.port)"
-        let tmux = try await TmuxSession.nodesDashboard([nodeA, nodeB, nodeC], canaryInterval: 2, channel: "presence-lobby").tmux
+        let tmux = try await TmuxSession.nodesDashboard(
+            [nodeA, nodeB, nodeC], canaryInterval: 2, channel: "presence-lobby"
+        ).tmux
         defer { tmux.stop() }
-        let churn = presenceChurn(ports: [a.port, b.port, c.port], key: "node-key", secret: "node-secret", channel: "presence-lobby")
+        let churn = presenceChurn(
+            ports: [a.port, b.port, c.port], key: "node-key", secret: "node-secret", channel: "presence-lobby")
         defer { churn.cancel() }
-        try await NodeAlarmSampler.expectNoAlarm(tmux, seconds: ObservationWindow.seconds(soak: 60, ci: 20), churn: churn,
+        try await NodeAlarmSampler.expectNoAlarm(
+            tmux, seconds: ObservationWindow.seconds(soak: 60, ci: 20), churn: churn,
             nodes: 3)
     }
 }

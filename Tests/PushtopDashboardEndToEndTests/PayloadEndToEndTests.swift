@@ -1,6 +1,7 @@
 import Foundation
 import PushtopDashboard
 import Testing
+
 @testable import PusherChannels
 
 /// The real `pushtop demo` in tmux (with `TERM=xterm-256color`, as inside tmux by mistake): hostile payloads
@@ -9,9 +10,13 @@ import Testing
 @Suite(.serialized) struct PayloadEndToEndTests {
     func demo(columns: Int = 140, rows: Int = 42) throws -> TmuxSession {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests")
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-home-\(UInt32.random(in: 0...UInt32.max))").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-home-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        return try TmuxSession(command: "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(DemoEndToEndTests.binary) demo",
+        return try TmuxSession(
+            command:
+                "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(DemoEndToEndTests.binary) demo",
             columns: columns, rows: rows)
     }
 
@@ -26,18 +31,24 @@ import Testing
     @Test func hostilePayloadsKeepTheBordersAndThePopupLeavesNoStrayCells() async throws {
         let tmux = try demo()
         defer { tmux.stop() }
-        let screen = try await tmux.waitFor("the demo", timeout: 20) { $0.contains("tester (me)") && $0.contains("127.0.0.1:") }
+        let screen = try await tmux.waitFor("the demo", timeout: 20) {
+            $0.contains("tester (me)") && $0.contains("127.0.0.1:")
+        }
         let r = try #require(screen.range(of: "127.0.0.1:"))
         let port = try #require(Int(screen[r.upperBound...].prefix { $0.isNumber }))
-        let api = PusherAPIClient(configuration: PusherAPIConfiguration(
-            appID: "1", key: "pushtop-key", secret: "pushtop-secret", host: "127.0.0.1", port: port))
+        let api = PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: "1", key: "pushtop-key", secret: "pushtop-secret", host: "127.0.0.1", port: port))
         let family = "👩\u{200D}👩\u{200D}👧\u{200D}👦"
-        let data = #"{"kind":"hostile","family":"\#(family)\#(family)","flag":"🏳\#u{FE0F}\#u{200D}🌈","tone":"👍\#u{1F3FD}","flags":"🇫🇷🇩🇪","csi":"a\#u{9B}31mb","text":"\#(String(repeating: "long value ", count: 30))"}"#
+        let data =
+            #"{"kind":"hostile","family":"\#(family)\#(family)","flag":"🏳\#u{FE0F}\#u{200D}🌈","tone":"👍\#u{1F3FD}","flags":"🇫🇷🇩🇪","csi":"a\#u{9B}31mb","text":"\#(String(repeating: "long value ", count: 30))"}"#
         _ = try await api.trigger(channels: ["chat"], event: "hostile", data: data)
         tmux.send("/")
         tmux.send("e:hostile", literal: true)
         tmux.send("Enter")
-        var shown = try await tmux.waitFor("the hostile event in the log", timeout: 15) { $0.contains("hostile") && $0.contains("(1 match)") }
+        var shown = try await tmux.waitFor("the hostile event in the log", timeout: 15) {
+            $0.contains("hostile") && $0.contains("(1 match)")
+        }
         #expect(misaligned(shown, columns: 140).isEmpty, "\(misaligned(shown, columns: 140))")
         #expect(shown.contains(#"{"kind":"hostile""#))  // keys in the order they came
         // Open and close the detail view three times: nothing stays behind.
@@ -48,7 +59,10 @@ import Testing
             tmux.send("Escape")
             shown = try await tmux.waitFor("the detail view to close") { !$0.contains("Event #") }
         }
-        #expect(!shown.unicodeScalars.contains { $0.value == 0x200D || $0.value == 0xFE0F || (0x80..<0xA0).contains($0.value) })
+        #expect(
+            !shown.unicodeScalars.contains {
+                $0.value == 0x200D || $0.value == 0xFE0F || (0x80..<0xA0).contains($0.value)
+            })
         #expect(misaligned(shown, columns: 140).isEmpty, "\(misaligned(shown, columns: 140))")
         tmux.send("C-l")
         shown = try await tmux.waitFor("the repaint") { $0.contains("4 Event log") }
@@ -67,12 +81,16 @@ import Testing
         tmux.send("End")
         try await tmux.waitFor("the help's last page") { $0.contains("Keys") && $0.contains("jump to a time") }
         tmux.send("Home")
-        try await tmux.waitFor("the help's first page again") { $0.contains("Keys") && $0.contains("focus the next pane") }
+        try await tmux.waitFor("the help's first page again") {
+            $0.contains("Keys") && $0.contains("focus the next pane")
+        }
         tmux.send("Escape")
         try await tmux.waitFor("the help to close") { !$0.contains("PgDn more") }
         // The channel browser stays open through End and Home.
         tmux.send("b")
-        try await tmux.waitFor("the channel browser") { $0.contains("Channel browser") && $0.contains("presence-lobby") }
+        try await tmux.waitFor("the channel browser") {
+            $0.contains("Channel browser") && $0.contains("presence-lobby")
+        }
         tmux.send("End")
         tmux.send("Home")
         tmux.send("DC")  // Delete: not a key of the browser, and not Esc either

@@ -20,7 +20,9 @@ import Testing
         defer { alpha.process.signal(SIGTERM) }
         let beta = try await ServeNode.start(key: "key-beta", secret: "secret-beta", appID: "1")
         defer { beta.process.signal(SIGTERM) }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-apps-\(UInt32.random(in: 0...UInt32.max))").path
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-apps-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
         try FileManager.default.createDirectory(atPath: home + "/pushtop", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: home) }
         // One profile per server, each with its own channel.
@@ -30,9 +32,11 @@ import Testing
         }.joined(separator: "\n")
         try config.write(toFile: home + "/pushtop/config.toml", atomically: true, encoding: .utf8)
         let recording = home + "/apps.jsonl"
-        let environment = "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=\(home) XDG_CONFIG_HOME=\(home) "
-        let tmux = try TmuxSession(command: environment
-            + "\(DemoEndToEndTests.binary) --profile alpha --profile beta --record \(recording)")
+        let environment =
+            "env -u PUSHER_APP_KEY -u PUSHTOP_KEY -u PUSHTOP_PROFILE HOME=\(home) XDG_CONFIG_HOME=\(home) "
+        let tmux = try TmuxSession(
+            command: environment
+                + "\(DemoEndToEndTests.binary) --profile alpha --profile beta --record \(recording)")
         defer { tmux.stop() }
         // Both connections, each app's channel under its heading.
         var screen = try await tmux.waitFor("both apps connected", timeout: 15) {
@@ -62,7 +66,8 @@ import Testing
         tmux.send("news", literal: true)
         tmux.send("Enter")
         screen = try await tmux.waitFor("news subscribed under beta") { s in
-            s.contains("beta  ● connected  2 channels") && s.split(separator: "\n").contains { $0.contains("news") && $0.contains("subscribed") }
+            s.contains("beta  ● connected  2 channels")
+                && s.split(separator: "\n").contains { $0.contains("news") && $0.contains("subscribed") }
         }
         #expect(screen.contains("▸ beta"))
         try await alpha.trigger("news", "news-on-alpha")
@@ -82,10 +87,12 @@ import Testing
         #expect(text.contains(#""apps":[{"#) && text.contains(#""label":"beta""#))
         #expect(text.split(separator: "\n").contains { $0.contains("news-on-beta") && $0.contains(#""app":1"#) })
         #expect(!text.contains("secret-alpha") && !text.contains("secret-beta"))
-        let replay = try TmuxSession(command: environment + "\(DemoEndToEndTests.binary) replay --speed 16 \(recording)")
+        let replay = try TmuxSession(
+            command: environment + "\(DemoEndToEndTests.binary) replay --speed 16 \(recording)")
         defer { replay.stop() }
         screen = try await replay.waitFor("the replay's end, grouped by app", timeout: 30) {
-            $0.contains("■ REPLAY") && $0.contains("alpha  ● connected  1 channel") && $0.contains("beta  ● connected  2 channels")
+            $0.contains("■ REPLAY") && $0.contains("alpha  ● connected  1 channel")
+                && $0.contains("beta  ● connected  2 channels")
         }
         #expect(logRows(screen, containing: "news-on-beta").allSatisfy { $0.contains("beta") })
         replay.send("q")

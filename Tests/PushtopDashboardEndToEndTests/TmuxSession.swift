@@ -14,10 +14,14 @@ final class TmuxSession {
         socket = "pushtop-dash-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         // `read` (not `sleep`) keeps the pane open: it ends when kill-server closes the terminal.
         let shell = "\(command); echo EXIT=$?; stty -a; read -r -t 60 REPLY"
-        try TmuxSession.tmux(capture: false, ["-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", "\(columns)", "-y", "\(rows)",
-            "-e", "TERM=xterm-256color", "-e", "LANG=C.UTF-8", "-e", "LC_ALL=C.UTF-8",
-            // A crash report from the Swift runtime must not wait for a key.
-            "-e", "SWIFT_BACKTRACE=interactive=no,color=no", shell])
+        try TmuxSession.tmux(
+            capture: false,
+            [
+                "-L", socket, "-f", "/dev/null", "new-session", "-d", "-x", "\(columns)", "-y", "\(rows)",
+                "-e", "TERM=xterm-256color", "-e", "LANG=C.UTF-8", "-e", "LC_ALL=C.UTF-8",
+                // A crash report from the Swift runtime must not wait for a key.
+                "-e", "SWIFT_BACKTRACE=interactive=no,color=no", shell,
+            ])
     }
 
     deinit { stop() }
@@ -66,15 +70,17 @@ final class TmuxSession {
     /// screen. On timeout records an issue with the screen and throws ``Timeout``, so that the test stops there
     /// instead of running into its next waits.
     @discardableResult
-    func waitFor(_ what: String, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
-        _ condition: (String) -> Bool) async throws -> String
-    {
+    func waitFor(
+        _ what: String, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: (String) -> Bool
+    ) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var screen = capture()
         while !condition(screen) {
             if Date() > deadline {
                 // What was awaited is said again after the screen: a long message can lose its head in a CI log.
-                Issue.record("timed out waiting for \(what); screen:\n\(Self.compact(screen))\n(timed out waiting for \(what))",
+                Issue.record(
+                    "timed out waiting for \(what); screen:\n\(Self.compact(screen))\n(timed out waiting for \(what))",
                     sourceLocation: sourceLocation)
                 throw Timeout(what: what)
             }

@@ -17,9 +17,10 @@ public actor ScriptedBackend: DashboardBackend {
     /// Commands received, in order (`subscribe x`, `unsubscribe x`, `connect`, `disconnect`).
     public private(set) var commands: [String] = []
 
-    public init(connectionDescription: String = "127.0.0.1:0 (scripted, no TLS)", me: String = "you",
-        post: @escaping @Sendable ([ClientEvent]) -> Void)
-    {
+    public init(
+        connectionDescription: String = "127.0.0.1:0 (scripted, no TLS)", me: String = "you",
+        post: @escaping @Sendable ([ClientEvent]) -> Void
+    ) {
         self.connectionDescription = connectionDescription
         self.me = me
         self.post = post
@@ -31,9 +32,13 @@ public actor ScriptedBackend: DashboardBackend {
         let kind = ChannelKind(channelName: channel)
         if channel.contains("forbidden") {
             if kind.requiresAuthorization {
-                post([.authorization(AuthorizationTrace(channel: channel, socketID: "4242.1717",
-                    authorizer: "http://127.0.0.1:0/pusher/auth", startedAt: 0, duration: 0.012, status: 403,
-                    responseExcerpt: #"{"error":"not allowed"}"#, error: "auth endpoint answered HTTP 403"))])
+                post([
+                    .authorization(
+                        AuthorizationTrace(
+                            channel: channel, socketID: "4242.1717",
+                            authorizer: "http://127.0.0.1:0/pusher/auth", startedAt: 0, duration: 0.012, status: 403,
+                            responseExcerpt: #"{"error":"not allowed"}"#, error: "auth endpoint answered HTTP 403"))
+                ])
             }
             post([.subscriptionError(channel: channel, status: 403, message: "auth endpoint refused")])
             return
@@ -43,13 +48,19 @@ public actor ScriptedBackend: DashboardBackend {
             // name says `wrongkey`.
             let data = kind == .presence ? #"{"user_id":"\#(me)"}"# : nil
             let key = channel.contains("wrongkey") ? "other-key" : "preview-key"
-            let auth = ChannelAuthSignature.auth(key: key, secret: "preview-secret", socketID: "4242.1717",
+            let auth = ChannelAuthSignature.auth(
+                key: key, secret: "preview-secret", socketID: "4242.1717",
                 channel: channel, channelData: data)
-            post([.authorization(AuthorizationTrace(channel: channel, socketID: "4242.1717",
-                authorizer: "http://127.0.0.1:0/pusher/auth", startedAt: 0, duration: 0.008, status: 200,
-                responseExcerpt: #"{"auth":"\#(auth)"}"#, auth: auth, channelData: data))])
+            post([
+                .authorization(
+                    AuthorizationTrace(
+                        channel: channel, socketID: "4242.1717",
+                        authorizer: "http://127.0.0.1:0/pusher/auth", startedAt: 0, duration: 0.008, status: 200,
+                        responseExcerpt: #"{"auth":"\#(auth)"}"#, auth: auth, channelData: data))
+            ])
         }
-        let presence: PresenceSnapshot? = ChannelKind(channelName: channel) == .presence
+        let presence: PresenceSnapshot? =
+            ChannelKind(channelName: channel) == .presence
             ? PresenceSnapshot(me: me, members: [PresenceMember(userID: me, userInfo: ["name": "You"])]) : nil
         post([.subscribed(channel: channel, presence: presence)])
     }
@@ -69,16 +80,20 @@ public actor ScriptedBackend: DashboardBackend {
         guard state != .connected else { return }
         let previous = state
         state = .connected
-        post([.state(StateChange(previous: previous, current: .connecting)),
-            .state(StateChange(previous: .connecting, current: .connected, socketID: "4242.1717"))])
+        post([
+            .state(StateChange(previous: previous, current: .connecting)),
+            .state(StateChange(previous: .connecting, current: .connected, socketID: "4242.1717")),
+        ])
     }
 
     /// Signs in as ``me``, watching `alice` (online) and `zed` (offline).
     public func signIn() async throws {
         commands.append("signin")
         let userData = #"{"id":"\#(me)","watchlist":["alice","zed"]}"#
-        post([.signedIn(SignedInUser(id: me, userData: userData, watchlist: ["alice", "zed"])),
-            .watchlist(WatchlistChange(status: .online, userIDs: ["alice"]))])
+        post([
+            .signedIn(SignedInUser(id: me, userData: userData, watchlist: ["alice", "zed"])),
+            .watchlist(WatchlistChange(status: .online, userIDs: ["alice"])),
+        ])
     }
 
     public func signOut() async {

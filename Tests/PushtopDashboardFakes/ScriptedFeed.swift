@@ -63,7 +63,8 @@ public final class ScriptedFeed: Sendable {
                     let now = DashboardClock.now()
                     let event = ScriptedFeed.withFrame(generator.nextEvent(now: now))
                     if case .event(let e) = event, let raw = e.rawFrame {
-                        frames.append(WireFrame(time: now, direction: .inbound, kind: .text, size: raw.utf8.count, text: raw))
+                        frames.append(
+                            WireFrame(time: now, direction: .inbound, kind: .text, size: raw.utf8.count, text: raw))
                     }
                     batch.append(event)
                     due -= 1
@@ -72,8 +73,10 @@ public final class ScriptedFeed: Sendable {
                 if tick % 100 == 0 {
                     let now = DashboardClock.now()
                     let ping = #"{"event":"pusher:ping","data":{}}"#, pong = #"{"event":"pusher:pong","data":{}}"#
-                    frames.append(WireFrame(time: now, direction: .outbound, kind: .text, size: ping.utf8.count, text: ping))
-                    frames.append(WireFrame(time: now, direction: .inbound, kind: .text, size: pong.utf8.count, text: pong))
+                    frames.append(
+                        WireFrame(time: now, direction: .outbound, kind: .text, size: ping.utf8.count, text: ping))
+                    frames.append(
+                        WireFrame(time: now, direction: .inbound, kind: .text, size: pong.utf8.count, text: pong))
                     batch.append(.pong(roundTrip: 0.004 + Double(tick % 7) / 1000))
                 }
                 if !batch.isEmpty { feed.post(batch) }
@@ -106,13 +109,17 @@ public final class ScriptedFeed: Sendable {
         .subscribing(channel: "cache-config"),
         .subscribed(channel: "cache-config", presence: nil),
         .subscribing(channel: "presence-lobby"),
-        .subscribed(channel: "presence-lobby", presence: PresenceSnapshot(me: "you", members: [
-            PresenceMember(userID: "you", userInfo: ["name": "You"]),
-            PresenceMember(userID: "alice", userInfo: ["name": "Alice", "role": "admin"]),
-            PresenceMember(userID: "bob", userInfo: ["name": "Bob"]),
-            PresenceMember(userID: "li", userInfo: ["name": "李小龙"]),
-            PresenceMember(userID: "zoe", userInfo: ["name": "Zoe\u{0308}", "mood": "🚀"]),
-        ])),
+        .subscribed(
+            channel: "presence-lobby",
+            presence: PresenceSnapshot(
+                me: "you",
+                members: [
+                    PresenceMember(userID: "you", userInfo: ["name": "You"]),
+                    PresenceMember(userID: "alice", userInfo: ["name": "Alice", "role": "admin"]),
+                    PresenceMember(userID: "bob", userInfo: ["name": "Bob"]),
+                    PresenceMember(userID: "li", userInfo: ["name": "李小龙"]),
+                    PresenceMember(userID: "zoe", userInfo: ["name": "Zoe\u{0308}", "mood": "🚀"]),
+                ])),
         .subscriptionCount(channel: "presence-lobby", count: 5),
         .pong(roundTrip: 0.006),
     ]
@@ -132,11 +139,20 @@ public final class ScriptedFeed: Sendable {
         func frame(_ dir: WireFrame.Direction, _ text: String) -> WireFrame {
             WireFrame(time: now, direction: dir, kind: .text, size: text.utf8.count, text: text)
         }
-        var out = [frame(.inbound, #"{"event":"pusher:connection_established","data":"{"socket_id":"4242.1717","activity_timeout":120}"}"#)]
+        var out = [
+            frame(
+                .inbound,
+                #"{"event":"pusher:connection_established","data":"{"socket_id":"4242.1717","activity_timeout":120}"}"#)
+        ]
         for channel in ["market-data", "private-orders", "cache-config", "presence-lobby"] {
-            let auth = channel.hasPrefix("private-") || channel.hasPrefix("presence-") ? #","auth":"preview-key:0badc0de""# : ""
+            let auth =
+                channel.hasPrefix("private-") || channel.hasPrefix("presence-")
+                ? #","auth":"preview-key:0badc0de""# : ""
             out.append(frame(.outbound, #"{"event":"pusher:subscribe","data":{"channel":"\#(channel)"\#(auth)}}"#))
-            out.append(frame(.inbound, #"{"event":"pusher_internal:subscription_succeeded","channel":"\#(channel)","data":"{}"}"#))
+            out.append(
+                frame(
+                    .inbound, #"{"event":"pusher_internal:subscription_succeeded","channel":"\#(channel)","data":"{}"}"#
+                ))
         }
         return out
     }

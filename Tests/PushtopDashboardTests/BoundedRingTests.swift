@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushtopDashboard
 
 /// The one ring buffer behind the event log and the wire inspector: bounded, counting what it dropped, and

@@ -1,6 +1,7 @@
 import PusherProtocol
 import PushtopDashboardFakes
 import Testing
+
 @testable import PushtopDashboard
 
 /// The channel browser and the presence check through `reduce`: requests become effects, answers become rows.
@@ -19,7 +20,9 @@ struct ChannelBrowserTests {
         var screen = frame(state)
         #expect(screen.contains("Channel browser · sorted by name"))
         #expect(screen.contains("3 channels"))
-        let rows = screen.split(separator: "\n").filter { $0.contains("market-data") || $0.contains("news-room") || $0.contains("presence-lobby") }
+        let rows = screen.split(separator: "\n").filter {
+            $0.contains("market-data") || $0.contains("news-room") || $0.contains("presence-lobby")
+        }
         #expect(rows.first?.contains("market-data") == true)
         #expect(rows.first { $0.contains("presence-lobby") }?.contains("✓") == true)
         // Refreshed every few seconds while open, never twice at once.
@@ -55,18 +58,22 @@ struct ChannelBrowserTests {
     @Test func presenceCheckMarksGhostsAndMissingMembers() {
         var state = demoStateWithAPI()
         #expect(state.reduce(.tick(now: t0 + 1)) == [.fetchPresenceUsers("presence-lobby")])
-        _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "li", "zoe", "mallory"], error: nil))
+        _ = state.reduce(
+            .presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "li", "zoe", "mallory"], error: nil))
         // One answer is not enough to accuse anyone: checking, and asked again soon.
         #expect(frame(state).contains("5 · checking"))
         #expect(!frame(state).contains("ghost"))
         #expect(state.reduce(.tick(now: t0 + 3)) == [])
         #expect(state.reduce(.tick(now: t0 + 3.6)) == [.fetchPresenceUsers("presence-lobby")])
-        _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "li", "zoe", "mallory"], error: nil))
+        _ = state.reduce(
+            .presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "li", "zoe", "mallory"], error: nil))
         let screen = frame(state)
         #expect(screen.contains("5 · 2 differ"))
-        #expect(screen.split(separator: "\n").contains { $0.contains("bob") && $0.contains("ghost: not on the server") })
+        #expect(
+            screen.split(separator: "\n").contains { $0.contains("bob") && $0.contains("ghost: not on the server") })
         #expect(screen.contains("? mallory missing: on the server only"))
-        _ = state.reduce(.presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "bob", "li", "zoe"], error: nil))
+        _ = state.reduce(
+            .presenceUsers(channel: "presence-lobby", userIDs: ["you", "alice", "bob", "li", "zoe"], error: nil))
         #expect(frame(state).contains("· ✓ server"))
         // Asked again every few seconds.
         #expect(state.reduce(.tick(now: t0 + 8)) == [])

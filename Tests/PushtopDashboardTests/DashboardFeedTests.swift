@@ -1,5 +1,6 @@
 import PusherProtocol
 import Testing
+
 @testable import PushtopDashboard
 
 /// The feed a client posts to: each read burst keeps its arrival time, and beyond the capacity new events and

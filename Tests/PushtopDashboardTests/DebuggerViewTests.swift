@@ -1,6 +1,7 @@
 import PusherProtocol
 import PushtopDashboardFakes
 import Testing
+
 @testable import PushtopDashboard
 
 /// The debugger views through `reduce` and the grid canvas: wire inspector, event detail frames, auth
@@ -12,12 +13,14 @@ struct DebuggerViewTests {
 
     @Test func wireInspectorListsFramesBothWaysAndHidesPingsWithOneKey() {
         var state = demoState()
-        _ = state.reduce(.frames([
-            text(t0, .outbound, #"{"event":"pusher:subscribe","data":{"channel":"chat"}}"#),
-            text(t0 + 1, .inbound, #"{"event":"message","channel":"chat","data":"{\"text\":\"hi\"}"}"#),
-            text(t0 + 2, .outbound, #"{"event":"pusher:ping","data":{}}"#),
-            WireFrame(time: t0 + 3, direction: .inbound, kind: .pong, size: 0, text: ""),
-        ], droppedUpstream: 0))
+        _ = state.reduce(
+            .frames(
+                [
+                    text(t0, .outbound, #"{"event":"pusher:subscribe","data":{"channel":"chat"}}"#),
+                    text(t0 + 1, .inbound, #"{"event":"message","channel":"chat","data":"{\"text\":\"hi\"}"}"#),
+                    text(t0 + 2, .outbound, #"{"event":"pusher:ping","data":{}}"#),
+                    WireFrame(time: t0 + 3, direction: .inbound, kind: .pong, size: 0, text: ""),
+                ], droppedUpstream: 0))
         #expect(!frame(state).contains("Wire inspector"))
         state.press(.char("w"))
         var screen = frame(state)
@@ -46,9 +49,15 @@ struct DebuggerViewTests {
 
     @Test func frameDetailIndentsJSONAndShowsTheDecryptedPayloadBesideTheCiphertext() {
         var state = demoState()
-        let raw = #"{"event":"secret","channel":"private-encrypted-vault","data":"{\"nonce\":\"bm9uY2U=\",\"ciphertext\":\"Y2lwaGVy\"}"}"#
-        _ = state.reduce(.client([.event(ChannelEvent(channel: "private-encrypted-vault", name: "secret",
-            dataText: #"{"code":"1234"}"#, receivedAt: t0, rawFrame: raw))]))
+        let raw =
+            #"{"event":"secret","channel":"private-encrypted-vault","data":"{\"nonce\":\"bm9uY2U=\",\"ciphertext\":\"Y2lwaGVy\"}"}"#
+        _ = state.reduce(
+            .client([
+                .event(
+                    ChannelEvent(
+                        channel: "private-encrypted-vault", name: "secret",
+                        dataText: #"{"code":"1234"}"#, receivedAt: t0, rawFrame: raw))
+            ]))
         _ = state.reduce(.frames([text(t0, .inbound, raw)], droppedUpstream: 0))
         state.press(.char("w"), .enter)
         let screen = frame(state)
@@ -62,7 +71,8 @@ struct DebuggerViewTests {
     }
 
     @Test func wireInspectorIsBoundedAndShowsWhatItDropped() {
-        var state = DashboardState(size: Size(rows: 30, columns: 120), now: t0,
+        var state = DashboardState(
+            size: Size(rows: 30, columns: 120), now: t0,
             configuration: .init(frameCapacity: 5))
         let frames = (0..<8).map { text(t0 + Double($0), .inbound, #"{"event":"e\#($0)","channel":"c","data":"{}"}"#) }
         _ = state.reduce(.frames(frames, droppedUpstream: 3))
@@ -76,8 +86,13 @@ struct DebuggerViewTests {
     @Test func eventDetailShowsTheExactFrameTheEventCameIn() {
         var state = demoState()
         let raw = #"{"channel":"chat","event":"message","data":"{\"text\":\"exact\"}","extra":1}"#
-        _ = state.reduce(.client([.event(ChannelEvent(channel: "chat", name: "message", dataText: #"{"text":"exact"}"#,
-            receivedAt: t0, rawFrame: raw))]))
+        _ = state.reduce(
+            .client([
+                .event(
+                    ChannelEvent(
+                        channel: "chat", name: "message", dataText: #"{"text":"exact"}"#,
+                        receivedAt: t0, rawFrame: raw))
+            ]))
         state.press(.char("4"), .enter)
         let screen = frame(state)
         #expect(screen.contains(#""extra":1"#))
@@ -91,26 +106,32 @@ struct DebuggerViewTests {
 
     @Test func authInspectorComparesSignaturesAndNamesTheWrongField() {
         let credentials = KnownCredentials(key: "key", secret: "secret")
-        var state = DashboardState(size: Size(rows: 42, columns: 140), now: t0,
+        var state = DashboardState(
+            size: Size(rows: 42, columns: 140), now: t0,
             configuration: .init(credentials: credentials))
         let good = ChannelAuthSignature.auth(key: "key", secret: "secret", socketID: "1.2", channel: "private-a")
         let stale = ChannelAuthSignature.auth(key: "key", secret: "secret", socketID: "1.1", channel: "private-b")
         let otherKey = ChannelAuthSignature.auth(key: "nope", secret: "secret", socketID: "1.2", channel: "private-c")
         let noData = ChannelAuthSignature.auth(key: "key", secret: "secret", socketID: "1.2", channel: "presence-d")
         func trace(_ channel: String, _ auth: String, data: String? = nil) -> ClientEvent {
-            .authorization(AuthorizationTrace(channel: channel, socketID: "1.2", authorizer: "https://app/auth",
-                startedAt: t0, duration: 0.05, status: 200, responseExcerpt: #"{"auth":"\#(auth)"}"#, auth: auth, channelData: data))
+            .authorization(
+                AuthorizationTrace(
+                    channel: channel, socketID: "1.2", authorizer: "https://app/auth",
+                    startedAt: t0, duration: 0.05, status: 200, responseExcerpt: #"{"auth":"\#(auth)"}"#, auth: auth,
+                    channelData: data))
         }
-        _ = state.reduce(.client([
-            .state(StateChange(previous: .connecting, current: .connected, socketID: "1.1")),
-            .state(StateChange(previous: .connected, current: .connecting)),
-            .state(StateChange(previous: .connecting, current: .connected, socketID: "1.2")),
-            .subscribing(channel: "private-a"), trace("private-a", good), .subscribed(channel: "private-a", presence: nil),
-            .subscribing(channel: "private-b"), trace("private-b", stale),
-            .subscriptionError(channel: "private-b", status: nil, message: "Invalid signature"),
-            .subscribing(channel: "private-c"), trace("private-c", otherKey),
-            .subscribing(channel: "presence-d"), trace("presence-d", noData, data: #"{"user_id":"u"}"#),
-        ]))
+        _ = state.reduce(
+            .client([
+                .state(StateChange(previous: .connecting, current: .connected, socketID: "1.1")),
+                .state(StateChange(previous: .connected, current: .connecting)),
+                .state(StateChange(previous: .connecting, current: .connected, socketID: "1.2")),
+                .subscribing(channel: "private-a"), trace("private-a", good),
+                .subscribed(channel: "private-a", presence: nil),
+                .subscribing(channel: "private-b"), trace("private-b", stale),
+                .subscriptionError(channel: "private-b", status: nil, message: "Invalid signature"),
+                .subscribing(channel: "private-c"), trace("private-c", otherKey),
+                .subscribing(channel: "presence-d"), trace("presence-d", noData, data: #"{"user_id":"u"}"#),
+            ]))
         // The subscription error points to the inspector.
         #expect(state.log.entries.contains { $0.dataText?.contains("auth inspector") == true })
         state.press(.char("2"), .char("g"), .char("a"))
@@ -131,14 +152,18 @@ struct DebuggerViewTests {
         #expect(state.view == .panes)
         // Without the secret the view says what it needs.
         var unknown = DashboardState(size: Size(rows: 42, columns: 140), now: t0)
-        _ = unknown.reduce(.client([.subscribing(channel: "private-a"), trace("private-a", good),
-            .subscribed(channel: "private-a", presence: nil)]))
+        _ = unknown.reduce(
+            .client([
+                .subscribing(channel: "private-a"), trace("private-a", good),
+                .subscribed(channel: "private-a", presence: nil),
+            ]))
         unknown.press(.char("2"), .char("a"))
         #expect(frame(unknown).contains("needs the app secret"))
     }
 
     @Test func recordingLinesRoundTripWithoutSecrets() throws {
-        let trace = AuthorizationTrace(channel: "private-x", socketID: "1.2", authorizer: "https://app/auth",
+        let trace = AuthorizationTrace(
+            channel: "private-x", socketID: "1.2", authorizer: "https://app/auth",
             startedAt: t0, duration: 0.1, status: 200,
             responseExcerpt: #"{"auth":"key:abcdef","shared_secret":"c2VjcmV0c2VjcmV0"}"#, auth: "key:abcdef",
             hasSharedSecret: true)
@@ -146,11 +171,23 @@ struct DebuggerViewTests {
             .header(RecordingHeader(started: t0, endpoint: "h:1 TLS", channels: ["private-x"], source: "test")),
             .client(time: t0, event: .state(StateChange(previous: .connecting, current: .connected, socketID: "1.2"))),
             .client(time: t0, event: .authorization(trace)),
-            .client(time: t0 + 1, event: .subscribed(channel: "presence-p", presence: PresenceSnapshot(me: "u",
-                members: [PresenceMember(userID: "u", userInfo: ["name": "U"])]))),
-            .client(time: t0 + 2, event: .event(ChannelEvent(channel: "c", name: "e", dataText: "{}", userID: "u",
-                receivedAt: t0 + 2, rawFrame: #"{"event":"e"}"#))),
-            .frame(text(t0 + 3, .outbound, #"{"event":"pusher:subscribe","data":{"channel":"private-x","auth":"key:abcdef"}}"#)),
+            .client(
+                time: t0 + 1,
+                event: .subscribed(
+                    channel: "presence-p",
+                    presence: PresenceSnapshot(
+                        me: "u",
+                        members: [PresenceMember(userID: "u", userInfo: ["name": "U"])]))),
+            .client(
+                time: t0 + 2,
+                event: .event(
+                    ChannelEvent(
+                        channel: "c", name: "e", dataText: "{}", userID: "u",
+                        receivedAt: t0 + 2, rawFrame: #"{"event":"e"}"#))),
+            .frame(
+                text(
+                    t0 + 3, .outbound,
+                    #"{"event":"pusher:subscribe","data":{"channel":"private-x","auth":"key:abcdef"}}"#)),
             .frame(WireFrame(time: t0 + 4, direction: .inbound, kind: .close, size: 6, text: "bye", closeCode: 4201)),
             .framesDropped(time: t0 + 5, total: 7),
         ]
@@ -172,9 +209,11 @@ struct DebuggerViewTests {
     }
 
     @Test func aDamagedRecordingReplaysUpToTheDamageAndSaysWhere() {
-        let header = RecordingCodec.encode(.header(RecordingHeader(started: t0, endpoint: "e", channels: [], source: "t")))
+        let header = RecordingCodec.encode(
+            .header(RecordingHeader(started: t0, endpoint: "e", channels: [], source: "t")))
         let ok = RecordingCodec.encode(.client(time: t0 + 1, event: .subscribed(channel: "chat", presence: nil)))
-        let player = ReplayPlayer(file: "r.jsonl", text: [header, ok, ok, #"{"type":"client","t":1"#].joined(separator: "\n"))
+        let player = ReplayPlayer(
+            file: "r.jsonl", text: [header, ok, ok, #"{"type":"client","t":1"#].joined(separator: "\n"))
         #expect(player.items.count == 2)
         #expect(player.damage?.line == 4)
         #expect(player.damage?.description.contains("truncated") == true)

@@ -1,19 +1,22 @@
 import PushtopKit
 import Testing
-@testable import PushtopDashboard
+
 @testable import PushtopCLI
+@testable import PushtopDashboard
 
 /// Inputs the fuzzers (`scripts/fuzz`) found wrong, kept so that they stay fixed. Each is also a corpus entry
 /// under `Fuzz/corpus/`.
 @Suite struct DashboardFuzzRegressionTests {
     /// fuzz-config, fuzz-theme: a table header whose name starts with anything but a bare-key character or a quote,
     /// or a bracket closing the wrong thing (`[1, }`), aborted the process inside toml++.
-    static let headers = ["[é]\nkey = \"k\"\n", "[\u{FFFD}rofiles.staging]\n", "[ é]\n", "[[é]]\n", "[\u{2003}é]\n",
-                          "theme = \"x\"\n  [profiles]\n[ñ.a]\n", "[!]\n", "[\u{11}\u{FFFD}]=\nname x\" =\"\n", "[.a]\n",
-                          "[=]\n", "[#]\n", "[\t\u{1}a]\n", "[[!]]\n", "[{]\n", "a = 1 # [x]\n[$a]\n", "[\n",
-                          "\u{FEFF}[\u{E}", "\u{FEFF}[\u{FFFD}\u{FFFD}&", "a = 1\n\u{3000}[!]\n",
-                          "channels = [\"orders\",} \"p\"]\n", "a = [1, }\n", "a = { b = [1 }\n",
-                          "ma =1979-05-27T:0732:00Z\n", "d = 1979-05-27t\n", "ut = 1979-07-27tt\u{FFFD}Z::7300\n"]
+    static let headers = [
+        "[é]\nkey = \"k\"\n", "[\u{FFFD}rofiles.staging]\n", "[ é]\n", "[[é]]\n", "[\u{2003}é]\n",
+        "theme = \"x\"\n  [profiles]\n[ñ.a]\n", "[!]\n", "[\u{11}\u{FFFD}]=\nname x\" =\"\n", "[.a]\n",
+        "[=]\n", "[#]\n", "[\t\u{1}a]\n", "[[!]]\n", "[{]\n", "a = 1 # [x]\n[$a]\n", "[\n",
+        "\u{FEFF}[\u{E}", "\u{FEFF}[\u{FFFD}\u{FFFD}&", "a = 1\n\u{3000}[!]\n",
+        "channels = [\"orders\",} \"p\"]\n", "a = [1, }\n", "a = { b = [1 }\n",
+        "ma =1979-05-27T:0732:00Z\n", "d = 1979-05-27t\n", "ut = 1979-07-27tt\u{FFFD}Z::7300\n",
+    ]
 
     @Test(arguments: headers)
     func configWithANonASCIITableNameIsAnError(_ text: String) {

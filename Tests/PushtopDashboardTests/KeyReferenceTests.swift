@@ -1,5 +1,6 @@
 import PushtopTestSupport
 import Testing
+
 @testable import PushtopDashboard
 
 /// `docs/keys.md` is generated from the key table: the committed page is what `KeyReference.markdown()` gives,
@@ -13,7 +14,8 @@ struct KeyReferenceTests {
     @Test func everyBindingHasARowUnderItsSection() {
         let page = KeyReference.markdown()
         for binding in KeyTable.standard.bindings {
-            let row = "| \(KeyReference.keys(binding.keys)) | \(KeyReference.cell(binding.hint)) | "
+            let row =
+                "| \(KeyReference.keys(binding.keys)) | \(KeyReference.cell(binding.hint)) | "
                 + "\(KeyReference.cell(KeyReference.description(binding))) |"
             #expect(page.contains(row), "no row for \(binding.keyLabel): \(binding.help)")
         }

@@ -1,5 +1,6 @@
 import PusherProtocol
 import Testing
+
 @testable import PushtopDashboard
 
 /// Several nodes of one app (`--node`) through `reduce` and the views: a row per node with canary latency, the
@@ -14,12 +15,16 @@ struct NodeStateTests {
         state.setApps([AppSetup(label: a, hasAPI: true), AppSetup(label: b, hasAPI: true)])
         state.setNodes(NodeState(nodes: [a, b], canaryChannel: canary, interval: interval, canaryEnabled: true))
         for (app, socket) in [(0, "1.1"), (1, "2.2")] {
-            _ = state.reduce(.client([
-                .state(StateChange(previous: .connecting, current: .connected, socketID: socket)),
-                .subscribing(channel: canary),
-                .subscribed(channel: canary, presence: nil),
-                .subscribed(channel: "presence-room", presence: PresenceSnapshot(me: "me", members: [PresenceMember(userID: "me")])),
-            ], app: app))
+            _ = state.reduce(
+                .client(
+                    [
+                        .state(StateChange(previous: .connecting, current: .connected, socketID: socket)),
+                        .subscribing(channel: canary),
+                        .subscribed(channel: canary, presence: nil),
+                        .subscribed(
+                            channel: "presence-room",
+                            presence: PresenceSnapshot(me: "me", members: [PresenceMember(userID: "me")])),
+                    ], app: app))
         }
         return state
     }
@@ -43,14 +48,22 @@ struct NodeStateTests {
     /// A node's row in the connection pane and the canary line under it.
     func nodeRows(_ state: DashboardState, _ node: String) -> String {
         let lines = frame(state).split(separator: "\n").map(String.init)
-        guard let i = lines.firstIndex(where: { ($0.contains("▸\(node) ") || $0.contains("│ \(node) ")) && $0.contains("● ") }), i + 1 < lines.count else { return "" }
+        guard
+            let i = lines.firstIndex(where: {
+                ($0.contains("▸\(node) ") || $0.contains("│ \(node) ")) && $0.contains("● ")
+            }), i + 1 < lines.count
+        else { return "" }
         return lines[i] + "\n" + lines[i + 1]
     }
 
     @Test func canariesRotateThroughTheNodesAndTheirLatencyShowsPerNode() throws {
         var state = twoNodes()
         let first = tick(&state, to: t0 + 2)
-        #expect(first == [.publishCanary(app: 0, channel: canary, event: NodeState.canaryEvent, data: #"{"seq":1,"via":"\#(a)"}"#, seq: 1)])
+        #expect(
+            first == [
+                .publishCanary(
+                    app: 0, channel: canary, event: NodeState.canaryEvent, data: #"{"seq":1,"via":"\#(a)"}"#, seq: 1)
+            ])
         _ = state.reduce(.client([canaryEvent(seq: 1, at: t0 + 2.004)], app: 0))
         _ = state.reduce(.client([canaryEvent(seq: 1, at: t0 + 2.012)], app: 1))
         let second = tick(&state, to: t0 + 7)
@@ -60,8 +73,12 @@ struct NodeStateTests {
         #expect(!state.log.entries.contains { $0.channel == canary })
         let screen = frame(state)
         #expect(screen.contains("2 nodes · A switches"), "\(screen)")
-        #expect(nodeRows(state, a).contains("● connected   1.1") && nodeRows(state, a).contains("canary p50 4.0 ms p99 4.0 ms"), "\(screen)")
-        #expect(nodeRows(state, b).contains("2.2") && nodeRows(state, b).contains("canary p50 12 ms p99 12 ms"), "\(screen)")
+        #expect(
+            nodeRows(state, a).contains("● connected   1.1")
+                && nodeRows(state, a).contains("canary p50 4.0 ms p99 4.0 ms"), "\(screen)")
+        #expect(
+            nodeRows(state, b).contains("2.2") && nodeRows(state, b).contains("canary p50 12 ms p99 12 ms"), "\(screen)"
+        )
     }
 
     @Test func aNodeThatMissesACanaryShowsWithinOneInterval() {
@@ -108,14 +125,17 @@ struct NodeStateTests {
         for app in [0, 1] { _ = state.reduce(.client([canaryEvent(seq: 2, at: t0 + 7.01, via: b)], app: app)) }
         _ = tick(&state, to: t0 + 11.5)
         _ = state.reduce(.client([canaryEvent(seq: 1, at: t0 + 11.6, via: a)], app: 1))
-        #expect(logTexts(state).contains("node \(b): canary 1 arrived from its failed publish via \(a)"), "\(logTexts(state))")
+        #expect(
+            logTexts(state).contains("node \(b): canary 1 arrived from its failed publish via \(a)"),
+            "\(logTexts(state))")
         #expect(!logTexts(state).contains { $0.contains("twice") })
         #expect(state.nodes?.audit.ok == true && !nodeRows(state, b).contains("twice"))
     }
 
     @Test func aMemberOnOneNodeOnlyShowsAsASplitOnTheSecondComparison() {
         var state = twoNodes()
-        _ = state.reduce(.client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "alice"))], app: 0))
+        _ = state.reduce(
+            .client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "alice"))], app: 0))
         _ = tick(&state, to: t0 + 5)  // first comparison: a suspect
         #expect(state.nodes?.splits.isEmpty == true)
         _ = tick(&state, to: t0 + 10)  // second: confirmed
@@ -124,7 +144,8 @@ struct NodeStateTests {
         let screen = frame(state)
         #expect(screen.contains("│  presence-room:") && screen.contains("│    alice: on node \(a) only"), "\(screen)")
         // The member reaches the other node: the split goes.
-        _ = state.reduce(.client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "alice"))], app: 1))
+        _ = state.reduce(
+            .client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "alice"))], app: 1))
         _ = tick(&state, to: t0 + 15)
         #expect(state.nodes?.splits.isEmpty == true)
     }
@@ -137,7 +158,8 @@ struct NodeStateTests {
         for step in 0..<400 {
             let user = "u\(step % 7)"
             let joined = (step / 7) % 2 == 0
-            let change: ClientEvent = joined
+            let change: ClientEvent =
+                joined
                 ? .memberAdded(channel: "presence-room", member: PresenceMember(userID: user))
                 : .memberRemoved(channel: "presence-room", member: PresenceMember(userID: user))
             _ = state.reduce(.client([change], app: 0))
@@ -153,11 +175,15 @@ struct NodeStateTests {
 
     @Test func eachNodesHTTPAPIIsComparedWithItsConnectionOnTwoAnswers() {
         var state = twoNodes()
-        _ = state.reduce(.client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "alice"))], app: 1))
+        _ = state.reduce(
+            .client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "alice"))], app: 1))
         func ask(_ t: Double) -> [NodeRequest] {
             requests(&state, to: t).filter { if case .presenceUsers = $0 { true } else { false } }
         }
-        #expect(ask(t0 + 5) == [.presenceUsers(app: 0, channel: "presence-room"), .presenceUsers(app: 1, channel: "presence-room")])
+        #expect(
+            ask(t0 + 5) == [
+                .presenceUsers(app: 0, channel: "presence-room"), .presenceUsers(app: 1, channel: "presence-room"),
+            ])
         // Node B's API lacks alice, whom its connection holds (no member_removed ever comes); node A's agrees.
         _ = state.reduce(.nodes(.presenceUsers(app: 0, channel: "presence-room", userIDs: ["me"], error: nil)))
         _ = state.reduce(.nodes(.presenceUsers(app: 1, channel: "presence-room", userIDs: ["me"], error: nil)))
@@ -174,7 +200,8 @@ struct NodeStateTests {
         var state = twoNodes()
         _ = tick(&state, to: t0 + 5)
         // bob joins node A's connection after the question and before the answer, which does not have him yet.
-        _ = state.reduce(.client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "bob"))], app: 0))
+        _ = state.reduce(
+            .client([.memberAdded(channel: "presence-room", member: PresenceMember(userID: "bob"))], app: 0))
         _ = state.reduce(.nodes(.presenceUsers(app: 0, channel: "presence-room", userIDs: ["me"], error: nil)))
         _ = tick(&state, to: t0 + 10)
         _ = state.reduce(.nodes(.presenceUsers(app: 0, channel: "presence-room", userIDs: ["me", "bob"], error: nil)))

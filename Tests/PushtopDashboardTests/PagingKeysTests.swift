@@ -1,6 +1,7 @@
 import PusherProtocol
 import PushtopDashboardFakes
 import Testing
+
 @testable import PushtopDashboard
 
 /// Every list and scrolling view takes the key table's moves: PgDn/PgUp a page, g/Home the top, G/End the end.
@@ -9,7 +10,9 @@ struct PagingKeysTests {
         var state = DashboardState(size: Size(rows: 42, columns: 140), now: t0, configuration: .init(hasAPI: true))
         _ = state.reduce(.client(ScriptedFeed.demoOpening))
         state.press(.char("b"))
-        let list = (0..<n).map { OccupiedChannel(name: "room-" + String(100_000 + $0).dropFirst(), subscriptionCount: $0 % 7) }
+        let list = (0..<n).map {
+            OccupiedChannel(name: "room-" + String(100_000 + $0).dropFirst(), subscriptionCount: $0 % 7)
+        }
         _ = state.reduce(.occupiedChannels(list, error: nil))
         return state
     }
@@ -35,9 +38,13 @@ struct PagingKeysTests {
         // A refresh that reorders the list keeps the selection on its channel.
         state.press(.char("j"), .char("j"))
         let selected = state.browser.rows[state.browser.selected].name
-        _ = state.reduce(.occupiedChannels([OccupiedChannel(name: "aaa-first", subscriptionCount: 1)]
-            + (0..<10_000).map { OccupiedChannel(name: "room-" + String(100_000 + $0).dropFirst(), subscriptionCount: 1) },
-            error: nil))
+        _ = state.reduce(
+            .occupiedChannels(
+                [OccupiedChannel(name: "aaa-first", subscriptionCount: 1)]
+                    + (0..<10_000).map {
+                        OccupiedChannel(name: "room-" + String(100_000 + $0).dropFirst(), subscriptionCount: 1)
+                    },
+                error: nil))
         #expect(state.browser.rows[state.browser.selected].name == selected)
     }
 
@@ -73,9 +80,13 @@ struct PagingKeysTests {
 
     @Test func theMembersPaneJumpsAndComesBackUpAtOnce() {
         var state = demoState()
-        _ = state.reduce(.client((0..<100).map {
-            .memberAdded(channel: "presence-lobby", member: PresenceMember(userID: "user-\(String(1000 + $0).dropFirst())"))
-        }))
+        _ = state.reduce(
+            .client(
+                (0..<100).map {
+                    .memberAdded(
+                        channel: "presence-lobby",
+                        member: PresenceMember(userID: "user-\(String(1000 + $0).dropFirst())"))
+                }))
         state.press(.char("3"), .char("G"))
         #expect(frame(state).contains("user-099"))
         let bottom = state.memberTop
@@ -91,7 +102,8 @@ struct PagingKeysTests {
 
     @Test func theChannelsPanePagesAndJumps() {
         var state = demoState()
-        _ = state.reduce(.client((0..<60).map { .subscribed(channel: "room-\(String(100 + $0).dropFirst())", presence: nil) }))
+        _ = state.reduce(
+            .client((0..<60).map { .subscribed(channel: "room-\(String(100 + $0).dropFirst())", presence: nil) }))
         state.press(.char("2"), .char("g"))
         #expect(state.selectedChannel == 0)
         state.press(.pageDown)
@@ -123,12 +135,20 @@ struct PagingKeysTests {
     @Test func theWireInspectorListAndFramePageAndJump() {
         var state = demoState()
         let frames = (0..<300).map { i in
-            WireFrame(time: t0 + Double(i), direction: .inbound, kind: .text, size: 10, text: #"{"event":"e\#(i)","data":"{}"}"#)
+            WireFrame(
+                time: t0 + Double(i), direction: .inbound, kind: .text, size: 10,
+                text: #"{"event":"e\#(i)","data":"{}"}"#)
         }
         let items = (0..<200).map { "\"item \($0)\"" }.joined(separator: ",")
-        let big = #"{"event":"big","channel":"chat","data":"{\"items\":[\#(items.replacingOccurrences(of: "\"", with: "\\\""))],\"last\":\"THE-END\"}"}"#
-        _ = state.reduce(.frames(frames + [WireFrame(time: t0 + 400, direction: .inbound, kind: .text, size: big.utf8.count,
-            text: big)], droppedUpstream: 0))
+        let big =
+            #"{"event":"big","channel":"chat","data":"{\"items\":[\#(items.replacingOccurrences(of: "\"", with: "\\\""))],\"last\":\"THE-END\"}"}"#
+        _ = state.reduce(
+            .frames(
+                frames + [
+                    WireFrame(
+                        time: t0 + 400, direction: .inbound, kind: .text, size: big.utf8.count,
+                        text: big)
+                ], droppedUpstream: 0))
         state.press(.char("w"), .char("g"))
         #expect(frame(state).contains(#""event":"e0""#))
         state.press(.pageDown, .char("G"))
@@ -169,15 +189,20 @@ struct PagingKeysTests {
     }
 
     @Test func theAuthInspectorJumps() {
-        var state = DashboardState(size: Size(rows: 20, columns: 100), now: t0,
+        var state = DashboardState(
+            size: Size(rows: 20, columns: 100), now: t0,
             configuration: .init(credentials: KnownCredentials(key: "k", secret: "s")))
         let body = #"{"auth":"k:abc","channel_data":"\#(String(repeating: "x", count: 2000))"}"#
-        _ = state.reduce(.client([
-            .state(StateChange(previous: .connecting, current: .connected, socketID: "1.1")),
-            .subscribing(channel: "private-a"),
-            .authorization(AuthorizationTrace(channel: "private-a", socketID: "1.1", authorizer: "https://app/auth",
-                startedAt: t0, duration: 0.05, status: 200, responseExcerpt: body, auth: "k:abc", channelData: nil)),
-        ]))
+        _ = state.reduce(
+            .client([
+                .state(StateChange(previous: .connecting, current: .connected, socketID: "1.1")),
+                .subscribing(channel: "private-a"),
+                .authorization(
+                    AuthorizationTrace(
+                        channel: "private-a", socketID: "1.1", authorizer: "https://app/auth",
+                        startedAt: t0, duration: 0.05, status: 200, responseExcerpt: body, auth: "k:abc",
+                        channelData: nil)),
+            ]))
         state.press(.char("2"), .char("g"), .char("a"))
         #expect(state.view == .authInspector)
         state.press(.char("G"))
@@ -196,9 +221,10 @@ struct PagingKeysTests {
         func keys(_ text: String) -> [Key] {
             EscapeSequences.combine(keys: text.map { $0 == "\u{1B}" ? Key.escape : Key.char($0) })
         }
-        for (sequence, key) in [("\u{1B}[1~", Key.home), ("\u{1B}[4~", .end), ("\u{1B}[H", .home), ("\u{1B}[F", .end),
-            ("\u{1B}OH", .home), ("\u{1B}OF", .end), ("\u{1B}[3~", .delete), ("\u{1B}[7~", .home), ("\u{1B}[8~", .end)]
-        {
+        for (sequence, key) in [
+            ("\u{1B}[1~", Key.home), ("\u{1B}[4~", .end), ("\u{1B}[H", .home), ("\u{1B}[F", .end),
+            ("\u{1B}OH", .home), ("\u{1B}OF", .end), ("\u{1B}[3~", .delete), ("\u{1B}[7~", .home), ("\u{1B}[8~", .end),
+        ] {
             #expect(keys(sequence) == [key], "\(sequence.debugDescription)")
         }
         #expect(keys("a\u{1B}[1~b\u{1B}[4~") == [.char("a"), .home, .char("b"), .end])

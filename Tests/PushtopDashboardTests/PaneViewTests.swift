@@ -14,21 +14,22 @@ import Testing
 
     @Test func connectionPane() {
         let text = pane(Size(rows: 13, columns: 40)) { ConnectionPaneView.draw(sample(), in: $1, into: &$0) }
-        #expect(text == """
-            ┌ 1 Connection ────────────────────────┐
-            │ State      ● connected               │
-            │ Endpoint   127.0.0.1:6001 (no TLS)   │
-            │ Socket     4242.1717                 │
-            │ Uptime     0:01                      │
-            │ Reconnects 0                         │
-            │ Last close -                         │
-            │ Action     -                         │
-            │ Next try   -                         │
-            │ Ping       6.0 ms                    │
-            │ Last frame 1.0 s ago                 │
-            │ Events/s                      █  1/s │
-            └──────────────────────────────────────┘
-            """)
+        #expect(
+            text == """
+                ┌ 1 Connection ────────────────────────┐
+                │ State      ● connected               │
+                │ Endpoint   127.0.0.1:6001 (no TLS)   │
+                │ Socket     4242.1717                 │
+                │ Uptime     0:01                      │
+                │ Reconnects 0                         │
+                │ Last close -                         │
+                │ Action     -                         │
+                │ Next try   -                         │
+                │ Ping       6.0 ms                    │
+                │ Last frame 1.0 s ago                 │
+                │ Events/s                      █  1/s │
+                └──────────────────────────────────────┘
+                """)
     }
 
     @Test func connectionPaneStateIsColouredByState() {
@@ -39,15 +40,16 @@ import Testing
 
     @Test func channelsPane() {
         let text = pane(Size(rows: 7, columns: 70)) { ChannelsPaneView.draw(sample(), in: $1, into: &$0) }
-        #expect(text == """
-            ┌ 2 Channels ──────────────────────────────────────────────────── 4 ─┐
-            │ Channel              Kind     State       Events  Rate       Subs  │
-            │ market-data          public   subscribed       1          █     -  │
-            │ private-orders       private  subscribed       0                -  │
-            │ cache-config         cache    subscribed       0                -  │
-            │ presence-lobby       presence subscribed       0                5  │
-            └────────────────────────────────────────────────────────────────────┘
-            """)
+        #expect(
+            text == """
+                ┌ 2 Channels ──────────────────────────────────────────────────── 4 ─┐
+                │ Channel              Kind     State       Events  Rate       Subs  │
+                │ market-data          public   subscribed       1          █     -  │
+                │ private-orders       private  subscribed       0                -  │
+                │ cache-config         cache    subscribed       0                -  │
+                │ presence-lobby       presence subscribed       0                5  │
+                └────────────────────────────────────────────────────────────────────┘
+                """)
     }
 
     @Test func channelsPaneShowsTheSelectionAndErrors() {
@@ -62,26 +64,28 @@ import Testing
 
     @Test func channelsPaneDropsColumnsWhenNarrow() {
         let text = pane(Size(rows: 4, columns: 30)) { ChannelsPaneView.draw(sample(), in: $1, into: &$0) }
-        #expect(text == """
-            ┌ 2 Channels ──────────── 4 ─┐
-            │ Channel       State        │
-            │ market-data   subscribed   │
-            └────────────────────────────┘
-            """)
+        #expect(
+            text == """
+                ┌ 2 Channels ──────────── 4 ─┐
+                │ Channel       State        │
+                │ market-data   subscribed   │
+                └────────────────────────────┘
+                """)
     }
 
     @Test func membersPane() {
         let text = pane(Size(rows: 8, columns: 40)) { MembersPaneView.draw(sample(), in: $1, into: &$0) }
-        #expect(text == """
-            ┌ 3 Members · presence-lobby ────── 6 ─┐
-            │ ● alice {"name":"Alice","role":"adm… │
-            │ ● bob {"name":"Bob"}                 │
-            │ ● carol                              │
-            │ ● li {"name":"李小龙"}               │
-            │ ● you (me) {"name":"You"}            │
-            │ ● zoe {"mood":"🚀","name":"Zoë"}     │
-            └──────────────────────────────────────┘
-            """)
+        #expect(
+            text == """
+                ┌ 3 Members · presence-lobby ────── 6 ─┐
+                │ ● alice {"name":"Alice","role":"adm… │
+                │ ● bob {"name":"Bob"}                 │
+                │ ● carol                              │
+                │ ● li {"name":"李小龙"}               │
+                │ ● you (me) {"name":"You"}            │
+                │ ● zoe {"mood":"🚀","name":"Zoë"}     │
+                └──────────────────────────────────────┘
+                """)
     }
 
     @Test func membersPaneHighlightsJoinsAndMarksMe() {
@@ -99,14 +103,15 @@ import Testing
 
     @Test func eventLogPane() {
         let text = pane(Size(rows: 6, columns: 80)) { EventLogPaneView.draw(sample(), in: $1, into: &$0) }
-        #expect(text == """
-            ┏ 4 Event log ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 8 ━┓
-            ┃ 22:13:20.000 cache-config   subscribed     subscribed                        ┃
-            ┃ 22:13:20.000 presence-lobby subscribed     subscribed (5 members)            ┃
-            ┃ 22:13:20.000 presence-lobby member added   carol                             ┃
-            ┃ 22:13:20.000 market-data    price          {"p":"東京🚀"}                    ┃
-            ┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
-            """)
+        #expect(
+            text == """
+                ┏ 4 Event log ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 8 ━┓
+                ┃ 22:13:20.000 cache-config   subscribed     subscribed                        ┃
+                ┃ 22:13:20.000 presence-lobby subscribed     subscribed (5 members)            ┃
+                ┃ 22:13:20.000 presence-lobby member added   carol                             ┃
+                ┃ 22:13:20.000 market-data    price          {"p":"東京🚀"}                    ┃
+                ┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
+                """)
     }
 
     @Test func eventLogPaneColoursErrorsAndStateChanges() {
@@ -135,16 +140,17 @@ import Testing
 
     @Test func tooSmallScreen() {
         let text = pane(Size(rows: 8, columns: 30)) { c, _ in DashboardView.draw(sample(), into: &c) }
-        #expect(text == """
+        #expect(
+            text == """
 
 
-                  terminal too small
-                   30x8, need 60x16
-                       q quits
+                      terminal too small
+                       30x8, need 60x16
+                           q quits
 
 
 
-            """)
+                """)
     }
 
     @Test func helpOverlayListsEveryBinding() {
@@ -228,10 +234,12 @@ import Testing
     }
 
     @Test func everyRequiredKeyIsThere() {
-        let required: [(Key, Action)] = [(.tab, .nextPane), (.backTab, .previousPane), (.char("s"), .subscribe),
+        let required: [(Key, Action)] = [
+            (.tab, .nextPane), (.backTab, .previousPane), (.char("s"), .subscribe),
             (.char("u"), .unsubscribe), (.char("t"), .trigger), (.char("c"), .toggleConnection),
             (.char("/"), .filter), (.char("p"), .pause), (.char("T"), .nextTheme), (.ctrl("s"), .saveLog),
-            (.ctrl("l"), .redraw), (.char("?"), .help), (.end, .bottom)]
+            (.ctrl("l"), .redraw), (.char("?"), .help), (.end, .bottom),
+        ]
         for (key, action) in required {
             #expect(table.action(for: key, focus: .log) == action, "\(key)")
         }

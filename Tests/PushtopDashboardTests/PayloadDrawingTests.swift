@@ -1,5 +1,6 @@
 import PusherProtocol
 import Testing
+
 @testable import PushtopDashboard
 
 /// Hostile payloads draw cleanly: emoji sequences (ZWJ, VS16, flags, skin tones) and C1 controls keep every
@@ -23,7 +24,8 @@ struct PayloadDrawingTests {
                 guard let ch = canvas.character(row: r, column: c) else { continue }
                 for s in ch.unicodeScalars {
                     let v = s.value
-                    #expect(!(v < 0x20 || (0x7F..<0xA0).contains(v) || v == 0x200D || v == 0xFE0F),
+                    #expect(
+                        !(v < 0x20 || (0x7F..<0xA0).contains(v) || v == 0x200D || v == 0xFE0F),
                         "U+\(String(v, radix: 16)) at \(r),\(c)", sourceLocation: sourceLocation)
                 }
             }
@@ -40,7 +42,10 @@ struct PayloadDrawingTests {
     func sanitizedTextMeasuresAndClipsWholeGraphemes(columns: Int) {
         for payload in Self.payloads {
             let clean = DisplayWidth.sanitized(payload)
-            #expect(!clean.unicodeScalars.contains { $0.value == 0x200D || $0.value == 0xFE0F || (0x80..<0xA0).contains($0.value) })
+            #expect(
+                !clean.unicodeScalars.contains {
+                    $0.value == 0x200D || $0.value == 0xFE0F || (0x80..<0xA0).contains($0.value)
+                })
             // Clipping at every width keeps whole grapheme clusters and measures what it keeps.
             let repeated = String(repeating: payload + " ", count: columns / 4 + 1)
             for width in [1, 2, 3, columns / 2, columns] {
@@ -71,7 +76,8 @@ struct PayloadDrawingTests {
         let row = (log.row + 1..<log.bottom - 1).first { grid.line($0).contains("hostile") }
         #expect(row != nil, "\(grid.text)")
         for r in log.row..<log.bottom {
-            #expect(grid.character(row: r, column: log.right - 1).map { "┃┓┛│┐┘".contains($0) } == true,
+            #expect(
+                grid.character(row: r, column: log.right - 1).map { "┃┓┛│┐┘".contains($0) } == true,
                 "row \(r): \(grid.line(r))")
         }
         // Keys in the order they came.
@@ -91,7 +97,8 @@ struct PayloadDrawingTests {
         }
         let rect = DetailOverlayView.rect(state.size)
         for r in rect.row..<rect.bottom {
-            #expect(grid.character(row: r, column: rect.right - 1).map { "┃┓┛".contains($0) } == true,
+            #expect(
+                grid.character(row: r, column: rect.right - 1).map { "┃┓┛".contains($0) } == true,
                 "row \(r): \(grid.line(r))")
         }
         // The received key order in the detail view too.
@@ -125,12 +132,15 @@ struct PayloadDrawingTests {
     }
 
     @Test func jsonKeepsTheReceivedKeyOrder() {
-        #expect(JSONText.compact(#"{ "z": 1, "a": [ {"y":2, "b": null} ], "m": "\u6771" }"#)
-            == #"{"z":1,"a":[{"y":2,"b":null}],"m":"東"}"#)
-        #expect(JSONText.prettyLines(#"{"kind":"k","items":[1,{}],"e":[]}"#)
-            == ["{", #"  "kind": "k","#, #"  "items": ["#, "    1,", "    {}", "  ],", #"  "e": []"#, "}"])
+        #expect(
+            JSONText.compact(#"{ "z": 1, "a": [ {"y":2, "b": null} ], "m": "\u6771" }"#)
+                == #"{"z":1,"a":[{"y":2,"b":null}],"m":"東"}"#)
+        #expect(
+            JSONText.prettyLines(#"{"kind":"k","items":[1,{}],"e":[]}"#)
+                == ["{", #"  "kind": "k","#, #"  "items": ["#, "    1,", "    {}", "  ],", #"  "e": []"#, "}"])
         #expect(JSONText.compact("not json") == nil)
-        let entry = LogEntry(seq: 0, time: 0, kind: .event, channel: "c", event: "e", dataText: #"{"kind":1,"items":2}"#)
+        let entry = LogEntry(
+            seq: 0, time: 0, kind: .event, channel: "c", event: "e", dataText: #"{"kind":1,"items":2}"#)
         #expect(entry.summary == #"{"kind":1,"items":2}"#)
     }
 

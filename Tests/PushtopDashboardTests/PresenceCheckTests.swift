@@ -1,6 +1,7 @@
 import PusherProtocol
 import PushtopDashboardFakes
 import Testing
+
 @testable import PushtopDashboard
 
 /// The presence check through `reduce` and the members pane: joins and leaves during a request are not
@@ -14,10 +15,11 @@ struct PresenceCheckTests {
         var state = demoStateWithAPI()
         #expect(state.reduce(.tick(now: t0 + 1)) == [.fetchPresenceUsers("presence-lobby")])
         // grace joins and bob leaves after the server answered, before the answer arrives.
-        _ = state.reduce(.client([
-            .memberAdded(channel: "presence-lobby", member: PresenceMember(userID: "grace")),
-            .memberRemoved(channel: "presence-lobby", member: PresenceMember(userID: "bob")),
-        ]))
+        _ = state.reduce(
+            .client([
+                .memberAdded(channel: "presence-lobby", member: PresenceMember(userID: "grace")),
+                .memberRemoved(channel: "presence-lobby", member: PresenceMember(userID: "bob")),
+            ]))
         answer(&state, ["you", "alice", "bob", "li", "zoe"])
         let screen = frame(state)
         #expect(screen.contains("5 · ✓ server"), "\(screen)")
@@ -42,7 +44,8 @@ struct PresenceCheckTests {
         }
         #expect(shownAt != nil)
         let screen = frame(state)
-        #expect(screen.split(separator: "\n").contains { $0.contains("bob") && $0.contains("ghost: not on the server") })
+        #expect(
+            screen.split(separator: "\n").contains { $0.contains("bob") && $0.contains("ghost: not on the server") })
         #expect(screen.contains("? mallory missing: on the server only"))
     }
 

@@ -15,11 +15,12 @@ import Testing
 
     @Test func losingTheConnectionCountsAReconnectAndShowsTheCloseCodeAndCountdown() {
         var state = demoState()
-        _ = state.reduce(.client([
-            .closed(ConnectionClosure(code: 4201, reason: "", action: .reconnectNow)),
-            .state(StateChange(previous: .connected, current: .connecting)),
-            .connectingIn(delay: 3),
-        ]))
+        _ = state.reduce(
+            .client([
+                .closed(ConnectionClosure(code: 4201, reason: "", action: .reconnectNow)),
+                .state(StateChange(previous: .connected, current: .connecting)),
+                .connectingIn(delay: 3),
+            ]))
         #expect(state.connection.reconnects == 1)
         #expect(state.connection.socketID == nil)
         #expect(state.rosters.isEmpty)
@@ -34,10 +35,11 @@ import Testing
 
     @Test func eventsAreCountedPerChannelAndLogged() {
         var state = demoState()
-        _ = state.reduce(.client([
-            event("market-data", "price", #"{"p":1}"#), event("market-data", "price", #"{"p":2}"#),
-            event("private-orders", "filled", "plain text"),
-        ]))
+        _ = state.reduce(
+            .client([
+                event("market-data", "price", #"{"p":1}"#), event("market-data", "price", #"{"p":2}"#),
+                event("private-orders", "filled", "plain text"),
+            ]))
         #expect(state.channels[0].events == 2)
         #expect(state.channels[1].events == 1)
         #expect(state.connection.totalEvents == 3)
@@ -298,11 +300,12 @@ import Testing
 
     @Test func filterMatchesTextChannelOrEventWithCount() {
         var state = demoState()
-        _ = state.reduce(.client([
-            event("market-data", "price-update", #"{"symbol":"BTC"}"#),
-            event("market-data", "price-update", #"{"symbol":"ETH"}"#),
-            event("private-orders", "order-filled", #"{"symbol":"BTC"}"#),
-        ]))
+        _ = state.reduce(
+            .client([
+                event("market-data", "price-update", #"{"symbol":"BTC"}"#),
+                event("market-data", "price-update", #"{"symbol":"ETH"}"#),
+                event("private-orders", "order-filled", #"{"symbol":"BTC"}"#),
+            ]))
         state.press(.char("/"))
         state.type("btc")
         #expect(state.log.visibleCount == 2)  // live while typing

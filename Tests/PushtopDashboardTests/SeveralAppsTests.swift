@@ -1,6 +1,7 @@
 import PusherProtocol
 import PushtopDashboardFakes
 import Testing
+
 @testable import PushtopDashboard
 
 /// Several apps at once through `reduce` and the views: channels grouped under their app, the log marking
@@ -9,17 +10,25 @@ struct SeveralAppsTests {
     /// Two apps, staging and production, each connected with its own channels.
     func twoApps(hasAPI: Bool = false) -> DashboardState {
         var state = DashboardState(size: Size(rows: 42, columns: 140), now: t0, configuration: .init(hasAPI: hasAPI))
-        state.setApps([AppSetup(label: "staging", endpoint: "ws-eu.pusher.com:443 TLS", hasAPI: hasAPI),
-                       AppSetup(label: "production", endpoint: "ws-us2.pusher.com:443 TLS", hasAPI: hasAPI)])
-        _ = state.reduce(.client([
-            .state(StateChange(previous: .connecting, current: .connected, socketID: "111.1")),
-            .subscribed(channel: "orders", presence: nil),
-        ], app: 0))
-        _ = state.reduce(.client([
-            .state(StateChange(previous: .connecting, current: .connected, socketID: "222.2")),
-            .subscribed(channel: "orders", presence: nil),
-            .subscribed(channel: "presence-ops", presence: PresenceSnapshot(me: "dev", members: [PresenceMember(userID: "dev")])),
-        ], app: 1))
+        state.setApps([
+            AppSetup(label: "staging", endpoint: "ws-eu.pusher.com:443 TLS", hasAPI: hasAPI),
+            AppSetup(label: "production", endpoint: "ws-us2.pusher.com:443 TLS", hasAPI: hasAPI),
+        ])
+        _ = state.reduce(
+            .client(
+                [
+                    .state(StateChange(previous: .connecting, current: .connected, socketID: "111.1")),
+                    .subscribed(channel: "orders", presence: nil),
+                ], app: 0))
+        _ = state.reduce(
+            .client(
+                [
+                    .state(StateChange(previous: .connecting, current: .connected, socketID: "222.2")),
+                    .subscribed(channel: "orders", presence: nil),
+                    .subscribed(
+                        channel: "presence-ops",
+                        presence: PresenceSnapshot(me: "dev", members: [PresenceMember(userID: "dev")])),
+                ], app: 1))
         return state
     }
 
@@ -43,7 +52,9 @@ struct SeveralAppsTests {
         if let staging, let production {
             #expect(staging < production)
             #expect(lines[(staging + 1)...].prefix(1).first?.contains("orders") == true)
-            #expect(lines[(production + 1)...].prefix(2).allSatisfy { $0.contains("orders") || $0.contains("presence-ops") })
+            #expect(
+                lines[(production + 1)...].prefix(2).allSatisfy { $0.contains("orders") || $0.contains("presence-ops") }
+            )
         }
         // The connection pane: one row per app, the selected one marked, then its details.
         #expect(screen.contains("1 Connections"))
@@ -128,10 +139,17 @@ struct SeveralAppsTests {
 
     @Test func debuggerViewsShowTheSelectedAppsData() {
         var state = twoApps(hasAPI: true)
-        _ = state.reduce(.frames([WireFrame(time: t0, direction: .inbound, kind: .text, size: 10, text: #"{"event":"staging-frame"}"#)],
-            droppedUpstream: 0, app: 0))
-        _ = state.reduce(.frames([WireFrame(time: t0, direction: .inbound, kind: .text, size: 10, text: #"{"event":"production-frame"}"#)],
-            droppedUpstream: 0, app: 1))
+        _ = state.reduce(
+            .frames(
+                [WireFrame(time: t0, direction: .inbound, kind: .text, size: 10, text: #"{"event":"staging-frame"}"#)],
+                droppedUpstream: 0, app: 0))
+        _ = state.reduce(
+            .frames(
+                [
+                    WireFrame(
+                        time: t0, direction: .inbound, kind: .text, size: 10, text: #"{"event":"production-frame"}"#)
+                ],
+                droppedUpstream: 0, app: 1))
         state.press(.char("w"))
         var screen = frame(state)
         #expect(screen.contains("Wire inspector · staging"))
@@ -143,8 +161,10 @@ struct SeveralAppsTests {
         // The channel browser asks the selected app's API; an answer goes to the app that asked.
         state.press(.char("w"))
         #expect(state.press(.char("b")) == [.fetchOccupiedChannels])
-        _ = state.reduce(.occupiedChannels([OccupiedChannel(name: "only-on-production", subscriptionCount: 3)], error: nil, app: 1))
-        _ = state.reduce(.occupiedChannels([OccupiedChannel(name: "only-on-staging", subscriptionCount: 1)], error: nil, app: 0))
+        _ = state.reduce(
+            .occupiedChannels([OccupiedChannel(name: "only-on-production", subscriptionCount: 3)], error: nil, app: 1))
+        _ = state.reduce(
+            .occupiedChannels([OccupiedChannel(name: "only-on-staging", subscriptionCount: 1)], error: nil, app: 0))
         screen = frame(state)
         #expect(screen.contains("Channel browser · production"))
         #expect(screen.contains("only-on-production") && !screen.contains("only-on-staging"))
@@ -172,7 +192,10 @@ struct SeveralAppsTests {
         let items: [RecordingItem] = [
             .header(header),
             .client(time: t0, event: .state(StateChange(previous: .connecting, current: .connected, socketID: "1.1"))),
-            .tagged(.client(time: t0, event: .state(StateChange(previous: .connecting, current: .connected, socketID: "2.2"))), app: 1),
+            .tagged(
+                .client(
+                    time: t0, event: .state(StateChange(previous: .connecting, current: .connected, socketID: "2.2"))),
+                app: 1),
             .client(time: t0 + 1, event: .subscribed(channel: "orders", presence: nil)),
             .tagged(.client(time: t0 + 1, event: .subscribed(channel: "payments", presence: nil)), app: 1),
             .tagged(.client(time: t0 + 2, event: event("payments", "paid", "{}")), app: 1),
@@ -191,8 +214,10 @@ struct SeveralAppsTests {
         #expect(state.apps[1].wire.log.count == 1 && state.apps[0].wire.log.count == 0)
         #expect(frame(state).split(separator: "\n").contains { $0.contains("production") && $0.contains("paid") })
         // A recording without "app" fields (one app, or an older pushtop's) replays as one app.
-        let old = [RecordingCodec.encode(.header(RecordingHeader(started: t0, endpoint: "e", channels: [], source: "t"))),
-                   #"{"type":"client","t":1700000001,"event":{"kind":"subscribed","channel":"chat"}}"#].joined(separator: "\n")
+        let old = [
+            RecordingCodec.encode(.header(RecordingHeader(started: t0, endpoint: "e", channels: [], source: "t"))),
+            #"{"type":"client","t":1700000001,"event":{"kind":"subscribed","channel":"chat"}}"#,
+        ].joined(separator: "\n")
         var oldPlayer = ReplayPlayer(file: "o", text: old)
         var oldState = oldPlayer.initialState(size: Size(rows: 42, columns: 140), configuration: .init())
         oldPlayer.advance(wallSeconds: 5, into: &oldState)
@@ -202,8 +227,11 @@ struct SeveralAppsTests {
 
     @Test func theChannelBrowserAndPresenceCheckAnswersAreRecordedAndReplayed() throws {
         let answers: [UIEvent] = [
-            .occupiedChannels([OccupiedChannel(name: "presence-lobby", subscriptionCount: 2, userCount: 2),
-                               OccupiedChannel(name: "news", subscriptionCount: 9)], error: nil),
+            .occupiedChannels(
+                [
+                    OccupiedChannel(name: "presence-lobby", subscriptionCount: 2, userCount: 2),
+                    OccupiedChannel(name: "news", subscriptionCount: 9),
+                ], error: nil),
             .presenceUsers(channel: "presence-lobby", userIDs: ["alice", "ghost"], error: nil),
             .occupiedChannels(nil, error: "HTTP 500", app: 1),
         ]
@@ -213,7 +241,8 @@ struct SeveralAppsTests {
         #expect(lines[0].contains(#""type":"api""#) && lines[0].contains(#""query":"channels""#))
         #expect(lines[1].contains(#""query":"users/presence-lobby""#))
         #expect(lines[2].contains(#""app":1"#) && lines[2].contains("HTTP 500"))
-        let header = RecordingCodec.encode(.header(RecordingHeader(started: t0, endpoint: "e", channels: [], source: "t")))
+        let header = RecordingCodec.encode(
+            .header(RecordingHeader(started: t0, endpoint: "e", channels: [], source: "t")))
         let opening = ScriptedFeed.demoOpening.map { RecordingCodec.encode(.client(time: t0, event: $0)) }
         var player = ReplayPlayer(file: "r", text: ([header] + opening + lines.prefix(2)).joined(separator: "\n"))
         #expect(player.damage == nil)

@@ -6,17 +6,21 @@ import Testing
 @Suite struct SignInViewTests {
     func signedIn() -> DashboardState {
         var state = demoState()
-        _ = state.reduce(.client([
-            .signedIn(SignedInUser(id: "alice", userData: #"{"id":"alice","watchlist":["bob","carl"]}"#,
-                                   watchlist: ["bob", "carl"])),
-            .watchlist(WatchlistChange(status: .online, userIDs: ["bob"])),
-        ]))
+        _ = state.reduce(
+            .client([
+                .signedIn(
+                    SignedInUser(
+                        id: "alice", userData: #"{"id":"alice","watchlist":["bob","carl"]}"#,
+                        watchlist: ["bob", "carl"])),
+                .watchlist(WatchlistChange(status: .online, userIDs: ["bob"])),
+            ]))
         return state
     }
 
     @Test func signingInShowsTheUserInTheConnectionPane() {
         var state = demoState()
-        #expect(!pane(Size(rows: 14, columns: 40)) { ConnectionPaneView.draw(state, in: $1, into: &$0) }.contains("User"))
+        #expect(
+            !pane(Size(rows: 14, columns: 40)) { ConnectionPaneView.draw(state, in: $1, into: &$0) }.contains("User"))
         #expect(state.press(.char("i")) == [.signIn])
         var text = pane(Size(rows: 14, columns: 40)) { ConnectionPaneView.draw(state, in: $1, into: &$0) }
         #expect(text.contains("User       signing in…"))
@@ -46,8 +50,11 @@ import Testing
         #expect(text.contains("● bob"))
         #expect(text.contains("○ carl"))
         #expect(text.contains("3 Members · presence-lobby"))
-        _ = state.reduce(.client([.watchlist(WatchlistChange(status: .offline, userIDs: ["bob"])),
-                                  .watchlist(WatchlistChange(status: .online, userIDs: ["carl"]))]))
+        _ = state.reduce(
+            .client([
+                .watchlist(WatchlistChange(status: .offline, userIDs: ["bob"])),
+                .watchlist(WatchlistChange(status: .online, userIDs: ["carl"])),
+            ]))
         text = pane(Size(rows: 12, columns: 40)) { MembersPaneView.draw(state, in: $1, into: &$0) }
         #expect(text.contains("○ bob"))
         #expect(text.contains("● carl"))
@@ -55,9 +62,10 @@ import Testing
 
     @Test func withoutAPresenceChannelTheMembersPaneShowsTheWatchlist() {
         var state = DashboardState(size: Size(rows: 42, columns: 140), now: t0)
-        _ = state.reduce(.client([
-            .signedIn(SignedInUser(id: "alice", userData: #"{"id":"alice"}"#, watchlist: ["bob"])),
-        ]))
+        _ = state.reduce(
+            .client([
+                .signedIn(SignedInUser(id: "alice", userData: #"{"id":"alice"}"#, watchlist: ["bob"]))
+            ]))
         let text = pane(Size(rows: 6, columns: 40)) { MembersPaneView.draw(state, in: $1, into: &$0) }
         #expect(text.contains("3 Members · watchlist"))
         #expect(text.contains("○ bob"))
@@ -65,8 +73,13 @@ import Testing
 
     @Test func userEventsAreLoggedUnderTheUserWithTheirOwnMarker() {
         var state = signedIn()
-        _ = state.reduce(.client([.userEvent(UserEvent(userID: "alice", name: "invoice-paid",
-                                                       dataText: #"{"amount":42}"#, receivedAt: t0))]))
+        _ = state.reduce(
+            .client([
+                .userEvent(
+                    UserEvent(
+                        userID: "alice", name: "invoice-paid",
+                        dataText: #"{"amount":42}"#, receivedAt: t0))
+            ]))
         let entry = state.log.entry(seq: state.log.nextSeq - 1)
         #expect(entry?.kind == .user)
         #expect(entry?.channel == "alice")

@@ -7,8 +7,11 @@ let t0 = 1_700_000_000.0
 
 /// A state at a size, connected, with a few channels and a presence roster.
 func demoState(size: Size = Size(rows: 42, columns: 140), capacity: Int = 10_000) -> DashboardState {
-    var state = DashboardState(size: size, now: t0, configuration: .init(logCapacity: capacity,
-        themeNames: ["default", "light", "mono"]))
+    var state = DashboardState(
+        size: size, now: t0,
+        configuration: .init(
+            logCapacity: capacity,
+            themeNames: ["default", "light", "mono"]))
     state.setEndpoint("127.0.0.1:6001 (no TLS)")
     _ = state.reduce(.client(ScriptedFeed.demoOpening))
     return state
@@ -21,7 +24,8 @@ func demoStateWithAPI() -> DashboardState {
     return state
 }
 
-func event(_ channel: String, _ name: String, _ data: String?, user: String? = nil, at time: Double = 0) -> ClientEvent {
+func event(_ channel: String, _ name: String, _ data: String?, user: String? = nil, at time: Double = 0) -> ClientEvent
+{
     .event(ChannelEvent(channel: channel, name: name, dataText: data, userID: user, receivedAt: time))
 }
 

@@ -2,12 +2,13 @@ import PushtopDashboard
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct ThemeParserTests {
     @Test func parsesRolesColoursAndAttributes() throws {
-        let theme = try ThemeParser.parse("""
+        let theme = try ThemeParser.parse(
+            """
             name = "t"
             description = "test"
             [roles]
@@ -100,7 +101,9 @@ let corpusFolder: String = {
     @Test func bundledThemesDefineEveryRoleExceptMemberSlotsInMono() throws {
         for file in BundledThemes.files {
             let theme = try ThemeParser.parse(file.text, source: file.name)
-            let missing = Role.allCases.filter { theme.styles[$0] == nil && !(file.name == "mono" && Role.memberSlots.contains($0)) }
+            let missing = Role.allCases.filter {
+                theme.styles[$0] == nil && !(file.name == "mono" && Role.memberSlots.contains($0))
+            }
             #expect(missing.isEmpty, "\(file.name) lacks \(missing.map(\.rawValue))")
         }
     }
@@ -109,7 +112,8 @@ let corpusFolder: String = {
         for file in BundledThemes.files {
             let path = repositoryRoot() + "/themes/\(file.name).toml"
             let onDisk = readText(path)
-            #expect(onDisk == file.text + "\n" || onDisk == file.text,
+            #expect(
+                onDisk == file.text + "\n" || onDisk == file.text,
                 "themes/\(file.name).toml differs from the embedded copy: run themes/embed.sh")
         }
     }

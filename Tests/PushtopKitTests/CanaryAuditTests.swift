@@ -61,7 +61,8 @@ import Testing
             _ = audit.received(seq: seq, node: a, at: Double(seq) + 0.01)
         }
         let findings = audit.check(now: 4) + audit.finish(now: 4)
-        #expect(findings.count == 3 && findings.allSatisfy { if case .missed(b, _, a, true) = $0 { true } else { false } })
+        #expect(
+            findings.count == 3 && findings.allSatisfy { if case .missed(b, _, a, true) = $0 { true } else { false } })
         #expect(audit.ok && audit.tallies[a]!.lost == 0)
     }
 
@@ -78,7 +79,8 @@ import Testing
         // After the canary is settled, a copy still counts.
         #expect(audit.received(seq: 2, node: b, at: 11) == [.duplicated(node: b, seq: 2)])
         #expect(!audit.ok)
-        #expect(audit.tallies[a]!.duplicated == 1 && audit.tallies[a]!.reordered == 1 && audit.tallies[b]!.duplicated == 1)
+        #expect(
+            audit.tallies[a]!.duplicated == 1 && audit.tallies[a]!.reordered == 1 && audit.tallies[b]!.duplicated == 1)
     }
 
     /// A publish through B fails (its connection broke after B took the event), the canary publishes the same seq

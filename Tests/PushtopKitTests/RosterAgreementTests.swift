@@ -1,5 +1,6 @@
 import PushtopTestSupport
 import Testing
+
 @testable import PushtopKit
 
 /// The rule that compares a changing local roster with remote answers: churn during a request is never a

@@ -28,7 +28,9 @@ import Testing
         #expect(try await redis.increment("n", by: 10) == 11)
         #expect(try await redis.decrement("n") == 10)
 
-        #expect(try await redis.hashSet("members", ["u1": "{\"name\":\"A\"}", "u2": .bytes(ByteBuffer(bytes: [0, 255]))]) == 2)
+        #expect(
+            try await redis.hashSet("members", ["u1": "{\"name\":\"A\"}", "u2": .bytes(ByteBuffer(bytes: [0, 255]))])
+                == 2)
         let members = try await redis.hashGetAll("members")
         #expect(members == ["u1": ByteBuffer(string: "{\"name\":\"A\"}"), "u2": ByteBuffer(bytes: [0, 255])])
         #expect(try await redis.hashDelete("members", fields: ["u1", "nope"]) == 1)
@@ -121,7 +123,11 @@ import Testing
         let url = "redis://:s3cret%20pass@127.0.0.1:\(server.port)"
         let db0 = try await connectedClient(server, url)
         let db3 = try await connectedClient(server, url + "/3")
-        defer { Task { await db0.close(); await db3.close() } }
+        defer {
+            Task {
+                await db0.close(); await db3.close()
+            }
+        }
         try await db3.set("where", to: "three")
         #expect(try await db3.getString("where") == "three")
         #expect(try await db0.getString("where") == nil)
@@ -173,7 +179,11 @@ import Testing
         let redis = RedisClient(
             configuration: try testConfiguration(server.url, commandTimeout: .seconds(30)), logger: testLogger)
         let observer = try await connectedClient(server)
-        defer { Task { await redis.close(); await observer.close() } }
+        defer {
+            Task {
+                await redis.close(); await observer.close()
+            }
+        }
         try await redis.waitUntilUp(timeout: .seconds(10))
         async let blocked = redis.send(RedisCommand("BLPOP", "never", 0))
         try await waitUntil(timeout: 10, "BLPOP to be waiting in Redis") {

@@ -22,8 +22,10 @@ private func getenvString(_ name: String) -> String? {
 }
 
 /// A configuration for tests: quick retries and timeouts so that faults show within a second or two.
-func testConfiguration(_ url: String, name: String = "test", commandTimeout: Duration = .seconds(2),
-                       healthCheck: Duration? = .milliseconds(200)) throws -> RedisConfiguration {
+func testConfiguration(
+    _ url: String, name: String = "test", commandTimeout: Duration = .seconds(2),
+    healthCheck: Duration? = .milliseconds(200)
+) throws -> RedisConfiguration {
     RedisConfiguration(
         url: try RedisURL(url), connectTimeout: .seconds(2), commandTimeout: commandTimeout,
         healthCheckInterval: healthCheck,
@@ -38,7 +40,7 @@ func connectedClient(_ server: RedisServerProcess, _ url: String? = nil) async t
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -14,7 +14,11 @@ import Testing
         let subscriber = RedisSubscriber(configuration: try testConfiguration(url), logger: testLogger) {
             received.append($0)
         }
-        defer { Task { await subscriber.close(); await redis.close(); await proxy.shutdown() } }
+        defer {
+            Task {
+                await subscriber.close(); await redis.close(); await proxy.shutdown()
+            }
+        }
         try await subscriber.waitUntilUp(timeout: .seconds(10))
         try await subscriber.subscribe(["events"])
 
@@ -39,7 +43,11 @@ import Testing
             configuration: try testConfiguration(
                 "redis://127.0.0.1:\(proxy.port)", commandTimeout: .milliseconds(300), healthCheck: .milliseconds(100)),
             logger: testLogger)
-        defer { Task { await redis.close(); await proxy.shutdown() } }
+        defer {
+            Task {
+                await redis.close(); await proxy.shutdown()
+            }
+        }
         try await redis.waitUntilUp(timeout: .seconds(10))
         let states = Collected<RedisConnectionState>()
         redis.onStateChange { states.append($0) }
@@ -52,7 +60,8 @@ import Testing
             states.all.contains { if case .down = $0 { true } else { false } }
         }
         let down = states.all.first { if case .down = $0 { true } else { false } }
-        let reason = try #require({ () -> String? in if case .down(let reason, _, _)? = down { reason } else { nil } }())
+        let reason = try #require(
+            { () -> String? in if case .down(let reason, _, _)? = down { reason } else { nil } }())
         #expect(reason.contains("no Redis reply to PING"))
 
         // Reconnection attempts meet the same silence: none is reported up before the stall ends.

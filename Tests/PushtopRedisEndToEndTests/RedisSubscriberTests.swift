@@ -14,7 +14,8 @@ import Testing
     /// A redis-server (it lives as long as the fixture), a client of it, and a subscriber to it that is up (with
     /// what it receives).
     private func upAndPublishing() async throws -> (
-        server: RedisServerProcess, redis: RedisClient, subscriber: RedisSubscriber, received: Collected<RedisPubSubMessage>
+        server: RedisServerProcess, redis: RedisClient, subscriber: RedisSubscriber,
+        received: Collected<RedisPubSubMessage>
     ) {
         let server = try await RedisServerProcess.start()
         let redis = try await connectedClient(server)
@@ -27,7 +28,11 @@ import Testing
     @Test func deliversEveryMessageInPublishOrder() async throws {
         let fixture = try await upAndPublishing()
         let (redis, subscriber, received) = (fixture.redis, fixture.subscriber, fixture.received)
-        defer { Task { await subscriber.close(); await redis.close() } }
+        defer {
+            Task {
+                await subscriber.close(); await redis.close()
+            }
+        }
         try await subscriber.subscribe(["events", "other"])
 
         let replies = try await redis.send((0..<5_000).map { RedisCommand("PUBLISH", "events", .integer($0)) })
@@ -40,7 +45,11 @@ import Testing
     @Test func payloadsAreBinarySafe() async throws {
         let fixture = try await upAndPublishing()
         let (redis, subscriber, received) = (fixture.redis, fixture.subscriber, fixture.received)
-        defer { Task { await subscriber.close(); await redis.close() } }
+        defer {
+            Task {
+                await subscriber.close(); await redis.close()
+            }
+        }
         try await subscriber.subscribe(["bin"])
         let payloads = [
             ByteBuffer(bytes: (0..<256).map(UInt8.init) + Array("\r\n*2\r\n$7\r\nmessage\r\n".utf8)),
@@ -55,14 +64,20 @@ import Testing
     @Test func patternsMatchAndUnsubscribingStopsDelivery() async throws {
         let fixture = try await upAndPublishing()
         let (redis, subscriber, received) = (fixture.redis, fixture.subscriber, fixture.received)
-        defer { Task { await subscriber.close(); await redis.close() } }
+        defer {
+            Task {
+                await subscriber.close(); await redis.close()
+            }
+        }
         try await subscriber.subscribe(patterns: ["app:*"])
         try await subscriber.subscribe(["direct"])
         try await redis.publish("1", to: "app:one")
         try await redis.publish("2", to: "elsewhere")
         try await redis.publish("3", to: "direct")
         try await waitUntil(timeout: 10, "two messages") { received.count == 2 }
-        #expect(received.all[0] == RedisPubSubMessage(channel: "app:one", pattern: "app:*", payload: ByteBuffer(string: "1")))
+        #expect(
+            received.all[0]
+                == RedisPubSubMessage(channel: "app:one", pattern: "app:*", payload: ByteBuffer(string: "1")))
         #expect(received.all[1] == RedisPubSubMessage(channel: "direct", payload: ByteBuffer(string: "3")))
 
         try await subscriber.unsubscribe(["direct"])

@@ -24,10 +24,11 @@ import Testing
 
     @Test func decodesEveryType() throws {
         let values = try decodeAll("+OK\r\n-ERR wrong\r\n:-42\r\n$5\r\nhello\r\n$0\r\n\r\n$-1\r\n*-1\r\n*0\r\n")
-        #expect(values == [
-            .simpleString("OK"), .error("ERR wrong"), .integer(-42), .bulkString("hello"), .bulkString(""), .null,
-            .array(nil), .array([]),
-        ])
+        #expect(
+            values == [
+                .simpleString("OK"), .error("ERR wrong"), .integer(-42), .bulkString("hello"), .bulkString(""), .null,
+                .array(nil), .array([]),
+            ])
     }
 
     @Test func decodesNestedArraysLikeExecOfHgetall() throws {
@@ -86,8 +87,9 @@ import Testing
 
     @Test func limitsStopHugeClaimsBeforeAnyAllocation() {
         let limits = RESPDecoder.Limits(maxBulkLength: 1024, maxArrayLength: 100, maxDepth: 4, maxLineLength: 64)
-        #expect(decodingError("$9223372036854775807\r\n", limits: limits)
-            == .bulkTooLong(length: 9_223_372_036_854_775_807, limit: 1024))
+        #expect(
+            decodingError("$9223372036854775807\r\n", limits: limits)
+                == .bulkTooLong(length: 9_223_372_036_854_775_807, limit: 1024))
         #expect(decodingError("*2147483648\r\n", limits: limits) == .arrayTooLong(count: 2_147_483_648, limit: 100))
         #expect(decodingError("*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n", limits: limits) == .tooDeep(limit: 4))
         #expect(decodingError("+" + String(repeating: "x", count: 100), limits: limits) == .lineTooLong(limit: 64))
@@ -103,7 +105,8 @@ import Testing
 
     @Test func encoderOutputDecodesToTheSameValue() throws {
         let values: [RESPValue] = [
-            .simpleString("PONG"), .error("ERR no"), .integer(Int64.max), .integer(-1), .bulkString("é\r\n\u{0}"), .null,
+            .simpleString("PONG"), .error("ERR no"), .integer(Int64.max), .integer(-1), .bulkString("é\r\n\u{0}"),
+            .null,
             .array(nil), .array([.bulkString("a"), .array([.integer(1), .null])]),
         ]
         var buffer = ByteBuffer()

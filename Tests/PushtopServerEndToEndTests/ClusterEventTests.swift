@@ -23,7 +23,9 @@ struct ClusterEventTests {
             }()
             async let second: Void = {
                 for seq in 0..<count {
-                    _ = try await cluster[2].api.triggerBatch([PusherBatchEvent(channel: "orders", name: "b", data: "\(seq)")])
+                    _ = try await cluster[2].api.triggerBatch([
+                        PusherBatchEvent(channel: "orders", name: "b", data: "\(seq)")
+                    ])
                 }
             }()
             _ = try await (first, second)

@@ -27,7 +27,7 @@ struct ClusterFaultTests {
                 let cutAt = Date()
                 let removed = try await ann.next(PusherEventName.memberRemoved, timeout: 10)
                 #expect(removed.dataJSON?["user_id"]?.stringValue == "zed")
-                #expect(Date().timeIntervalSince(cutAt) < 1.25 * 1 + 3)   // the bound, and slack for a loaded machine
+                #expect(Date().timeIntervalSince(cutAt) < 1.25 * 1 + 3)  // the bound, and slack for a loaded machine
                 #expect(await cluster[1].hub.clusterUsers(in: "presence-room") == ["ann"])
                 #expect(await cluster[1].hub.clusterChannelSummary("news").subscriptionCount == 0)
 
@@ -43,10 +43,10 @@ struct ClusterFaultTests {
                 #expect(metrics.contains(#"pushtop_cluster_redis_up{node_id="node-cut""#))
                 // Meanwhile amy joins elsewhere: zed's node cannot hear it now, but tells zed once it is back.
                 let (amy, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "amy")
-                _ = try await ann.next(PusherEventName.memberAdded)   // amy
+                _ = try await ann.next(PusherEventName.memberAdded)  // amy
 
                 proxy.heal()
-                let back = try await ann.next(PusherEventName.memberAdded, timeout: 15)   // zed again
+                let back = try await ann.next(PusherEventName.memberAdded, timeout: 15)  // zed again
                 #expect(back.dataJSON?["user_id"]?.stringValue == "zed")
                 try await waitUntil(timeout: 15, "the node to be up") { cutOff.hub.backplane.health == .up }
                 let amyForZed = try await zed.next(PusherEventName.memberAdded, channel: "presence-room", timeout: 15)

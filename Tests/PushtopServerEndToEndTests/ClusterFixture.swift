@@ -26,11 +26,13 @@ final class ClusterFixture: Sendable {
 
     /// Starts Redis and `count` nodes named `node-0`, `node-1`, …
     static func start(
-        nodes count: Int, nodeTimeout: Double = 20, _ configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
+        nodes count: Int, nodeTimeout: Double = 20,
+        _ configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> ClusterFixture {
         let redis = try await RedisServerProcess.start()
-        let fixture = ClusterFixture(redis: redis, prefix: "t\(UInt32.random(in: 0...UInt32.max))",
-                                     nodeTimeout: nodeTimeout)
+        let fixture = ClusterFixture(
+            redis: redis, prefix: "t\(UInt32.random(in: 0...UInt32.max))",
+            nodeTimeout: nodeTimeout)
         for index in 0..<count {
             let node = try await fixture.startNode("node-\(index)", configure)
             fixture.nodesBox.withLock { $0.append(node) }
@@ -43,8 +45,9 @@ final class ClusterFixture: Sendable {
         async throws -> EmbeddedServer
     {
         var configuration = ServerConfiguration(port: 0)
-        configuration.cluster = ClusterConfiguration(redisURL: redis.url, nodeID: id, prefix: prefix,
-                                                     nodeTimeout: nodeTimeout)
+        configuration.cluster = ClusterConfiguration(
+            redisURL: redis.url, nodeID: id, prefix: prefix,
+            nodeTimeout: nodeTimeout)
         configure(&configuration)
         var logger = Logger(label: "test.cluster")
         logger.logLevel = .warning
@@ -91,8 +94,9 @@ extension EmbeddedServer {
         var fields: [String: JSONValue] = ["user_id": .string(userID)]
         if let info { fields["user_info"] = info }
         let data = JSONValue.object(fields).jsonString
-        try await socket.subscribe(channel, auth: auth(socketID: socketID, channel: channel, channelData: data),
-                                   channelData: data)
+        try await socket.subscribe(
+            channel, auth: auth(socketID: socketID, channel: channel, channelData: data),
+            channelData: data)
         let succeeded = try await socket.next(PusherEventName.subscriptionSucceeded, channel: channel)
         return (socket, socketID, succeeded)
     }

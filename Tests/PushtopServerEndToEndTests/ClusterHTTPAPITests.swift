@@ -30,7 +30,8 @@ struct ClusterHTTPAPITests {
             let news = try await cluster[2].api.channel("news", info: ["subscription_count"]).json
             #expect(news?["occupied"]?.boolValue == true)
             #expect(news?["subscription_count"]?.intValue == 2)
-            let room = try await cluster[0].api.channel("presence-room", info: ["user_count", "subscription_count"]).json
+            let room = try await cluster[0].api.channel("presence-room", info: ["user_count", "subscription_count"])
+                .json
             #expect(room?["user_count"]?.intValue == 2)
             #expect(room?["subscription_count"]?.intValue == 3)
             let users = try await cluster[0].api.users(in: "presence-room").json

@@ -2,6 +2,7 @@ import Logging
 import PusherProtocol
 import PushtopTestSupport
 import Testing
+
 @testable import PushtopServer
 
 /// A node joins its cluster however its Redis connections and its start race.
@@ -12,9 +13,11 @@ import Testing
         let redis = try await RedisServerProcess.start()
         defer { redis.kill() }
         var configuration = ServerConfiguration(port: 0)
-        let cluster = ClusterConfiguration(redisURL: redis.url, nodeID: "early", prefix: "t\(UInt32.random(in: 0...UInt32.max))")
+        let cluster = ClusterConfiguration(
+            redisURL: redis.url, nodeID: "early", prefix: "t\(UInt32.random(in: 0...UInt32.max))")
         configuration.cluster = cluster
-        let backplane = try RedisBackplane(cluster: cluster, server: configuration, logger: Logger(label: "test.cluster"))
+        let backplane = try RedisBackplane(
+            cluster: cluster, server: configuration, logger: Logger(label: "test.cluster"))
         try await backplane.redis.waitUntilUp(timeout: .seconds(10))
         try await backplane.subscriber.waitUntilUp(timeout: .seconds(10))
         let hub = PusherHub(configuration: configuration, backplane: backplane, logger: Logger(label: "test.cluster"))

@@ -9,7 +9,8 @@ import Testing
 struct ClusterPresenceTests {
     @Test func subscriptionSucceededCarriesTheWholeClustersMembers() async throws {
         try await withCluster(nodes: 3) { cluster in
-            let (ann, _, first) = try await cluster[0].presenceSocket("presence-room", userID: "ann", info: ["name": "Ann"])
+            let (ann, _, first) = try await cluster[0].presenceSocket(
+                "presence-room", userID: "ann", info: ["name": "Ann"])
             #expect(first.presenceIDs == ["ann"])
             let (_, _, second) = try await cluster[1].presenceSocket("presence-room", userID: "ben")
             #expect(second.presenceIDs == ["ann", "ben"])
@@ -18,7 +19,9 @@ struct ClusterPresenceTests {
             #expect(third.dataJSON?["presence"]?["hash"]?["ann"]?["name"]?.stringValue == "Ann")
             #expect(third.dataJSON?["presence"]?["count"]?.intValue == 3)
             // ann, on node 0, heard both others join from their nodes.
-            let added = [try await ann.next(PusherEventName.memberAdded), try await ann.next(PusherEventName.memberAdded)]
+            let added = [
+                try await ann.next(PusherEventName.memberAdded), try await ann.next(PusherEventName.memberAdded),
+            ]
             #expect(added.compactMap { $0.dataJSON?["user_id"]?.stringValue } == ["ben", "cat"])
         }
     }
@@ -34,8 +37,9 @@ struct ClusterPresenceTests {
             // dan's first connection leaves: still a member (another node holds one).
             await dan1.close()
             let (marker, _, _) = try await cluster[1].presenceSocket("presence-room", userID: "marker")
-            _ = try await watcher.next(PusherEventName.memberAdded)   // marker
-            #expect(await watcher.all(PusherEventName.memberAdded).compactMap { $0.dataJSON?["user_id"]?.stringValue }
+            _ = try await watcher.next(PusherEventName.memberAdded)  // marker
+            #expect(
+                await watcher.all(PusherEventName.memberAdded).compactMap { $0.dataJSON?["user_id"]?.stringValue }
                     == ["dan", "marker"])
             #expect(await watcher.all(PusherEventName.memberRemoved).isEmpty)
             // The last one leaves: removed, once, on every node.
@@ -59,8 +63,11 @@ struct ClusterPresenceTests {
             _ = try await cluster[1].presenceSocket("presence-small", userID: "a")
             let (late, lateID) = try await TestSocket.established(cluster[0].url())
             let data = #"{"user_id":"c"}"#
-            try await late.subscribe("presence-small", auth: cluster[0].auth(socketID: lateID, channel: "presence-small",
-                                                                               channelData: data), channelData: data)
+            try await late.subscribe(
+                "presence-small",
+                auth: cluster[0].auth(
+                    socketID: lateID, channel: "presence-small",
+                    channelData: data), channelData: data)
             let error = try await late.next(PusherEventName.subscriptionError, channel: "presence-small")
             #expect(error.dataJSON?["type"]?.stringValue == "LimitReached")
             #expect(await cluster[1].hub.clusterUsers(in: "presence-small") == ["a", "b"])

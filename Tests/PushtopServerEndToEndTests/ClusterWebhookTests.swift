@@ -11,7 +11,8 @@ struct ClusterWebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.start()
         defer { receiver.stop() }
-        try await withCluster(nodes: 3, { $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) {
+        try await withCluster(nodes: 3, { $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) })
+        {
             cluster in
             var sockets: [TestSocket] = []
             for node in cluster.nodes {
@@ -45,10 +46,13 @@ struct ClusterWebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.start()
         defer { receiver.stop() }
-        try await withCluster(nodes: 2, {
-            $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0)
-            $0.webhooks.eventTypes[receiver.url] = ["subscription_count"]
-        }) { cluster in
+        try await withCluster(
+            nodes: 2,
+            {
+                $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0)
+                $0.webhooks.eventTypes[receiver.url] = ["subscription_count"]
+            }
+        ) { cluster in
             let (a, _) = try await cluster[0].subscribedSocket("news")
             try await waitUntil(timeout: 10, "the first count") { receiver.accepted.flatMap(\.events).count == 1 }
             let (b, _) = try await cluster[1].subscribedSocket("news")
@@ -57,8 +61,12 @@ struct ClusterWebhookTests {
             try await waitUntil(timeout: 10, "the third count") { receiver.accepted.flatMap(\.events).count >= 3 }
             try await Task.sleep(for: .milliseconds(300))
             let events = receiver.accepted.flatMap(\.events)
-            #expect(events.map { $0["subscription_count"]?.intValue } == [1, 2, 1], "one webhook per change, not per node")
-            #expect(events.allSatisfy { $0["name"]?.stringValue == "subscription_count" && $0["channel"]?.stringValue == "news" })
+            #expect(
+                events.map { $0["subscription_count"]?.intValue } == [1, 2, 1], "one webhook per change, not per node")
+            #expect(
+                events.allSatisfy {
+                    $0["name"]?.stringValue == "subscription_count" && $0["channel"]?.stringValue == "news"
+                })
             await a.close()
         }
     }
@@ -89,14 +97,19 @@ struct ClusterWebhookTests {
         }
     }
 
-    static func signIn(_ socket: TestSocket, socketID: String, as userID: String, watching: [String],
-                       on node: EmbeddedServer) async throws {
+    static func signIn(
+        _ socket: TestSocket, socketID: String, as userID: String, watching: [String],
+        on node: EmbeddedServer
+    ) async throws {
         let watchlist = watching.map { "\"\($0)\"" }.joined(separator: ",")
         let userData = #"{"id":"\#(userID)","watchlist":[\#(watchlist)]}"#
-        let auth = UserAuthSignature.auth(key: node.configuration.app.key, secret: node.configuration.app.secret,
-                                          socketID: socketID, userData: userData)
-        try await socket.send(PusherMessage(event: PusherEventName.signin,
-                                            data: ["auth": .string(auth), "user_data": .string(userData)]))
+        let auth = UserAuthSignature.auth(
+            key: node.configuration.app.key, secret: node.configuration.app.secret,
+            socketID: socketID, userData: userData)
+        try await socket.send(
+            PusherMessage(
+                event: PusherEventName.signin,
+                data: ["auth": .string(auth), "user_data": .string(userData)]))
         _ = try await socket.next(PusherEventName.signinSuccess)
     }
 }

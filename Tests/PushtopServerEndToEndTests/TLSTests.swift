@@ -11,7 +11,8 @@ import WSClient
 struct TLSTests {
     /// Makes a self-signed certificate for 127.0.0.1 with the `openssl` command.
     static func makeCertificate() throws -> (directory: URL, files: TLSFiles) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let cert = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
@@ -62,7 +63,9 @@ struct TLSTests {
             let output = try await offloaded { () -> String in
                 let curl = Process()
                 curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                curl.arguments = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", files.certificatePath, url]
+                curl.arguments = [
+                    "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", files.certificatePath, url,
+                ]
                 let pipe = Pipe()
                 curl.standardOutput = pipe
                 try curl.run()

@@ -9,13 +9,17 @@ import Testing
 @Suite("HTTP API fast path")
 struct APIFastPathTests {
     /// A signed request as text.
-    static func request(_ server: EmbeddedServer, _ method: String, _ path: String, body: String? = nil,
-                        query: [String: String] = [:], close: Bool = false) -> String {
+    static func request(
+        _ server: EmbeddedServer, _ method: String, _ path: String, body: String? = nil,
+        query: [String: String] = [:], close: Bool = false
+    ) -> String {
         let app = server.configuration.app
         let bytes = body.map { Array($0.utf8) }
-        let parameters = APIRequestSignature.sign(method: method, path: path, key: app.key, secret: app.secret,
-                                                  body: bytes, parameters: query)
-        let target = path + "?" + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        let parameters = APIRequestSignature.sign(
+            method: method, path: path, key: app.key, secret: app.secret,
+            body: bytes, parameters: query)
+        let target =
+            path + "?" + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         if close { text += "Connection: close\r\n" }
         if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
@@ -31,7 +35,8 @@ struct APIFastPathTests {
             for request in requests {
                 try socket.send(request)
                 let head = try socket.readHTTPHead()
-                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                let length =
+                    head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                     .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                 let body = String(decoding: try socket.readBytes(length), as: UTF8.self)
                 answers.append((head.components(separatedBy: "\r\n")[0], body))
@@ -46,14 +51,17 @@ struct APIFastPathTests {
             try await socket.subscribe("fast")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
             let events = #"{"name":"tick","channels":["fast"],"data":"1"}"#
-            let answers = try await Self.exchange([
-                Self.request(server, "POST", "/apps/\(server.configuration.app.id)/events", body: events),
-                Self.request(server, "GET", "/apps/\(server.configuration.app.id)/channels"),
-                Self.request(server, "POST", "/apps/\(server.configuration.app.id)/batch_events",
-                             body: #"{"batch":[{"channel":"fast","name":"tock","data":"2"}]}"#),
-                Self.request(server, "POST", "/apps/\(server.configuration.app.id)/events",
-                             body: #"{"name":"tick","channels":["fast"],"data":"3","info":"subscription_count"}"#),
-            ], port: server.port)
+            let answers = try await Self.exchange(
+                [
+                    Self.request(server, "POST", "/apps/\(server.configuration.app.id)/events", body: events),
+                    Self.request(server, "GET", "/apps/\(server.configuration.app.id)/channels"),
+                    Self.request(
+                        server, "POST", "/apps/\(server.configuration.app.id)/batch_events",
+                        body: #"{"batch":[{"channel":"fast","name":"tock","data":"2"}]}"#),
+                    Self.request(
+                        server, "POST", "/apps/\(server.configuration.app.id)/events",
+                        body: #"{"name":"tick","channels":["fast"],"data":"3","info":"subscription_count"}"#),
+                ], port: server.port)
             #expect(answers.map(\.status) == Array(repeating: "HTTP/1.1 200 OK", count: 4))
             #expect(answers[0].body == "{}")
             #expect(answers[1].body.contains(#""fast""#), "the router answered the channel list: \(answers[1].body)")
@@ -71,18 +79,26 @@ struct APIFastPathTests {
             try await withServer({ $0.apiFastPath = fastPath }) { server in
                 let id = server.configuration.app.id
                 let big = #"{"name":"x","channels":["a"],"data":""# + String(repeating: "x", count: 10_241) + "\"}"
-                var unsigned = Self.request(server, "POST", "/apps/\(id)/events", body: #"{"name":"x","channels":["a"]}"#)
+                var unsigned = Self.request(
+                    server, "POST", "/apps/\(id)/events", body: #"{"name":"x","channels":["a"]}"#)
                 unsigned = unsigned.replacingOccurrences(of: "auth_signature=", with: "auth_signature=0")
-                let answers = try await Self.exchange([
-                    Self.request(server, "POST", "/apps/\(id)/events", body: big),
-                    Self.request(server, "POST", "/apps/\(id)/events", body: "{not json"),
-                    Self.request(server, "POST", "/apps/\(id)/events", body: #"{"name":"x","channels":["bad name!"]}"#),
-                    Self.request(server, "POST", "/apps/\(id)/batch_events",
-                                 body: #"{"batch":["# + (1...11).map { _ in #"{"channel":"a","name":"x"}"# }.joined(separator: ",") + "]}"),
-                    unsigned,
-                ], port: server.port)
-                #expect(answers.map { $0.status.prefix(12) } == ["HTTP/1.1 413", "HTTP/1.1 400", "HTTP/1.1 400",
-                                                                 "HTTP/1.1 400", "HTTP/1.1 401"], "fast path \(fastPath)")
+                let answers = try await Self.exchange(
+                    [
+                        Self.request(server, "POST", "/apps/\(id)/events", body: big),
+                        Self.request(server, "POST", "/apps/\(id)/events", body: "{not json"),
+                        Self.request(
+                            server, "POST", "/apps/\(id)/events", body: #"{"name":"x","channels":["bad name!"]}"#),
+                        Self.request(
+                            server, "POST", "/apps/\(id)/batch_events",
+                            body: #"{"batch":["#
+                                + (1...11).map { _ in #"{"channel":"a","name":"x"}"# }.joined(separator: ",") + "]}"),
+                        unsigned,
+                    ], port: server.port)
+                #expect(
+                    answers.map { $0.status.prefix(12) } == [
+                        "HTTP/1.1 413", "HTTP/1.1 400", "HTTP/1.1 400",
+                        "HTTP/1.1 400", "HTTP/1.1 401",
+                    ], "fast path \(fastPath)")
                 #expect(answers[0].body.contains("10240"), "\(answers[0].body)")
                 #expect(answers[4].body.contains("Invalid signature"), "\(answers[4].body)")
             }
@@ -91,17 +107,19 @@ struct APIFastPathTests {
 
     @Test func anUnknownAppIDIsTheRouters404() async throws {
         try await withServer({ $0.apiFastPath = true }) { server in
-            let answers = try await Self.exchange([
-                Self.request(server, "POST", "/apps/999/events", body: #"{"name":"x","channels":["a"]}"#),
-            ], port: server.port)
+            let answers = try await Self.exchange(
+                [
+                    Self.request(server, "POST", "/apps/999/events", body: #"{"name":"x","channels":["a"]}"#)
+                ], port: server.port)
             #expect(answers[0].status.hasPrefix("HTTP/1.1 404"))
         }
     }
 
     @Test func connectionCloseIsHonoured() async throws {
         try await withServer({ $0.apiFastPath = true }) { server in
-            let request = Self.request(server, "POST", "/apps/\(server.configuration.app.id)/events",
-                                       body: #"{"name":"x","channels":["a"]}"#, close: true)
+            let request = Self.request(
+                server, "POST", "/apps/\(server.configuration.app.id)/events",
+                body: #"{"name":"x","channels":["a"]}"#, close: true)
             let (bytes, closed) = try await offloaded {
                 let socket = try RawSocket(port: server.port, timeout: 5)
                 try socket.send(request)

@@ -14,7 +14,8 @@ struct ClientEventTests {
             if channel.hasPrefix("presence-") {
                 let data = "{\"user_id\":\"\(user)\"}"
                 try await socket.subscribe(
-                    channel, auth: server.auth(socketID: socketID, channel: channel, channelData: data), channelData: data)
+                    channel, auth: server.auth(socketID: socketID, channel: channel, channelData: data),
+                    channelData: data)
             } else if channel.hasPrefix("private-") {
                 try await socket.subscribe(channel, auth: server.auth(socketID: socketID, channel: channel))
             } else {

@@ -12,9 +12,10 @@ struct CloseFrameTests {
     /// What the server answered a close frame with `payload`: the code of its close frame (1005 for an empty one,
     /// `nil` for none) and whether it then ended the connection.
     /// Expects the server to answer `payload` with a close frame of `code` and to end the connection.
-    static func expectAnswer(_ code: Int, to payload: [UInt8], server: EmbeddedServer,
-        sourceLocation: SourceLocation = #_sourceLocation) async throws
-    {
+    static func expectAnswer(
+        _ code: Int, to payload: [UInt8], server: EmbeddedServer,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let answer = try await answer(to: payload, server: server)
         #expect(answer.code == code, sourceLocation: sourceLocation)
         #expect(answer.ended, sourceLocation: sourceLocation)
@@ -74,7 +75,8 @@ struct CloseFrameTests {
     func invalidUTF8Reason() async throws {
         try await withServer { server in
             // "κόσμε" followed by an encoded surrogate (ED A0 80), then "edited": Autobahn's payload.
-            let reason: [UInt8] = [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5, 0xED, 0xA0, 0x80]
+            let reason: [UInt8] =
+                [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5, 0xED, 0xA0, 0x80]
                 + Array("edited".utf8)
             try await Self.expectAnswer(1007, to: Self.close(1000, reason: reason), server: server)
         }
@@ -91,9 +93,11 @@ struct CloseFrameTests {
 
     /// Autobahn's 7.7.1-7.7.13, plus 1012-1014 (registered with IANA after RFC 6455: service restart, try again
     /// later, bad gateway), which older Autobahn versions still listed as invalid.
-    @Test("7.7.x a valid close code is echoed", arguments: [
-        1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 3999, 4000, 4999,
-    ])
+    @Test(
+        "7.7.x a valid close code is echoed",
+        arguments: [
+            1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 3000, 3999, 4000, 4999,
+        ])
     func validCodeIsEchoed(code: Int) async throws {
         try await withServer { server in
             try await Self.expectAnswer(code, to: Self.close(code), server: server)
@@ -103,9 +107,11 @@ struct CloseFrameTests {
     // MARK: 7.9.x: codes that must not be sent
 
     /// Autobahn's 7.9.x, plus 1015 (reporting only) and codes past 4999 (7.13.x, which Autobahn leaves open).
-    @Test("7.9.x a close code that must not be sent is answered 1002", arguments: [
-        0, 999, 1004, 1005, 1006, 1015, 1016, 1100, 2000, 2999, 5000, 65535,
-    ])
+    @Test(
+        "7.9.x a close code that must not be sent is answered 1002",
+        arguments: [
+            0, 999, 1004, 1005, 1006, 1015, 1016, 1100, 2000, 2999, 5000, 65535,
+        ])
     func invalidCodeIs1002(code: Int) async throws {
         try await withServer { server in
             try await Self.expectAnswer(1002, to: Self.close(code, reason: Array("bye".utf8)), server: server)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushtopServer
 
 /// The rules of a node's link to its cluster, read like the spec: "given …, when …, then …". No Redis, no clock.
@@ -7,8 +8,10 @@ import Testing
     typealias Action = ClusterLinkStateMachine.Action
 
     /// Node `me`, node timeout 4 s: a heartbeat every second, rosters read again 5 s after a registration.
-    let configuration = Machine.Configuration(ClusterConfiguration(redisURL: "redis://127.0.0.1", nodeID: "me",
-                                                                   nodeTimeout: 4))
+    let configuration = Machine.Configuration(
+        ClusterConfiguration(
+            redisURL: "redis://127.0.0.1", nodeID: "me",
+            nodeTimeout: 4))
 
     /// A machine that started, both connections down.
     func started() -> Machine {
@@ -45,10 +48,11 @@ import Testing
     @Test func startingHeartbeatsAtOnceAndWaitsAWhileForTheLink() {
         var machine = Machine(configuration: configuration)
         #expect(machine.health == .down)
-        #expect(machine.handle(.started) == [
-            .sendHeartbeat, .startTimer(.heartbeat, after: .seconds(1)),
-            .startTimer(.startDeadline, after: .seconds(3)),
-        ])
+        #expect(
+            machine.handle(.started) == [
+                .sendHeartbeat, .startTimer(.heartbeat, after: .seconds(1)),
+                .startTimer(.startDeadline, after: .seconds(3)),
+            ])
         #expect(machine.handle(.started).isEmpty, "a second start does nothing")
     }
 
@@ -65,8 +69,9 @@ import Testing
         _ = machine.handle(.commandsConnection(up: true))
         _ = machine.handle(.busSubscription(up: true))
         _ = machine.handle(.registrationRequested(presenceChannels: []))
-        #expect(!machine.handle(.registrationSucceeded(attempt: 1)).contains(.finishStart(joined: true)),
-                "the start finishes once")
+        #expect(
+            !machine.handle(.registrationSucceeded(attempt: 1)).contains(.finishStart(joined: true)),
+            "the start finishes once")
         #expect(machine.health == .up)
     }
 
@@ -111,7 +116,8 @@ import Testing
         _ = machine.handle(.busSubscription(up: false))
         #expect(machine.handle(.busSubscription(up: true)) == [.announceUp])
         #expect(machine.health == .reconnecting, "the last registration belongs to the old link")
-        #expect(machine.handle(.registrationRequested(presenceChannels: [])) == [.sendHeartbeat, .register(attempt: 2)])
+        #expect(
+            machine.handle(.registrationRequested(presenceChannels: [])) == [.sendHeartbeat, .register(attempt: 2)])
         _ = machine.handle(.registrationSucceeded(attempt: 2))
         #expect(machine.health == .up)
     }
@@ -122,16 +128,18 @@ import Testing
         var machine = started()
         _ = machine.handle(.commandsConnection(up: true))
         _ = machine.handle(.busSubscription(up: true))
-        #expect(machine.handle(.registrationRequested(presenceChannels: [])) == [.sendHeartbeat, .register(attempt: 1)])
+        #expect(
+            machine.handle(.registrationRequested(presenceChannels: [])) == [.sendHeartbeat, .register(attempt: 1)])
         #expect(machine.attempt == 1)
     }
 
     @Test func givenRegisteringWhenRedisRegistersThenTheNodeJoinedAndReadsWhoJoinedElsewhere() {
         var machine = registering(["presence-a"])
-        #expect(machine.handle(.registrationSucceeded(attempt: 1)) == [
-            .finishStart(joined: true), .readRosters(["presence-a"], removing: false),
-            .startTimer(.rosterRecheck(attempt: 1), after: .seconds(5)),
-        ])
+        #expect(
+            machine.handle(.registrationSucceeded(attempt: 1)) == [
+                .finishStart(joined: true), .readRosters(["presence-a"], removing: false),
+                .startTimer(.rosterRecheck(attempt: 1), after: .seconds(5)),
+            ])
         #expect(machine.health == .up)
     }
 
@@ -142,9 +150,10 @@ import Testing
 
     @Test func afterTheGraceTheRostersAreReadAgainToTellWhoLeft() {
         var machine = registered(["presence-a"])
-        #expect(machine.handle(.timerFired(.rosterRecheck(attempt: 1))) == [
-            .readRosters(["presence-a"], removing: true),
-        ])
+        #expect(
+            machine.handle(.timerFired(.rosterRecheck(attempt: 1))) == [
+                .readRosters(["presence-a"], removing: true)
+            ])
     }
 
     @Test func aRosterRecheckOfAnOlderRegistrationOrADownLinkDoesNothing() {
@@ -158,9 +167,10 @@ import Testing
 
     @Test func givenRegisteringWhenRegistrationFailsThenItIsTriedAgainAfter250Milliseconds() {
         var machine = registering()
-        #expect(machine.handle(.registrationFailed(attempt: 1)) == [
-            .startTimer(.registrationRetry(attempt: 1), after: .milliseconds(250)),
-        ])
+        #expect(
+            machine.handle(.registrationFailed(attempt: 1)) == [
+                .startTimer(.registrationRetry(attempt: 1), after: .milliseconds(250))
+            ])
         #expect(machine.health == .reconnecting)
         #expect(machine.handle(.timerFired(.registrationRetry(attempt: 1))) == [.reregister(.registrationFailed)])
     }
@@ -207,23 +217,26 @@ import Testing
 
     @Test func givenStartedWhenTheHeartbeatIsDueThenItIsSentAndTheNextOneScheduled() {
         var machine = started()
-        #expect(machine.handle(.timerFired(.heartbeat)) == [
-            .sendHeartbeat, .startTimer(.heartbeat, after: .seconds(1)),
-        ])
+        #expect(
+            machine.handle(.timerFired(.heartbeat)) == [
+                .sendHeartbeat, .startTimer(.heartbeat, after: .seconds(1)),
+            ])
     }
 
     @Test func givenAPeerWhoseHeartbeatExpiredThenItsMembersAreRemoved() {
         var machine = registered()
         let actions = machine.handle(.heartbeatAnswered(wasAlive: true, expiredNodes: ["dead-1", "me", "dead-2"]))
-        #expect(actions == [.removeMembers(ofNode: "dead-1"), .removeMembers(ofNode: "dead-2")],
-                "never this node's own")
+        #expect(
+            actions == [.removeMembers(ofNode: "dead-1"), .removeMembers(ofNode: "dead-2")],
+            "never this node's own")
     }
 
     @Test func givenRegisteredWhenThisNodesHeartbeatHadExpiredThenItRegistersAgain() {
         var machine = registered()
-        #expect(machine.handle(.heartbeatAnswered(wasAlive: false, expiredNodes: [])) == [
-            .reregister(.heartbeatExpired),
-        ])
+        #expect(
+            machine.handle(.heartbeatAnswered(wasAlive: false, expiredNodes: [])) == [
+                .reregister(.heartbeatExpired)
+            ])
         #expect(machine.health == .up, "its members are still its own while it registers again")
     }
 
@@ -236,9 +249,10 @@ import Testing
         var machine = registered()
         _ = machine.handle(.heartbeatAnswered(wasAlive: false, expiredNodes: []))
         _ = machine.handle(.registrationRequested(presenceChannels: ["presence-room"]))
-        #expect(machine.handle(.registrationFailed(attempt: 2)) == [
-            .startTimer(.registrationRetry(attempt: 2), after: .milliseconds(250)),
-        ])
+        #expect(
+            machine.handle(.registrationFailed(attempt: 2)) == [
+                .startTimer(.registrationRetry(attempt: 2), after: .milliseconds(250))
+            ])
         #expect(machine.handle(.timerFired(.registrationRetry(attempt: 2))) == [.reregister(.registrationFailed)])
     }
 

@@ -4,9 +4,10 @@ import NIOCore
 import NIOHTTP1
 import PusherChannels
 import PusherProtocol
-@testable import PushtopServer
 import PushtopTestSupport
 import Testing
+
+@testable import PushtopServer
 
 /// permessage-deflate (RFC 7692) on a real server over loopback: negotiated with clients that offer it (our own
 /// client, raw sockets), refused when off or not offered, compressed client messages accepted, bombs refused.
@@ -45,14 +46,17 @@ struct CompressionTests {
         try await withServer(configure) { server in
             let proxy = try await WireProbeProxy.start(plainPort: server.port)
             defer { proxy.stop() }
-            let client = PusherClient(options: PusherClientOptions(
-                key: server.configuration.app.key, host: "127.0.0.1", port: proxy.port,
-                connection: ConnectionConfiguration(useTLS: false)))
+            let client = PusherClient(
+                options: PusherClientOptions(
+                    key: server.configuration.app.key, host: "127.0.0.1", port: proxy.port,
+                    connection: ConnectionConfiguration(useTLS: false)))
             let recorder = EventRecorder(client)
             try await client.subscribe("news")
             await client.connect()
             try await recorder.wait("subscribed") { $0.isSubscribed("news") }
-            let long = (0..<3).map { #"{"headline":"story \#($0)","body":"\#(String(repeating: "all the news that fits ", count: 20))"}"# }
+            let long = (0..<3).map {
+                #"{"headline":"story \#($0)","body":"\#(String(repeating: "all the news that fits ", count: 20))"}"#
+            }
             for (index, data) in (long + ["{}"]).enumerated() {
                 try await server.hub.publish(PublishRequest(channels: ["news"], name: "story-\(index)", data: data))
             }
@@ -151,7 +155,8 @@ struct CompressionTests {
             let aliceID = try #require(message.dataJSON?["socket_id"]?.stringValue)
             let auth = server.auth(socketID: aliceID, channel: channel)
             let subscribe = #"{"event":"pusher:subscribe","data":{"channel":"\#(channel)","auth":"\#(auth)"}}"#
-            let event = #"{"event":"client-note","channel":"\#(channel)","data":{"text":"\#(String(repeating: "squeeze me ", count: 30))"}}"#
+            let event =
+                #"{"event":"client-note","channel":"\#(channel)","data":{"text":"\#(String(repeating: "squeeze me ", count: 30))"}}"#
             try await offloaded {
                 // The subscribe in two fragments: RSV1 on the first only.
                 let compressed = Self.deflate(Array(subscribe.utf8))
@@ -218,7 +223,8 @@ struct CompressionTests {
     @Test func rsv1WithoutTheExtensionCloses1002() async throws {
         try await withServer({ $0.compression = false }) { server in
             let code = try await Self.closeCodeAfterSending(server) {
-                try $0.sendFrame(opcode: 0x1, payload: Self.deflate(Array(#"{"event":"pusher:ping","data":{}}"#.utf8)), rsv1: true)
+                try $0.sendFrame(
+                    opcode: 0x1, payload: Self.deflate(Array(#"{"event":"pusher:ping","data":{}}"#.utf8)), rsv1: true)
             }
             #expect(code == 1002)
         }
@@ -235,7 +241,8 @@ struct CompressionTests {
         #expect(answer("permessage-deflate") == Self.agreed)
         #expect(answer("permessage-deflate; client_max_window_bits; server_no_context_takeover") == Self.agreed)
         #expect(answer("permessage-deflate; server_max_window_bits=10") == "\(Self.agreed); server_max_window_bits=10")
-        #expect(answer(#"permessage-deflate; server_max_window_bits="12""#) == "\(Self.agreed); server_max_window_bits=12")
+        #expect(
+            answer(#"permessage-deflate; server_max_window_bits="12""#) == "\(Self.agreed); server_max_window_bits=12")
         #expect(answer("x-webkit-deflate-frame, permessage-deflate; client_max_window_bits=9") == Self.agreed)
         // Declined: a window out of range, a leading zero, a value where none is allowed, a missing value, an
         // unknown parameter, a parameter twice.
@@ -249,8 +256,9 @@ struct CompressionTests {
         #expect(answer("x-webkit-deflate-frame") == nil)
         // A declined offer falls back to the next one, in the same header or the next.
         #expect(answer("permessage-deflate; client_max_window_bits=16, permessage-deflate") == Self.agreed)
-        #expect(answer("permessage-deflate; mystery", "permessage-deflate; server_max_window_bits=9")
-            == "\(Self.agreed); server_max_window_bits=9")
+        #expect(
+            answer("permessage-deflate; mystery", "permessage-deflate; server_max_window_bits=9")
+                == "\(Self.agreed); server_max_window_bits=9")
     }
 
     @Test func shortAndIncompressibleFramesStayUncompressed() {

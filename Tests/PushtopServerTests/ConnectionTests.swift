@@ -46,7 +46,9 @@ struct ConnectionTests {
     }
 
     @Test func silentConnectionIsPingedThenClosedWith4201() async throws {
-        try await withServer({ $0.activityTimeout = 0.3; $0.pongTimeout = 0.3 }) { server in
+        try await withServer({
+            $0.activityTimeout = 0.3; $0.pongTimeout = 0.3
+        }) { server in
             let (socket, _) = try await TestSocket.established(server.url())
             _ = try await socket.next(PusherEventName.ping, timeout: 3)
             #expect(try await socket.waitForClose(timeout: 3) == 4201)
@@ -56,7 +58,9 @@ struct ConnectionTests {
 
     @Test func answeringThePingKeepsTheConnection() async throws {
         // A generous pong timeout: under a loaded CI machine a prompt answer can still take a few hundred ms.
-        try await withServer({ $0.activityTimeout = 0.2; $0.pongTimeout = 2 }) { server in
+        try await withServer({
+            $0.activityTimeout = 0.2; $0.pongTimeout = 2
+        }) { server in
             let (socket, _) = try await TestSocket.established(server.url())
             for _ in 0..<3 {
                 _ = try await socket.next(PusherEventName.ping, timeout: 3)

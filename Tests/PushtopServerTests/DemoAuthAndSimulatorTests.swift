@@ -76,7 +76,8 @@ struct DemoAuthAndSimulatorTests {
             _ = try await socket.next("message", channel: "chat")
             let secret = try await socket.next("secret", channel: vault)
             let payload = try #require(secret.dataJSON)
-            let key = ChannelAuthSignature.sharedSecret(channel: vault, masterKey: server.configuration.app.encryptionMasterKey)
+            let key = ChannelAuthSignature.sharedSecret(
+                channel: vault, masterKey: server.configuration.app.encryptionMasterKey)
             let plaintext = ServerSecretBox.openFromPusher(
                 ciphertext: Array(Data(base64Encoded: payload["ciphertext"]?.stringValue ?? "") ?? Data()),
                 nonce: Array(Data(base64Encoded: payload["nonce"]?.stringValue ?? "") ?? Data()), key: key)

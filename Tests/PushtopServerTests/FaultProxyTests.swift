@@ -55,7 +55,8 @@ import Testing
             try await socket.subscribe("t")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: "t")
             proxy.truncateNextServerChunk()
-            try await server.hub.publish(PublishRequest(channels: ["t"], name: "big", data: String(repeating: "x", count: 4000)))
+            try await server.hub.publish(
+                PublishRequest(channels: ["t"], name: "big", data: String(repeating: "x", count: 4000)))
             _ = try await socket.waitForClose(timeout: 5)
             #expect(await socket.all("big").isEmpty)
             await proxy.shutdown()
@@ -69,10 +70,15 @@ import Testing
             try await watcher.subscribe("t")
             _ = try await watcher.next(PusherEventName.subscriptionSucceeded, channel: "t")
             proxy.loseAnswers()
-            let api = PusherAPIClient(configuration: PusherAPIConfiguration(appID: server.configuration.app.id,
-                key: server.configuration.app.key, secret: server.configuration.app.secret, host: "127.0.0.1", port: proxy.port))
+            let api = PusherAPIClient(
+                configuration: PusherAPIConfiguration(
+                    appID: server.configuration.app.id,
+                    key: server.configuration.app.key, secret: server.configuration.app.secret, host: "127.0.0.1",
+                    port: proxy.port))
             // The publish fails for the caller, and the server published it all the same.
-            await #expect(throws: (any Error).self) { _ = try await api.trigger(channels: ["t"], event: "landed", data: "1") }
+            await #expect(throws: (any Error).self) {
+                _ = try await api.trigger(channels: ["t"], event: "landed", data: "1")
+            }
             _ = try await watcher.next("landed", channel: "t", timeout: 5)
             proxy.loseAnswers(false)
             #expect(try await api.trigger(channels: ["t"], event: "answered", data: "2").status == 200)
@@ -105,7 +111,8 @@ import Testing
             proxy.shape(bytesPerSecond: 20_000)
             let start = ContinuousClock.now
             for _ in 0..<4 {
-                try await server.hub.publish(PublishRequest(channels: ["t"], name: "chunk", data: String(repeating: "y", count: 5000)))
+                try await server.hub.publish(
+                    PublishRequest(channels: ["t"], name: "chunk", data: String(repeating: "y", count: 5000)))
             }
             for _ in 0..<4 { _ = try await socket.next("chunk", channel: "t", timeout: 10) }
             // 20 KB at 20 KB/s: the first chunk goes at once, the last about 0.75 s later.

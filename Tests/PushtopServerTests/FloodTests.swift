@@ -16,22 +16,27 @@ struct FloodTests {
     static let membersPerChannel = 90
 
     /// Opens a raw WebSocket, joins a presence channel as `userID` and subscribes to `publicChannel`.
-    static func join(port: Int, app: AppCredentials, channel: String, userID: String, publicChannel: String) throws -> RawSocket {
+    static func join(port: Int, app: AppCredentials, channel: String, userID: String, publicChannel: String) throws
+        -> RawSocket
+    {
         let socket = try RawSocket.webSocket(port: port, path: "/app/\(app.key)?protocol=7")
         let established = try PusherMessage(decoding: socket.readEvent(PusherEventName.connectionEstablished))
         let socketID = established.dataJSON?["socket_id"]?.stringValue ?? ""
         let channelData = "{\"user_id\":\"\(userID)\"}"
         let auth = ChannelAuthSignature.auth(
             key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: channelData)
-        let subscribe = PusherMessage(event: PusherEventName.subscribe, data: [
-            "channel": .string(channel), "auth": .string(auth), "channel_data": .string(channelData),
-        ])
+        let subscribe = PusherMessage(
+            event: PusherEventName.subscribe,
+            data: [
+                "channel": .string(channel), "auth": .string(auth), "channel_data": .string(channelData),
+            ])
         try socket.sendText(subscribe.jsonString)
         let answer = try PusherMessage(decoding: socket.readEventOrError(PusherEventName.subscriptionSucceeded))
         guard answer.event == PusherEventName.subscriptionSucceeded else {
             throw RawSocket.Failure(description: "\(userID) could not join \(channel): \(answer.jsonString)")
         }
-        try socket.sendText(PusherMessage(event: PusherEventName.subscribe, data: ["channel": .string(publicChannel)]).jsonString)
+        try socket.sendText(
+            PusherMessage(event: PusherEventName.subscribe, data: ["channel": .string(publicChannel)]).jsonString)
         _ = try socket.readEvent(PusherEventName.subscriptionSucceeded)
         return socket
     }
@@ -70,7 +75,8 @@ struct FloodTests {
                 var i = 0
                 while !Task.isCancelled {
                     i += 1
-                    _ = try? await server.hub.publish(PublishRequest(channels: ["flood-news"], name: "tick", data: "\(i)"))
+                    _ = try? await server.hub.publish(
+                        PublishRequest(channels: ["flood-news"], name: "tick", data: "\(i)"))
                     try? await Task.sleep(for: .milliseconds(1))
                 }
             }
@@ -97,14 +103,17 @@ struct FloodTests {
             try await waitUntil(timeout: 10, "the observer to hear every departure") {
                 await observer.all(PusherEventName.memberRemoved, channel: "presence-flood-0").count >= departures
             }
-            let removed = Set(await observer.all(PusherEventName.memberRemoved, channel: "presence-flood-0")
-                .compactMap { $0.dataJSON?["user_id"]?.stringValue })
+            let removed = Set(
+                await observer.all(PusherEventName.memberRemoved, channel: "presence-flood-0")
+                    .compactMap { $0.dataJSON?["user_id"]?.stringValue })
             #expect(removed.count == departures)
             #expect(await server.hub.connectionCount == 1)
 
             // A second wave fills the same channels: no place is held by a ghost.
             let second = try await Self.joinAll(port: server.port, app: app, wave: "second")
-            #expect(await server.hub.users(in: "presence-flood-1").count == min(Self.membersPerChannel, Self.connections - Self.membersPerChannel))
+            #expect(
+                await server.hub.users(in: "presence-flood-1").count
+                    == min(Self.membersPerChannel, Self.connections - Self.membersPerChannel))
             try await offloaded { for socket in second { socket.close() } }
             await observer.close()
         }
@@ -116,7 +125,9 @@ extension RawSocket {
     func readEventOrError(_ name: String) throws -> String {
         while true {
             let frame = try readFrame()
-            if frame.opcode == 0x8 { throw Failure(description: "closed with \(frame.closeCode ?? 0) waiting for \(name)") }
+            if frame.opcode == 0x8 {
+                throw Failure(description: "closed with \(frame.closeCode ?? 0) waiting for \(name)")
+            }
             guard frame.opcode == 0x1 else { continue }
             let text = frame.text
             if text.contains("\"event\":\"\(name)\"") || text.contains("\"event\":\"pusher:subscription_error\"") {

@@ -65,13 +65,32 @@ struct HTTPAPITests {
                 }
             }
             let big = String(repeating: "x", count: 10_241)
-            #expect(await status { () async throws(PusherAPIError) in try await server.api.trigger(channels: ["c"], event: "e", data: big) } == 413)
+            #expect(
+                await status { () async throws(PusherAPIError) in
+                    try await server.api.trigger(channels: ["c"], event: "e", data: big)
+                } == 413)
             let many = (0...100).map { "c\($0)" }
-            #expect(await status { () async throws(PusherAPIError) in try await server.api.trigger(channels: many, event: "e", data: "") } == 400)
-            #expect(await status { () async throws(PusherAPIError) in try await server.api.trigger(channels: ["bad name"], event: "e", data: "") } == 400)
-            #expect(await status { () async throws(PusherAPIError) in try await server.api.trigger(channels: ["c"], event: String(repeating: "e", count: 201), data: "") } == 400)
-            #expect(await status { () async throws(PusherAPIError) in try await server.api.trigger(channels: ["c"], event: "e", data: "", socketID: "abc") } == 400)
-            #expect(await status { () async throws(PusherAPIError) in try await server.api.trigger(channels: ["c"], event: "e", data: String(repeating: "x", count: 10_240)) } == 200)
+            #expect(
+                await status { () async throws(PusherAPIError) in
+                    try await server.api.trigger(channels: many, event: "e", data: "")
+                } == 400)
+            #expect(
+                await status { () async throws(PusherAPIError) in
+                    try await server.api.trigger(channels: ["bad name"], event: "e", data: "")
+                } == 400)
+            #expect(
+                await status { () async throws(PusherAPIError) in
+                    try await server.api.trigger(channels: ["c"], event: String(repeating: "e", count: 201), data: "")
+                } == 400)
+            #expect(
+                await status { () async throws(PusherAPIError) in
+                    try await server.api.trigger(channels: ["c"], event: "e", data: "", socketID: "abc")
+                } == 400)
+            #expect(
+                await status { () async throws(PusherAPIError) in
+                    try await server.api.trigger(
+                        channels: ["c"], event: "e", data: String(repeating: "x", count: 10_240))
+                } == 200)
         }
     }
 
@@ -107,8 +126,10 @@ struct HTTPAPITests {
 
     /// Sends a request signed by hand, so a test can break one part of the signing.
     func raw(
-        _ server: EmbeddedServer, method: String = "POST", path: String? = nil, body: String = "{\"name\":\"e\",\"channels\":[\"c\"],\"data\":\"\"}",
-        secret: String? = nil, timestamp: Int = Int(Date().timeIntervalSince1970), tamper: (inout [String: String]) -> Void = { _ in }
+        _ server: EmbeddedServer, method: String = "POST", path: String? = nil,
+        body: String = "{\"name\":\"e\",\"channels\":[\"c\"],\"data\":\"\"}",
+        secret: String? = nil, timestamp: Int = Int(Date().timeIntervalSince1970),
+        tamper: (inout [String: String]) -> Void = { _ in }
     ) async throws -> (Int, String) {
         let fullPath = path ?? "/apps/\(server.configuration.app.id)/events"
         var parameters = APIRequestSignature.sign(

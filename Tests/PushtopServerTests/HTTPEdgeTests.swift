@@ -20,7 +20,8 @@ struct HTTPEdgeTests {
             let key = server.configuration.app.key
             let head = try await offloaded {
                 let socket = try RawSocket(port: server.port, timeout: 5)
-                try socket.send("GET /app/\(key)?protocol=7&client=js HTTP/1.1\r\nHost: x\r\n\(Self.upgradeHeaders)\r\n")
+                try socket.send(
+                    "GET /app/\(key)?protocol=7&client=js HTTP/1.1\r\nHost: x\r\n\(Self.upgradeHeaders)\r\n")
                 return try socket.readHTTPHead()
             }
             #expect(head.hasPrefix("HTTP/1.1 101"), "got \(head)")

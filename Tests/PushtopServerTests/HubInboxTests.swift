@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushtopServer
 
 /// The queue from the sockets to the hub is bounded: messages past its capacity are dropped and counted, and a

@@ -49,9 +49,11 @@ struct HubTests {
         #expect(counts == Array(1...100) + [300], "not one frame per join to 300 subscribers (that is 45,000 frames)")
     }
 
-    @Test(arguments: [
-        ("other-key", "7", 4001), ("pushtop-key", "4", 4007), ("pushtop-key", "x", 4006), ("pushtop-key", nil, 4008),
-    ] as [(String, String?, Int)])
+    @Test(
+        arguments: [
+            ("other-key", "7", 4001), ("pushtop-key", "4", 4007), ("pushtop-key", "x", 4006),
+            ("pushtop-key", nil, 4008),
+        ] as [(String, String?, Int)])
     func refusalIsAnErrorFrameThenACloseWithTheSameCode(key: String, version: String?, code: Int) async throws {
         let hub = PusherHub(configuration: ServerConfiguration())
         let connection = await hub.open(appKey: key, protocolVersion: version)
@@ -83,7 +85,9 @@ struct HubTests {
         var addresses: Set<Int> = []
         for connection in connections {
             for await frame in connection.frames {
-                guard case .text(let buffer) = frame, String(buffer: buffer).hasPrefix("{\"event\":\"e\"") else { continue }
+                guard case .text(let buffer) = frame, String(buffer: buffer).hasPrefix("{\"event\":\"e\"") else {
+                    continue
+                }
                 #expect(String(buffer: buffer) == "{\"event\":\"e\",\"channel\":\"fan\",\"data\":\"{\\\"x\\\":1}\"}")
                 let address = buffer.withUnsafeReadableBytes { Int(bitPattern: $0.baseAddress) }
                 addresses.insert(address)

@@ -4,6 +4,7 @@ import ServiceLifecycle
 import ServiceLifecycleTestKit
 import Synchronization
 import Testing
+
 @testable import PushtopServer
 
 /// The server's long-lived pieces as services: what each does when the server shuts down gracefully.
@@ -145,8 +146,9 @@ struct LifecycleServicesTests {
     @Test func aDeadWebhookReceiverHoldsTheShutdownUpForTheDrainTimeoutAtMost() async throws {
         var configuration = WebhookConfiguration()
         configuration.urls = ["http://127.0.0.1:9/hook"]
-        let webhooks = WebhookDispatcher(configuration: configuration, app: AppCredentials(),
-                                         logger: .init(label: "test.webhooks"))
+        let webhooks = WebhookDispatcher(
+            configuration: configuration, app: AppCredentials(),
+            logger: .init(label: "test.webhooks"))
         webhooks.enqueue(.channelOccupied(channel: "news"))
         let started = ContinuousClock.now
         await testGracefulShutdown { trigger in
@@ -160,8 +162,9 @@ struct LifecycleServicesTests {
         let hub = PusherHub(configuration: ServerConfiguration())
         var simulation = SimulatorConfiguration()
         simulation.initialMembers = 3
-        let simulator = Simulator(hub: hub, app: AppCredentials(), configuration: simulation,
-                                  logger: .init(label: "test.simulator"))
+        let simulator = Simulator(
+            hub: hub, app: AppCredentials(), configuration: simulation,
+            logger: .init(label: "test.simulator"))
         let joined = Flag()
         await testGracefulShutdown { trigger in
             async let service: Void = SimulatorService(simulator: simulator) { joined.set() }.run()

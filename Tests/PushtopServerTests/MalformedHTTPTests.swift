@@ -15,7 +15,10 @@ struct MalformedHTTPTests {
     @Test(arguments: [
         ("garbage", "GARBAGE\r\n\r\n"),
         ("content-length-abc", "POST /apps/1/events HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"),
-        ("two-content-lengths", "POST /apps/1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc"),
+        (
+            "two-content-lengths",
+            "POST /apps/1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc"
+        ),
         ("header-without-colon", "GET /apps/1/channels HTTP/1.1\r\nHost: x\r\nthis header has no colon\r\n\r\n"),
         ("bare-lf", "GET /apps/1/channels HTTP/1.1\nHost: x\nFoo: bar\n\n"),
         ("http2-preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
@@ -33,13 +36,16 @@ struct MalformedHTTPTests {
             let request = "GET /" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
             let (status, closed) = try await Self.exchange(Array(request.utf8), port: server.port)
             #expect(status.hasPrefix("HTTP/1.1 4"), "got '\(status)'")
-            #expect(["400", "414", "431"].contains(status.split(separator: " ").dropFirst().first.map(String.init) ?? ""))
+            #expect(
+                ["400", "414", "431"].contains(status.split(separator: " ").dropFirst().first.map(String.init) ?? ""))
             #expect(closed)
         }
     }
 
     @Test func slowHeadersAndIdleConnectionsAreClosed() async throws {
-        try await withServer({ $0.requestTimeout = 1; $0.idleTimeout = 1 }) { server in
+        try await withServer({
+            $0.requestTimeout = 1; $0.idleTimeout = 1
+        }) { server in
             let closed = try await offloaded { () -> [Bool] in
                 // One idle after a request, half a request never finished, a connection that never sends.
                 let idle = try RawSocket(port: server.port, timeout: 5)
@@ -90,7 +96,9 @@ struct MalformedHTTPTests {
                 method: "POST", path: path, key: server.configuration.app.key, secret: server.configuration.app.secret,
                 body: body
             ).map { "\($0.key)=\($0.value)" }.joined(separator: "&")
-            var request = Array("POST \(path)?\(query) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+            var request = Array(
+                "POST \(path)?\(query) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                    .utf8)
             request += body
             let (status, _) = try await Self.exchange(request, port: server.port)
             #expect(status.hasPrefix("HTTP/1.1 400"), "got '\(status)'")

@@ -18,8 +18,9 @@ struct SeveralAppsTests {
     }
 
     static func api(_ server: EmbeddedServer, _ app: AppCredentials) -> PusherAPIClient {
-        PusherAPIClient(configuration: PusherAPIConfiguration(
-            appID: app.id, key: app.key, secret: app.secret, host: "127.0.0.1", port: server.port))
+        PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: app.id, key: app.key, secret: app.secret, host: "127.0.0.1", port: server.port))
     }
 
     static func auth(_ app: AppCredentials, socketID: String, channel: String, channelData: String? = nil) -> String {
@@ -39,7 +40,9 @@ struct SeveralAppsTests {
     }
 
     /// Joins `channel` (a presence channel when `user` is given) and waits for the answer.
-    static func join(_ socket: TestSocket, _ socketID: String, _ app: AppCredentials, _ channel: String, user: String? = nil)
+    static func join(
+        _ socket: TestSocket, _ socketID: String, _ app: AppCredentials, _ channel: String, user: String? = nil
+    )
         async throws
     {
         if let user {
@@ -65,8 +68,12 @@ struct SeveralAppsTests {
         }
         try await withServer({
             $0.apps = [
-                AppSettings(credentials: Self.shop, webhooks: WebhookConfiguration(urls: [shopHooks.url], batchWindow: 0.01, grace: 0)),
-                AppSettings(credentials: Self.blog, webhooks: WebhookConfiguration(urls: [blogHooks.url], batchWindow: 0.01, grace: 0)),
+                AppSettings(
+                    credentials: Self.shop,
+                    webhooks: WebhookConfiguration(urls: [shopHooks.url], batchWindow: 0.01, grace: 0)),
+                AppSettings(
+                    credentials: Self.blog,
+                    webhooks: WebhookConfiguration(urls: [blogHooks.url], batchWindow: 0.01, grace: 0)),
             ]
         }) { server in
             let (a, aID) = try await TestSocket.established(Self.url(server, Self.shop))
@@ -102,11 +109,15 @@ struct SeveralAppsTests {
 
             // An app's credentials do not open the other's API; an unknown id is 404, an unknown key 4001.
             let crossed = AppCredentials(id: Self.blog.id, key: Self.shop.key, secret: Self.shop.secret)
-            #expect(await Self.status { () async throws(PusherAPIError) in
-                try await Self.api(server, crossed).trigger(channels: ["chat"], event: "e", data: "") } == 401)
+            #expect(
+                await Self.status { () async throws(PusherAPIError) in
+                    try await Self.api(server, crossed).trigger(channels: ["chat"], event: "e", data: "")
+                } == 401)
             let unknown = AppCredentials(id: "99", key: Self.shop.key, secret: Self.shop.secret)
-            #expect(await Self.status { () async throws(PusherAPIError) in
-                try await Self.api(server, unknown).trigger(channels: ["chat"], event: "e", data: "") } == 404)
+            #expect(
+                await Self.status { () async throws(PusherAPIError) in
+                    try await Self.api(server, unknown).trigger(channels: ["chat"], event: "e", data: "")
+                } == 404)
             let stranger = try await TestSocket.connect(
                 "ws://127.0.0.1:\(server.port)/app/nobody?client=test&version=1.0&protocol=7")
             #expect(try await stranger.waitForClose() == 4001)
@@ -125,7 +136,8 @@ struct SeveralAppsTests {
             #expect(Set(shopUserIDs) == ["ann"])
             for request in shopHooks.accepted {
                 #expect(request.key == Self.shop.key)
-                #expect(request.signature == ChannelAuthSignature.hmacHex(secret: Self.shop.secret, message: request.body))
+                #expect(
+                    request.signature == ChannelAuthSignature.hmacHex(secret: Self.shop.secret, message: request.body))
             }
             for request in blogHooks.accepted {
                 #expect(request.key == Self.blog.key)
@@ -151,8 +163,10 @@ struct SeveralAppsTests {
             // Disabled: 4003 on connect, 403 from the API.
             let refused = try await TestSocket.connect(Self.url(server, closed))
             #expect(try await refused.waitForClose() == 4003)
-            #expect(await Self.status { () async throws(PusherAPIError) in
-                try await Self.api(server, closed).trigger(channels: ["c"], event: "e", data: "") } == 403)
+            #expect(
+                await Self.status { () async throws(PusherAPIError) in
+                    try await Self.api(server, closed).trigger(channels: ["c"], event: "e", data: "")
+                } == 403)
 
             // Connection quota: the third connection of the shop gets 4004; the blog is not counted.
             let (a, aID) = try await TestSocket.established(Self.url(server, Self.shop))
@@ -177,20 +191,28 @@ struct SeveralAppsTests {
 
             // Event bytes: 413 over the app's limit; the blog keeps Pusher's 10 KB. Then 429 over 3 requests/s.
             let big = String(repeating: "x", count: 101)
-            #expect(await Self.status { () async throws(PusherAPIError) in
-                try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: big) } == 200)
+            #expect(
+                await Self.status { () async throws(PusherAPIError) in
+                    try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: big)
+                } == 200)
             try await Task.sleep(for: .seconds(1.1))
             var statuses: [Int?] = []
-            statuses.append(await Self.status { () async throws(PusherAPIError) in
-                try await Self.api(server, Self.shop).trigger(channels: ["c"], event: "e", data: big) })
+            statuses.append(
+                await Self.status { () async throws(PusherAPIError) in
+                    try await Self.api(server, Self.shop).trigger(channels: ["c"], event: "e", data: big)
+                })
             for _ in 0..<5 {
-                statuses.append(await Self.status { () async throws(PusherAPIError) in
-                    try await Self.api(server, Self.shop).trigger(channels: ["c"], event: "e", data: "") })
+                statuses.append(
+                    await Self.status { () async throws(PusherAPIError) in
+                        try await Self.api(server, Self.shop).trigger(channels: ["c"], event: "e", data: "")
+                    })
             }
             #expect(statuses.first == 413)
             #expect(statuses.contains(429))
-            #expect(await Self.status { () async throws(PusherAPIError) in
-                try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: "") } == 200)
+            #expect(
+                await Self.status { () async throws(PusherAPIError) in
+                    try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: "")
+                } == 200)
             for socket in [a, c, blog] { await socket.close() }
         }
     }
@@ -228,12 +250,16 @@ struct SeveralAppsTests {
             #expect(await a.all("hello").isEmpty)
             let gone = try await TestSocket.connect(Self.url(server, Self.blog))
             #expect(try await gone.waitForClose() == 4001)
-            #expect(await Self.status { () async throws(PusherAPIError) in
-                try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: "") } == 404)
+            #expect(
+                await Self.status { () async throws(PusherAPIError) in
+                    try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: "")
+                } == 404)
 
             // A list that cannot be served changes nothing.
             await #expect(throws: EmbeddedServerError.self) {
-                try await server.reload(apps: [AppSettings(credentials: Self.shop), AppSettings(credentials: Self.shop)])
+                try await server.reload(apps: [
+                    AppSettings(credentials: Self.shop), AppSettings(credentials: Self.shop),
+                ])
             }
             #expect(server.servedApps.map(\.credentials.id) == ["1", "4"])
             await a.close()
@@ -289,7 +315,9 @@ struct SeveralAppsTests {
         let webhooks = WebhookConfiguration(
             urls: [down], maxAttempts: 1000, initialBackoff: 10, batchWindow: 0, maxBatchSize: 1, maxQueuedEvents: 3,
             grace: 0)
-        try await withServer({ $0.apps = [AppSettings(credentials: Self.shop, webhooks: webhooks), AppSettings(credentials: Self.blog)] }) { server in
+        try await withServer({
+            $0.apps = [AppSettings(credentials: Self.shop, webhooks: webhooks), AppSettings(credentials: Self.blog)]
+        }) { server in
             let (a, _) = try await TestSocket.established(Self.url(server, Self.shop))
             for index in 0..<10 {
                 try await a.subscribe("room-\(index)")

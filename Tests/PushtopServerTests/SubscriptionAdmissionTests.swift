@@ -1,5 +1,6 @@
 import PusherProtocol
 import Testing
+
 @testable import PushtopServer
 
 /// The rules of `pusher:subscribe`, read like the spec: "given …, when a connection subscribes with …, then …".
@@ -21,8 +22,10 @@ import Testing
 
     /// Decides on `data` for a connection, on a node whose presence channels hold `members` users (none of
     /// them `alreadyMember` unless said).
-    func decide(_ data: JSONValue?, subscriber: SubscriptionAdmission.Subscriber? = nil, members: Int = 0,
-                alreadyMember: Bool = false, clusterDecides: Bool = false) -> Decision {
+    func decide(
+        _ data: JSONValue?, subscriber: SubscriptionAdmission.Subscriber? = nil, members: Int = 0,
+        alreadyMember: Bool = false, clusterDecides: Bool = false
+    ) -> Decision {
         admission.decide(data, from: subscriber ?? self.subscriber(), clusterDecidesMembers: clusterDecides) { _, _ in
             (members, alreadyMember)
         }
@@ -31,9 +34,10 @@ import Testing
     func signed(_ channel: String, channelData: String? = nil, socketID: String? = nil) -> JSONValue {
         var fields: [String: JSONValue] = [
             "channel": .string(channel),
-            "auth": .string(ChannelAuthSignature.auth(
-                key: app.key, secret: app.secret, socketID: socketID ?? self.socketID, channel: channel,
-                channelData: channelData)),
+            "auth": .string(
+                ChannelAuthSignature.auth(
+                    key: app.key, secret: app.secret, socketID: socketID ?? self.socketID, channel: channel,
+                    channelData: channelData)),
         ]
         if let channelData { fields["channel_data"] = .string(channelData) }
         return .object(fields)
@@ -105,8 +109,11 @@ import Testing
 
     @Test func aUserChannelOfTheSignedInUserIsAdmitted() {
         let decision = decide(["channel": "#server-to-user-ann"], subscriber: subscriber(signedIn: "ann"))
-        #expect(accepted(decision) == .init(channel: "#server-to-user-ann", kind: .public, member: nil,
-                                            isUserChannel: true))
+        #expect(
+            accepted(decision)
+                == .init(
+                    channel: "#server-to-user-ann", kind: .public, member: nil,
+                    isUserChannel: true))
     }
 
     // MARK: Signatures
@@ -134,18 +141,23 @@ import Testing
         let data = signed("private-room", socketID: "999.999")
         let refusal = try #require(refused(decide(data)))
         #expect(refusal.type == "AuthError")
-        #expect(refusal.message.hasPrefix(
-            "Invalid signature: Expected HMAC SHA256 hex digest of 123.456:private-room, but got "))
+        #expect(
+            refusal.message.hasPrefix(
+                "Invalid signature: Expected HMAC SHA256 hex digest of 123.456:private-room, but got "))
     }
 
     @Test func aSignedPrivateChannelIsAdmitted() {
-        #expect(accepted(decide(signed("private-room"))) == .init(channel: "private-room", kind: .private, member: nil,
-                                                                   isUserChannel: false))
+        #expect(
+            accepted(decide(signed("private-room")))
+                == .init(
+                    channel: "private-room", kind: .private, member: nil,
+                    isUserChannel: false))
     }
 
     @Test func aPresenceSignatureCoversChannelData() throws {
-        let data = replacing(channelData: .string(#"{"user_id":"eve"}"#),
-                             in: signed("presence-room", channelData: #"{"user_id":"ann"}"#))
+        let data = replacing(
+            channelData: .string(#"{"user_id":"eve"}"#),
+            in: signed("presence-room", channelData: #"{"user_id":"ann"}"#))
         let refusal = try #require(refused(decide(data)))
         #expect(refusal.type == "AuthError")
     }

@@ -172,7 +172,9 @@ struct SubscriptionTests {
             try await socket.subscribe("news")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
             try await socket.send("{\"event\":\"pusher:unsubscribe\",\"data\":{\"channel\":\"news\"}}")
-            try await waitUntil("the channel to empty") { await server.hub.channelSummary("news").subscriptionCount == 0 }
+            try await waitUntil("the channel to empty") {
+                await server.hub.channelSummary("news").subscriptionCount == 0
+            }
             _ = try await server.api.trigger(channels: ["news"], event: "story", data: "{}")
             try await socket.roundTrip()
             #expect(await socket.all("story").isEmpty)

@@ -9,13 +9,18 @@ import Testing
 @Suite("Users")
 struct UserSignInTests {
     /// Signs a socket in with `user_data` as the server SDKs' `authenticate_user` would.
-    static func signIn(_ socket: TestSocket, socketID: String, userData: String, server: EmbeddedServer,
-                       secret: String? = nil) async throws {
-        let auth = UserAuthSignature.auth(key: server.configuration.app.key,
-                                          secret: secret ?? server.configuration.app.secret, socketID: socketID,
-                                          userData: userData)
-        try await socket.send(PusherMessage(event: PusherEventName.signin,
-                                            data: ["auth": .string(auth), "user_data": .string(userData)]))
+    static func signIn(
+        _ socket: TestSocket, socketID: String, userData: String, server: EmbeddedServer,
+        secret: String? = nil
+    ) async throws {
+        let auth = UserAuthSignature.auth(
+            key: server.configuration.app.key,
+            secret: secret ?? server.configuration.app.secret, socketID: socketID,
+            userData: userData)
+        try await socket.send(
+            PusherMessage(
+                event: PusherEventName.signin,
+                data: ["auth": .string(auth), "user_data": .string(userData)]))
     }
 
     @Test func signInSucceedsAndUserEventsArriveOnTheUsersChannel() async throws {
@@ -41,8 +46,9 @@ struct UserSignInTests {
     @Test func aBadSignatureIsRefusedWith4009AndTheConnectionCloses() async throws {
         try await withServer { server in
             let (socket, socketID) = try await TestSocket.established(server.url())
-            try await Self.signIn(socket, socketID: socketID, userData: #"{"id":"mallory"}"#, server: server,
-                                  secret: "wrong-secret")
+            try await Self.signIn(
+                socket, socketID: socketID, userData: #"{"id":"mallory"}"#, server: server,
+                secret: "wrong-secret")
             let error = try await socket.next(PusherEventName.error)
             #expect(error.dataJSON?["code"]?.intValue == 4009)
             #expect(error.dataJSON?["message"]?.stringValue?.contains("invalid signature") == true)
@@ -79,15 +85,17 @@ struct UserSignInTests {
     @Test func watchersHearOnlineAndOfflineOfWatchedUsers() async throws {
         try await withServer { server in
             let (carol, carolID) = try await TestSocket.established(server.url())
-            try await Self.signIn(carol, socketID: carolID, userData: #"{"id":"carol","watchlist":["dave","erin"]}"#,
-                                  server: server)
+            try await Self.signIn(
+                carol, socketID: carolID, userData: #"{"id":"carol","watchlist":["dave","erin"]}"#,
+                server: server)
             _ = try await carol.next(PusherEventName.signinSuccess)
 
             // dave signs in twice: one online event; offline only when his last connection leaves.
             let (dave1, dave1ID) = try await TestSocket.established(server.url())
             try await Self.signIn(dave1, socketID: dave1ID, userData: #"{"id":"dave"}"#, server: server)
             let online = try await carol.next(PusherEventName.watchlistEvents)
-            #expect(WatchlistChange.changes(fromWatchlistData: online.dataJSON)
+            #expect(
+                WatchlistChange.changes(fromWatchlistData: online.dataJSON)
                     == [WatchlistChange(status: .online, userIDs: ["dave"])])
             let (dave2, dave2ID) = try await TestSocket.established(server.url())
             try await Self.signIn(dave2, socketID: dave2ID, userData: #"{"id":"dave"}"#, server: server)
@@ -97,7 +105,8 @@ struct UserSignInTests {
             #expect(await carol.all(PusherEventName.watchlistEvents).count == 1)
             await dave2.close()
             let offline = try await carol.next(PusherEventName.watchlistEvents)
-            #expect(WatchlistChange.changes(fromWatchlistData: offline.dataJSON)
+            #expect(
+                WatchlistChange.changes(fromWatchlistData: offline.dataJSON)
                     == [WatchlistChange(status: .offline, userIDs: ["dave"])])
 
             // A watcher signing in later hears at once who of its watchlist is online.
@@ -105,10 +114,12 @@ struct UserSignInTests {
             try await Self.signIn(erin, socketID: erinID, userData: #"{"id":"erin"}"#, server: server)
             _ = try await carol.next(PusherEventName.watchlistEvents)
             let (frank, frankID) = try await TestSocket.established(server.url())
-            try await Self.signIn(frank, socketID: frankID, userData: #"{"id":"frank","watchlist":["carol","erin","x"]}"#,
-                                  server: server)
+            try await Self.signIn(
+                frank, socketID: frankID, userData: #"{"id":"frank","watchlist":["carol","erin","x"]}"#,
+                server: server)
             let initial = try await frank.next(PusherEventName.watchlistEvents)
-            #expect(WatchlistChange.changes(fromWatchlistData: initial.dataJSON)
+            #expect(
+                WatchlistChange.changes(fromWatchlistData: initial.dataJSON)
                     == [WatchlistChange(status: .online, userIDs: ["carol", "erin"])])
             for socket in [carol, erin, frank] { await socket.close() }
         }
@@ -143,9 +154,12 @@ struct UserSignInTests {
             let user = try SignedInUser(userData: authentication.userData)
             #expect(user.id == "ivy")
             #expect(user.watchlist == ["jack", "kim"])
-            try await socket.send(PusherMessage(event: PusherEventName.signin, data: [
-                "auth": .string(authentication.auth), "user_data": .string(authentication.userData),
-            ]))
+            try await socket.send(
+                PusherMessage(
+                    event: PusherEventName.signin,
+                    data: [
+                        "auth": .string(authentication.auth), "user_data": .string(authentication.userData),
+                    ]))
             _ = try await socket.next(PusherEventName.signinSuccess)
             await socket.close()
         }

@@ -22,7 +22,9 @@ struct WebSocketProtocolTests {
 
     @Test func invalidUTF8InATextFrameCloses1007() async throws {
         try await withServer { server in
-            let code = try await Self.closeCode(server) { try $0.sendFrame(opcode: 0x1, payload: [0x7B, 0xC3, 0x28, 0x7D]) }
+            let code = try await Self.closeCode(server) {
+                try $0.sendFrame(opcode: 0x1, payload: [0x7B, 0xC3, 0x28, 0x7D])
+            }
             #expect(code == 1007)
         }
     }
@@ -127,7 +129,9 @@ struct WebSocketProtocolTests {
         try await withServer { server in
             let head = try await Self.handshake(
                 server,
-                headers: "Upgrade: foo\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n")
+                headers:
+                    "Upgrade: foo\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            )
             #expect(head.hasPrefix("HTTP/1.1 400"), "got \(head)")
         }
     }
@@ -136,7 +140,9 @@ struct WebSocketProtocolTests {
         try await withServer { server in
             let head = try await Self.handshake(
                 server,
-                headers: "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n")
+                headers:
+                    "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n"
+            )
             #expect(head.hasPrefix("HTTP/1.1 426"), "got \(head)")
             #expect(head.lowercased().contains("sec-websocket-version: 13"))
         }

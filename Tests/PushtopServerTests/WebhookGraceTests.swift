@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushtopServer
 
 /// Pusher's grace before departures, as a value: no clock, no server.
@@ -33,12 +34,14 @@ import Testing
         var grace = WebhookGrace(seconds: 3)
         _ = grace.offer(.memberRemoved(channel: "presence-room", userID: "ann"), now: at(0))
         _ = grace.offer(.channelVacated(channel: "news"), now: at(0.5))
-        #expect(grace.offer(.memberAdded(channel: "presence-room", userID: "ben"), now: at(1))
-            == [.memberAdded(channel: "presence-room", userID: "ben")])
+        #expect(
+            grace.offer(.memberAdded(channel: "presence-room", userID: "ben"), now: at(1))
+                == [.memberAdded(channel: "presence-room", userID: "ben")])
         #expect(grace.offer(.channelOccupied(channel: "sport"), now: at(1)) == [.channelOccupied(channel: "sport")])
-        #expect(grace.expire(now: at(3.6)) == [
-            .memberRemoved(channel: "presence-room", userID: "ann"), .channelVacated(channel: "news"),
-        ])
+        #expect(
+            grace.expire(now: at(3.6)) == [
+                .memberRemoved(channel: "presence-room", userID: "ann"), .channelVacated(channel: "news"),
+            ])
     }
 
     @Test func aReturnAfterTheGraceIsAnnounced() {
@@ -59,7 +62,8 @@ import Testing
 
     @Test func otherEventsAndAZeroGracePassStraightThrough() {
         var grace = WebhookGrace(seconds: 3)
-        let client = WebhookEvent.clientEvent(channel: "private-a", event: "client-x", data: "{}", socketID: "1.1", userID: nil)
+        let client = WebhookEvent.clientEvent(
+            channel: "private-a", event: "client-x", data: "{}", socketID: "1.1", userID: nil)
         #expect(grace.offer(client, now: at(0)) == [client])
         #expect(grace.offer(.cacheMiss(channel: "cache-a"), now: at(0)) == [.cacheMiss(channel: "cache-a")])
         var none = WebhookGrace(seconds: 0)
@@ -70,9 +74,10 @@ import Testing
         var grace = WebhookGrace(seconds: 3)
         _ = grace.offer(.memberRemoved(channel: "presence-room", userID: "ann"), now: at(0))
         _ = grace.offer(.channelVacated(channel: "presence-room"), now: at(0))
-        #expect(grace.flush() == [
-            .memberRemoved(channel: "presence-room", userID: "ann"), .channelVacated(channel: "presence-room"),
-        ])
+        #expect(
+            grace.flush() == [
+                .memberRemoved(channel: "presence-room", userID: "ann"), .channelVacated(channel: "presence-room"),
+            ])
         #expect(grace.expire(now: at(10)).isEmpty)
     }
 }

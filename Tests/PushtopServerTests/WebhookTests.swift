@@ -11,16 +11,19 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.start()
         defer { receiver.stop() }
-        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0) }) { server in
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0) })
+        { server in
             let (a, aID) = try await TestSocket.established(server.url())
             let (b, bID) = try await TestSocket.established(server.url())
             let dataA = #"{"user_id":"ann"}"#
             let dataB = #"{"user_id":"ben"}"#
-            try await a.subscribe("presence-room", auth: server.auth(socketID: aID, channel: "presence-room", channelData: dataA),
-                                  channelData: dataA)
+            try await a.subscribe(
+                "presence-room", auth: server.auth(socketID: aID, channel: "presence-room", channelData: dataA),
+                channelData: dataA)
             _ = try await a.next(PusherEventName.subscriptionSucceeded)
-            try await b.subscribe("presence-room", auth: server.auth(socketID: bID, channel: "presence-room", channelData: dataB),
-                                  channelData: dataB)
+            try await b.subscribe(
+                "presence-room", auth: server.auth(socketID: bID, channel: "presence-room", channelData: dataB),
+                channelData: dataB)
             _ = try await b.next(PusherEventName.subscriptionSucceeded)
             try await b.send(PusherMessage(event: "client-typing", channel: "presence-room", data: ["on": true]))
             _ = try await a.next("client-typing")
@@ -35,10 +38,11 @@ struct WebhookTests {
             try await waitUntil(timeout: 10, "every webhook") {
                 receiver.eventNames.filter { $0 == "channel_vacated" }.count == 2
             }
-            #expect(receiver.eventNames == [
-                "channel_occupied", "member_added", "member_added", "client_event", "member_removed",
-                "member_removed", "channel_vacated", "channel_occupied", "cache_miss", "channel_vacated",
-            ])
+            #expect(
+                receiver.eventNames == [
+                    "channel_occupied", "member_added", "member_added", "client_event", "member_removed",
+                    "member_removed", "channel_vacated", "channel_occupied", "cache_miss", "channel_vacated",
+                ])
             let events = receiver.accepted.flatMap(\.events)
             let client = try #require(events.first { $0["name"]?.stringValue == "client_event" })
             #expect(client["channel"]?.stringValue == "presence-room")
@@ -49,8 +53,10 @@ struct WebhookTests {
             #expect(events.first { $0["name"]?.stringValue == "member_added" }?["user_id"]?.stringValue == "ann")
             for request in receiver.accepted {
                 #expect(request.key == server.configuration.app.key)
-                #expect(request.signature == ChannelAuthSignature.hmacHex(
-                    secret: server.configuration.app.secret, message: request.body))
+                #expect(
+                    request.signature
+                        == ChannelAuthSignature.hmacHex(
+                            secret: server.configuration.app.secret, message: request.body))
                 let time = try #require(JSONValue.parseIfJSON(request.body)?["time_ms"]?.numberValue)
                 #expect(abs(time - Date().timeIntervalSince1970 * 1000) < 60_000)
             }
@@ -61,7 +67,8 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.start()
         defer { receiver.stop() }
-        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 1) }) {
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 1) })
+        {
             server in
             let (tab, _) = try await TestSocket.established(server.url())
             try await tab.subscribe("dashboard")
@@ -86,12 +93,16 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.start()
         defer { receiver.stop() }
-        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0.6) }) {
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 0.6) }
+        ) {
             server in
             let (socket, id) = try await TestSocket.established(server.url())
             let data = #"{"user_id":"ann"}"#
-            try await socket.subscribe("presence-room", auth: server.auth(socketID: id, channel: "presence-room",
-                                                                         channelData: data), channelData: data)
+            try await socket.subscribe(
+                "presence-room",
+                auth: server.auth(
+                    socketID: id, channel: "presence-room",
+                    channelData: data), channelData: data)
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)
             try await waitUntil(timeout: 10, "member_added") { receiver.eventNames.count == 2 }
             let left = ContinuousClock.now
@@ -128,8 +139,9 @@ struct WebhookTests {
         try await receiver.start()
         defer { receiver.stop() }
         receiver.failNext([500, 500])
-        let configuration = WebhookConfiguration(urls: [receiver.url], maxAttempts: 2, initialBackoff: 0.05,
-                                                 batchWindow: 0.01)
+        let configuration = WebhookConfiguration(
+            urls: [receiver.url], maxAttempts: 2, initialBackoff: 0.05,
+            batchWindow: 0.01)
         try await withServer({ $0.webhooks = configuration }) { server in
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("first")
@@ -149,8 +161,9 @@ struct WebhookTests {
         defer { receiver.stop() }
         receiver.failNext(Array(repeating: 500, count: 30))
         // 20 attempts with back-off from 0.2 s would take minutes; the 0.5 s window allows two or three.
-        let configuration = WebhookConfiguration(urls: [receiver.url], retryFor: 0.5, initialBackoff: 0.2,
-                                                 batchWindow: 0.01)
+        let configuration = WebhookConfiguration(
+            urls: [receiver.url], retryFor: 0.5, initialBackoff: 0.2,
+            batchWindow: 0.01)
         try await withServer({ $0.webhooks = configuration }) { server in
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("windowed")
@@ -171,7 +184,8 @@ struct WebhookTests {
         let receiver = WebhookReceiver()
         try await receiver.start()
         defer { receiver.stop() }
-        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) { server in
+        try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) {
+            server in
             let (socket, _) = try await TestSocket.established(server.url())
             try await socket.subscribe("last-orders")
             _ = try await socket.next(PusherEventName.subscriptionSucceeded)

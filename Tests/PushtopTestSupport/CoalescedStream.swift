@@ -10,7 +10,9 @@ public enum CoalescedStream {
     final class BatchCounter: Sendable {
         private let state = Mutex<(batches: Int, names: [String])>((0, []))
         func add(_ batch: [ClientEvent]) {
-            let events = batch.compactMap { if case .event(let e) = $0, e.name == "tick" { e.data?.stringValue } else { nil } }
+            let events = batch.compactMap {
+                if case .event(let e) = $0, e.name == "tick" { e.data?.stringValue } else { nil }
+            }
             guard !events.isEmpty else { return }
             state.withLock {
                 $0.batches += 1
@@ -30,9 +32,10 @@ public enum CoalescedStream {
         let server = try await ScriptedPusherServer.start(
             transport: .init(tls: try certificates?.serverTLSConfiguration()))
         defer { server.stop() }
-        var options = PusherClientOptions(key: "test-key", host: "127.0.0.1", port: server.port,
-                                          connection: ConnectionConfiguration(useTLS: tls),
-                                          caFile: certificates?.caFile)
+        var options = PusherClientOptions(
+            key: "test-key", host: "127.0.0.1", port: server.port,
+            connection: ConnectionConfiguration(useTLS: tls),
+            caFile: certificates?.caFile)
         options.transport.readCoalescing = readCoalescing
         let client = PusherClient(options: options)
         let counter = BatchCounter()
@@ -68,9 +71,11 @@ public enum CoalescedStream {
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(paced.data == (0..<count).map { "n\($0)" }, what, sourceLocation: sourceLocation)
-        #expect(paced.batches <= mostReads(paced.seconds, interval: interval),
+        #expect(
+            paced.batches <= mostReads(paced.seconds, interval: interval),
             "\(paced.batches) batches for \(count) events in \(paced.seconds) s", sourceLocation: sourceLocation)
-        #expect(mostReads(paced.seconds, interval: interval) < count,
+        #expect(
+            mostReads(paced.seconds, interval: interval) < count,
             "the premise: fewer reads than events are allowed", sourceLocation: sourceLocation)
     }
 }
@@ -80,9 +85,11 @@ extension PusherClient {
     public static func loopbackTestClient(
         port: Int, host: String = "127.0.0.1", useTLS: Bool = false, caFile: String? = nil, keepRawFrames: Bool = false
     ) -> PusherClient {
-        PusherClient(options: PusherClientOptions(
-            key: "test-key", host: host, port: port,
-            connection: ConnectionConfiguration(useTLS: useTLS, reconnect: .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0)),
-            caFile: caFile, keepRawFrames: keepRawFrames))
+        PusherClient(
+            options: PusherClientOptions(
+                key: "test-key", host: host, port: port,
+                connection: ConnectionConfiguration(
+                    useTLS: useTLS, reconnect: .init(minDelay: 0.05, maxDelay: 0.2, jitter: 0)),
+                caFile: caFile, keepRawFrames: keepRawFrames))
     }
 }

@@ -21,7 +21,8 @@ public struct CommandRun: Sendable {
         timeout: Double = 60
     ) async throws -> CommandRun {
         let process = Process()
-        process.executableURL = binary.hasPrefix("/")
+        process.executableURL =
+            binary.hasPrefix("/")
             ? URL(fileURLWithPath: binary) : binDirectory.appendingPathComponent(binary)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment

@@ -38,8 +38,10 @@ public final class EventRecorder: Sendable {
 
     /// Waits until an event matching `match` has been recorded, and returns the first.
     @discardableResult
-    public func wait(_ what: String = "event", timeout: Double = 10,
-              for match: @escaping @Sendable (ClientEvent) -> Bool) async throws -> ClientEvent {
+    public func wait(
+        _ what: String = "event", timeout: Double = 10,
+        for match: @escaping @Sendable (ClientEvent) -> Bool
+    ) async throws -> ClientEvent {
         try await waitUntil(timeout: timeout, what) { self.all.contains(where: match) }
         return all.first(where: match)!
     }

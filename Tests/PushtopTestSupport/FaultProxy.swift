@@ -72,15 +72,19 @@ public final class FaultProxy: Sendable {
     /// Binds `port`, or with 0 a free port below the kernel's ephemeral range: after ``takeDown(cutting:)`` the
     /// port must still be free for ``bringUp()``, and a port in the ephemeral range can meanwhile become the local
     /// end of some other test's outgoing connection.
-    private static func bindOutsideEphemeralRange(port: Int, group: any EventLoopGroup,
-        proxy: @escaping @Sendable () -> FaultProxy?) async throws -> any Channel
-    {
+    private static func bindOutsideEphemeralRange(
+        port: Int, group: any EventLoopGroup,
+        proxy: @escaping @Sendable () -> FaultProxy?
+    ) async throws -> any Channel {
         guard port == 0 else { return try await bind(port: port, group: group, proxy: proxy) }
-        let firstEphemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        let firstEphemeral =
+            (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
             .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
         let range = 10_000..<max(10_001, min(firstEphemeral, 32768))
         for _ in 0..<50 {
-            if let listener = try? await bind(port: Int.random(in: range), group: group, proxy: proxy) { return listener }
+            if let listener = try? await bind(port: Int.random(in: range), group: group, proxy: proxy) {
+                return listener
+            }
         }
         return try await bind(port: 0, group: group, proxy: proxy)
     }
@@ -326,7 +330,8 @@ public final class FaultProxy: Sendable {
             while data.readableBytes > 0, let slice = data.readSlice(length: min(sliceSize, data.readableBytes)) {
                 var deadline = earliest
                 if let free = nextFree[direction], free > deadline { deadline = free }
-                nextFree[direction] = deadline + .nanoseconds(Int64(slice.readableBytes) * 1_000_000_000 / Int64(bytesPerSecond))
+                nextFree[direction] =
+                    deadline + .nanoseconds(Int64(slice.readableBytes) * 1_000_000_000 / Int64(bytesPerSecond))
                 send(slice, direction, at: deadline, now: now)
             }
         }

@@ -20,7 +20,8 @@ public enum GeneratedPage {
     public static func check(_ path: String, generated: String) throws -> String? {
         let url = root.appendingPathComponent(path)
         if writing {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(generated.utf8).write(to: url)
             return nil
         }

@@ -47,10 +47,13 @@ public final class PusherRewritingProxy: Sendable {
     public var webhookURL: String { "http://127.0.0.1:\(port)/conform-webhook-relay" }
 
     /// Starts a proxy on 127.0.0.1 for the server at `upstreamPort` (app `key`/`secret`).
-    public static func start(upstreamPort: Int, key: String, secret: String, deviation: Deviation,
-                             webhookTarget: String? = nil) async throws -> PusherRewritingProxy {
-        let rules = Rules(upstreamPort: upstreamPort, key: key, secret: secret, deviation: deviation,
-                          webhookTarget: webhookTarget)
+    public static func start(
+        upstreamPort: Int, key: String, secret: String, deviation: Deviation,
+        webhookTarget: String? = nil
+    ) async throws -> PusherRewritingProxy {
+        let rules = Rules(
+            upstreamPort: upstreamPort, key: key, secret: secret, deviation: deviation,
+            webhookTarget: webhookTarget)
         let router = Router()
         router.on("**", method: .get) { request, context in try await rules.forward(request, context) }
         router.on("**", method: .post) { request, context in try await rules.forward(request, context) }
@@ -108,8 +111,10 @@ final class Rules: Sendable {
     let webhookTarget: String?
     private let state = Mutex(State())
 
-    init(upstreamPort: Int, key: String, secret: String, deviation: PusherRewritingProxy.Deviation,
-         webhookTarget: String?) {
+    init(
+        upstreamPort: Int, key: String, secret: String, deviation: PusherRewritingProxy.Deviation,
+        webhookTarget: String?
+    ) {
         self.upstreamPort = upstreamPort
         self.key = key
         self.secret = secret
@@ -122,7 +127,8 @@ final class Rules: Sendable {
     func relay(uri: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         var target = uri
         if deviation == .acceptAnyPath, !uri.hasPrefix("/app/") {
-            let query = uri.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
+            let query =
+                uri.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init)
                 ?? "protocol=7&client=js&version=8.4.0"
             target = "/app/\(key)?\(query)"
         }
@@ -139,7 +145,8 @@ final class Rules: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var cursor = 0
-                while let (index, frame) = await upstream.waitIndexed(3600, from: cursor, { $0.direction == .received }) {
+                while let (index, frame) = await upstream.waitIndexed(3600, from: cursor, { $0.direction == .received })
+                {
                     cursor = index + 1
                     switch frame.kind {
                     case .text(let text):
@@ -192,17 +199,27 @@ final class Rules: Sendable {
         case .echoClientEvents where message.event.hasPrefix("client-"):
             return [(true, text), (false, text)]
         case .unboundPresenceData where message.event == PusherEventName.subscribe:
-            guard let data = message.dataJSON, let channel = data["channel"]?.stringValue, channel.hasPrefix("presence-"),
+            guard let data = message.dataJSON, let channel = data["channel"]?.stringValue,
+                channel.hasPrefix("presence-"),
                 let auth = data["auth"]?.stringValue, let channelData = data["channel_data"]?.stringValue,
                 let socketID
             else { return [(true, text)] }
             let unbound = ChannelAuthSignature.auth(key: key, secret: secret, socketID: socketID, channel: channel)
             guard auth == unbound else { return [(true, text)] }
-            let bound = ChannelAuthSignature.auth(key: key, secret: secret, socketID: socketID, channel: channel,
-                                                  channelData: channelData)
-            return [(true, PusherMessage(event: message.event, data: .object([
-                "channel": .string(channel), "auth": .string(bound), "channel_data": .string(channelData),
-            ])).jsonString)]
+            let bound = ChannelAuthSignature.auth(
+                key: key, secret: secret, socketID: socketID, channel: channel,
+                channelData: channelData)
+            return [
+                (
+                    true,
+                    PusherMessage(
+                        event: message.event,
+                        data: .object([
+                            "channel": .string(channel), "auth": .string(bound), "channel_data": .string(channelData),
+                        ])
+                    ).jsonString
+                )
+            ]
         default:
             return [(true, text)]
         }
@@ -213,7 +230,8 @@ final class Rules: Sendable {
         guard let message else { return [text] }
         switch deviation {
         case .dropTriggeredEvents:
-            let isProtocol = message.event.hasPrefix("pusher:") || message.event.hasPrefix("pusher_internal:")
+            let isProtocol =
+                message.event.hasPrefix("pusher:") || message.event.hasPrefix("pusher_internal:")
                 || message.event.hasPrefix("client-")
             return isProtocol ? [text] : []
         case .memberEventsPerConnection where message.event == PusherEventName.subscriptionSucceeded:
@@ -233,15 +251,19 @@ final class Rules: Sendable {
             s.subscriptions[connection, default: []].insert(channel)
             // The subscriber's own user: the one id of the roster that no other member of this proxy took.
             guard let user = me.last else { return [] }
-            let otherTabs = s.members.contains { $0.channel == channel && $0.userID == user && $0.connection != connection }
+            let otherTabs = s.members.contains {
+                $0.channel == channel && $0.userID == user && $0.connection != connection
+            }
             s.members.append(Member(connection: connection, channel: channel, userID: user, info: nil, joined: true))
             guard otherTabs else { return [] }
             return s.subscriptions.filter { $0.key != connection && $0.value.contains(channel) }
                 .compactMap { s.downstream[$0.key] }
         }
         guard let user = me.last else { return }
-        let added = PusherMessage(event: PusherEventName.memberAdded, channel: channel,
-                                  data: .string(JSONValue.object(["user_id": .string(user)]).jsonString)).jsonString
+        let added = PusherMessage(
+            event: PusherEventName.memberAdded, channel: channel,
+            data: .string(JSONValue.object(["user_id": .string(user)]).jsonString)
+        ).jsonString
         for writer in targets { try? await writer.write(.text(added)) }
     }
 
@@ -270,13 +292,15 @@ final class Rules: Sendable {
         }
         if resign {
             let bare = query.filter { !$0.key.hasPrefix("auth_") && $0.key != "body_md5" }
-            query = APIRequestSignature.sign(method: request.method.rawValue, path: path, key: key, secret: secret,
-                                             body: body.isEmpty ? nil : body, parameters: bare)
+            query = APIRequestSignature.sign(
+                method: request.method.rawValue, path: path, key: key, secret: secret,
+                body: body.isEmpty ? nil : body, parameters: bare)
         }
         let queryString = query.sorted { $0.key < $1.key }
             .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.value)" }
             .joined(separator: "&")
-        var upstream = HTTPClientRequest(url: "http://127.0.0.1:\(upstreamPort)\(path)\(queryString.isEmpty ? "" : "?" + queryString)")
+        var upstream = HTTPClientRequest(
+            url: "http://127.0.0.1:\(upstreamPort)\(path)\(queryString.isEmpty ? "" : "?" + queryString)")
         upstream.method = .RAW(value: request.method.rawValue)
         if !body.isEmpty {
             upstream.headers.add(name: "Content-Type", value: "application/json")
@@ -284,9 +308,10 @@ final class Rules: Sendable {
         }
         let response = try await HTTPClient.shared.execute(upstream, timeout: .seconds(10))
         let answer = try await response.body.collect(upTo: 4 << 20)
-        return Response(status: .init(code: Int(response.status.code)),
-                        headers: [.contentType: response.headers["Content-Type"].first ?? "application/json"],
-                        body: .init(byteBuffer: answer))
+        return Response(
+            status: .init(code: Int(response.status.code)),
+            headers: [.contentType: response.headers["Content-Type"].first ?? "application/json"],
+            body: .init(byteBuffer: answer))
     }
 
     /// Whether the request's signature and body_md5 are right for this app (whatever its timestamp).
@@ -316,7 +341,8 @@ final class Rules: Sendable {
             post.method = .POST
             post.headers.add(name: "Content-Type", value: "application/json")
             post.headers.add(name: "X-Pusher-Key", value: key)
-            post.headers.add(name: "X-Pusher-Signature", value: ChannelAuthSignature.hmacHex(secret: secret, message: text))
+            post.headers.add(
+                name: "X-Pusher-Signature", value: ChannelAuthSignature.hmacHex(secret: secret, message: text))
             post.body = .bytes(ByteBuffer(string: text))
             let response = try await HTTPClient.shared.execute(post, timeout: .seconds(10))
             worst = max(worst, Int(response.status.code))

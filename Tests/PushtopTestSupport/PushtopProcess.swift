@@ -6,7 +6,8 @@ import Testing
 public final class PushtopProcess: Sendable {
     public static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["PUSHTOP_BIN"] { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pushtop")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "pushtop")
     }
 
     private let process: Process
@@ -104,10 +105,13 @@ public final class PushtopProcess: Sendable {
 
     /// Waits for a stdout line whose JSON object satisfies `match`.
     @discardableResult
-    public func waitForLine(_ what: String, timeout: Double = 15, _ match: @escaping @Sendable ([String: Any]) -> Bool) async throws
+    public func waitForLine(_ what: String, timeout: Double = 15, _ match: @escaping @Sendable ([String: Any]) -> Bool)
+        async throws
         -> [String: Any]
     {
-        try await waitUntil(timeout: timeout, "\(what) (stdout so far: \(lines.suffix(5)), stderr: \(stderr.suffix(300)))") {
+        try await waitUntil(
+            timeout: timeout, "\(what) (stdout so far: \(lines.suffix(5)), stderr: \(stderr.suffix(300)))"
+        ) {
             self.objects.contains(where: match)
         }
         return objects.first(where: match)!
@@ -117,7 +121,9 @@ public final class PushtopProcess: Sendable {
     public func exitCode(timeout: Double = 15) async throws -> Int32 {
         try await waitUntil(timeout: timeout, "pushtop to exit") { !self.process.isRunning }
         // The pipes end with the process (unless a child of it still holds them): read to their end.
-        try? await waitUntil(timeout: 10, "its output to be read") { self.output.closedPipes.load(ordering: .relaxed) == 2 }
+        try? await waitUntil(timeout: 10, "its output to be read") {
+            self.output.closedPipes.load(ordering: .relaxed) == 2
+        }
         return process.terminationStatus
     }
 }

@@ -1,14 +1,15 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
-private let systemSend = Glibc.send
-private let systemConnect = Glibc.connect
-private let systemClose = Glibc.close
+    import Glibc
+    private let systemSend = Glibc.send
+    private let systemConnect = Glibc.connect
+    private let systemClose = Glibc.close
 #elseif canImport(Darwin)
-import Darwin
-private let systemSend = Darwin.send
-private let systemConnect = Darwin.connect
-private let systemClose = Darwin.close
+    import Darwin
+    private let systemSend = Darwin.send
+    private let systemConnect = Darwin.connect
+    private let systemClose = Darwin.close
 #endif
 
 /// A blocking TCP socket on loopback, for tests that must speak raw HTTP or WebSocket: malformed requests,
@@ -44,9 +45,9 @@ public final class RawSocket: @unchecked Sendable {
     /// kernel buffer little, so that a client that does not read falls behind quickly.
     public init(port: Int, timeout: Double = 10, receiveBuffer: Int? = nil) throws {
         #if canImport(Glibc)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
+            fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure(description: "socket() failed: \(errno)") }
         if var size = receiveBuffer.map(Int32.init) {
@@ -111,7 +112,9 @@ public final class RawSocket: @unchecked Sendable {
 
     private func read(exactly count: Int) throws -> [UInt8] {
         while buffered.count < count {
-            guard try fill() else { throw Failure(description: "connection ended after \(buffered.count) of \(count) bytes") }
+            guard try fill() else {
+                throw Failure(description: "connection ended after \(buffered.count) of \(count) bytes")
+            }
         }
         let bytes = Array(buffered[..<count])
         buffered.removeFirst(count)
@@ -227,14 +230,17 @@ public final class RawSocket: @unchecked Sendable {
         let mask = header[1] & 0x80 != 0 ? try read(exactly: 4) : nil
         var payload = try read(exactly: length)
         if let mask { payload = payload.enumerated().map { $0.element ^ mask[$0.offset % 4] } }
-        return Frame(fin: header[0] & 0x80 != 0, rsv1: header[0] & 0x40 != 0, opcode: header[0] & 0x0F, payload: payload)
+        return Frame(
+            fin: header[0] & 0x80 != 0, rsv1: header[0] & 0x40 != 0, opcode: header[0] & 0x0F, payload: payload)
     }
 
     /// Reads frames until a text frame holding `"event":"NAME"` (returned) or a close frame (an error).
     public func readEvent(_ name: String) throws -> String {
         while true {
             let frame = try readFrame()
-            if frame.opcode == 0x8 { throw Failure(description: "closed with \(frame.closeCode ?? 0) waiting for \(name)") }
+            if frame.opcode == 0x8 {
+                throw Failure(description: "closed with \(frame.closeCode ?? 0) waiting for \(name)")
+            }
             if frame.opcode == 0x1, frame.text.contains("\"event\":\"\(name)\"") { return frame.text }
         }
     }

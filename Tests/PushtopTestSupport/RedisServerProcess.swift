@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
-private let systemKill = Glibc.kill
+    import Glibc
+    private let systemKill = Glibc.kill
 #elseif canImport(Darwin)
-import Darwin
-private let systemKill = Darwin.kill
+    import Darwin
+    private let systemKill = Darwin.kill
 #endif
 
 /// A real `redis-server` on 127.0.0.1 for tests: a free port, no persistence (`--save '' --appendonly no`),
@@ -132,8 +133,9 @@ public final class RedisServerProcess: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             guard process.isRunning else {
-                throw Failure(description: "redis-server exited at once (status \(process.terminationStatus)); "
-                    + "is port \(port) taken?", portTaken: true)
+                throw Failure(
+                    description: "redis-server exited at once (status \(process.terminationStatus)); "
+                        + "is port \(port) taken?", portTaken: true)
             }
             if (try? await offloaded({ Self.answersPing(port: port) })) == true { return }
             try await Task.sleep(for: .milliseconds(20))
@@ -169,7 +171,8 @@ public final class RedisServerProcess: Sendable {
 /// stops, the port stays free for a restart (a port in the ephemeral range can meanwhile become the local end of
 /// some other test's outgoing connection).
 public func freeLocalPort() throws -> Int {
-    let firstEphemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+    let firstEphemeral =
+        (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
         .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
     let range = 10_000..<max(10_001, min(firstEphemeral, 32768))
     for _ in 0..<50 {
@@ -182,9 +185,9 @@ public func freeLocalPort() throws -> Int {
 /// Binds 127.0.0.1:`port` (0: any), releases it, and returns the port bound.
 private func bindAndRelease(port: Int) throws -> Int {
     #if canImport(Glibc)
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
-    let fd = socket(AF_INET, SOCK_STREAM, 0)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
     #endif
     guard fd >= 0 else { throw RedisServerProcess.Failure(description: "socket() failed: \(errno)") }
     defer { close(fd) }

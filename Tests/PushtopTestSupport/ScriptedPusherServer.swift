@@ -7,9 +7,9 @@ import Logging
 import NIOCore
 import NIOSSL
 import NIOWebSocket
-import WSCompression
 import PusherProtocol
 import Synchronization
+import WSCompression
 
 /// A small Pusher-protocol server for tests, scripted per test: it can refuse, stay silent, send malformed
 /// frames, close with any code, and records what clients send.
@@ -133,7 +133,9 @@ public final class ScriptedPusherServer: Sendable {
         if let refuse = behavior.refuseWith {
             let error = PusherMessage(
                 event: PusherEventName.error,
-                data: .string(JSONValue.object(["code": .number(Double(refuse.code)), "message": .string(refuse.reason)]).jsonString))
+                data: .string(
+                    JSONValue.object(["code": .number(Double(refuse.code)), "message": .string(refuse.reason)])
+                        .jsonString))
             try await outbound.write(.text(error.jsonString))
             try await outbound.close(.unknown(UInt16(refuse.code)), reason: refuse.reason)
             for try await _ in inbound {}  // wait for the client's close reply
@@ -141,9 +143,13 @@ public final class ScriptedPusherServer: Sendable {
         }
         if behavior.establish {
             let data = JSONValue.object([
-                "socket_id": .string(connection.socketID), "activity_timeout": .number(Double(behavior.activityTimeout)),
+                "socket_id": .string(connection.socketID),
+                "activity_timeout": .number(Double(behavior.activityTimeout)),
             ])
-            try await outbound.write(.text(PusherMessage(event: PusherEventName.connectionEstablished, data: .string(data.jsonString)).jsonString))
+            try await outbound.write(
+                .text(
+                    PusherMessage(event: PusherEventName.connectionEstablished, data: .string(data.jsonString))
+                        .jsonString))
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -155,8 +161,9 @@ public final class ScriptedPusherServer: Sendable {
                         try await outbound.close(.unknown(UInt16(code)), reason: reason)
                         return
                     case .rawClose(let payload):
-                        try await outbound.write(.custom(
-                            WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer(bytes: payload))))
+                        try await outbound.write(
+                            .custom(
+                                WebSocketFrame(fin: true, opcode: .connectionClose, data: ByteBuffer(bytes: payload))))
                     case .drop:
                         throw CancellationError()
                     }
@@ -200,8 +207,10 @@ public final class ScriptedPusherServer: Sendable {
                 ])
             ])
         }
-        return PusherMessage(event: PusherEventName.subscriptionSucceeded, channel: channel, data: .string(data.jsonString))
-            .jsonString
+        return PusherMessage(
+            event: PusherEventName.subscriptionSucceeded, channel: channel, data: .string(data.jsonString)
+        )
+        .jsonString
     }
 }
 
@@ -251,8 +260,10 @@ public final class ScriptedConnection: Sendable {
 
     /// Waits for a frame from the client that matches.
     @discardableResult
-    public func waitForMessage(timeout: Double = 10, _ what: String = "message",
-                               where match: @escaping @Sendable (PusherMessage) -> Bool) async throws -> PusherMessage {
+    public func waitForMessage(
+        timeout: Double = 10, _ what: String = "message",
+        where match: @escaping @Sendable (PusherMessage) -> Bool
+    ) async throws -> PusherMessage {
         try await waitUntil(timeout: timeout, what) { self.messages.contains(where: match) }
         return messages.first(where: match)!
     }

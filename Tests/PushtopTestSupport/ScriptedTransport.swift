@@ -1,8 +1,8 @@
-import Synchronization
 import NIOCore
 import NIOEmbedded
 import PusherChannels
 import PusherProtocol
+import Synchronization
 
 /// A transport with no network: each socket the client opens is a ``ScriptedSocket`` the test speaks for, and time
 /// is an `NIOAsyncTestingEventLoop`'s, which moves only when the test says so.
@@ -37,8 +37,10 @@ public final class ScriptedTransport: PusherTransport, Sendable {
         return client
     }
 
-    public func open(url: String, on eventLoop: any EventLoop, settings: TransportSettings, tap: FrameTap,
-                     deliver: @escaping @Sendable ([TransportEvent]) -> Void) -> any TransportConnection {
+    public func open(
+        url: String, on eventLoop: any EventLoop, settings: TransportSettings, tap: FrameTap,
+        deliver: @escaping @Sendable ([TransportEvent]) -> Void
+    ) -> any TransportConnection {
         let socket = ScriptedSocket(url: url, loop: loop, deliver: deliver)
         opened.withLock { $0.append(socket) }
         return socket
@@ -135,7 +137,8 @@ public final class ScriptedSocket: TransportConnection, Sendable {
 
     /// The server acknowledges the subscription to `channel`.
     public func acknowledge(_ channel: String) async throws {
-        try await receive(frames: #"{"event":"pusher_internal:subscription_succeeded","channel":"\#(channel)","data":"{}"}"#)
+        try await receive(
+            frames: #"{"event":"pusher_internal:subscription_succeeded","channel":"\#(channel)","data":"{}"}"#)
     }
 
     /// The server closes the socket with `code` (`nil`: the connection failed without a close frame).

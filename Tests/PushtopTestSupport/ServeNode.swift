@@ -27,8 +27,11 @@ public final class ServeNode: Sendable {
         key: String = ServeNode.key, secret: String = ServeNode.secret, appID: String = ServeNode.appID,
         extra: [String] = []
     ) async throws -> ServeNode {
-        let process = try PushtopProcess(["serve", "--port", "0", "--key", key, "--secret", secret, "--app-id", appID,
-            "--log-level", "error"] + extra)
+        let process = try PushtopProcess(
+            [
+                "serve", "--port", "0", "--key", key, "--secret", secret, "--app-id", appID,
+                "--log-level", "error",
+            ] + extra)
         try await waitUntil(timeout: 30, "serve to print where it listens (stderr: \(process.stderr.suffix(300)))") {
             process.lines.contains { $0.contains("listening on") }
         }
@@ -59,8 +62,12 @@ public final class ServeNode: Sendable {
 
     /// Publishes an event through this node's HTTP API with `pushtop trigger`; throws unless it exits 0.
     public func trigger(_ channel: String, _ event: String, data: String = #"{"n":1}"#) async throws {
-        let run = try await CommandRun.run(PushtopProcess.binary.path, ["trigger", "--port", "\(port)", "--key", key,
-            "--secret", secret, "--app-id", appID, channel, event, data], timeout: 30)
+        let run = try await CommandRun.run(
+            PushtopProcess.binary.path,
+            [
+                "trigger", "--port", "\(port)", "--key", key,
+                "--secret", secret, "--app-id", appID, channel, event, data,
+            ], timeout: 30)
         guard run.status == 0 else {
             throw TestFailure("pushtop trigger \(channel) \(event) failed (\(run.status)): \(run.stderr.suffix(300))")
         }

@@ -15,17 +15,26 @@ public struct TestCertificates: Sendable {
     }
 
     public static func make() throws -> TestCertificates {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushtop-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(to: directory.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try run(directory, ["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-            "-subj", "/CN=pushtop test CA", "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        try run(
+            directory,
+            ["req", "-x509"] + ec + [
+                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                "-subj", "/CN=pushtop test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+                "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ])
         try run(directory, ["req"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"])
-        try run(directory, ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext"])
+        try run(
+            directory,
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "server.ext",
+            ])
         return TestCertificates(directory: directory)
     }
 

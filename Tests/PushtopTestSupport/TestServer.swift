@@ -14,9 +14,10 @@ extension EmbeddedServer {
 
     /// An HTTP API client signed with the server's app.
     public var api: PusherAPIClient {
-        PusherAPIClient(configuration: PusherAPIConfiguration(
-            appID: configuration.app.id, key: configuration.app.key, secret: configuration.app.secret,
-            host: "127.0.0.1", port: port))
+        PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: configuration.app.id, key: configuration.app.key, secret: configuration.app.secret,
+                host: "127.0.0.1", port: port))
     }
 
     /// A channel authorization signed with the server's app.

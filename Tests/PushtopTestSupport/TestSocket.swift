@@ -135,7 +135,8 @@ public actor TestSocket {
         -> PusherMessage
     {
         let error = try await next(PusherEventName.error)
-        #expect(error.data?["message"]?.stringValue?.contains(text) == true, "\(error.jsonString)",
+        #expect(
+            error.data?["message"]?.stringValue?.contains(text) == true, "\(error.jsonString)",
             sourceLocation: sourceLocation)
         return error
     }

@@ -10,9 +10,11 @@ public struct TimedOut: Error, CustomStringConvertible {
 /// helper of the tests.
 ///
 /// It runs on the caller's actor (`isolation`), so an actor's test helper may check its own state in `condition`.
-public func waitUntil(timeout: Double = 10, _ what: String = "condition",
-                      isolation: isolated (any Actor)? = #isolation,
-                      _ condition: () async throws -> Bool) async throws {
+public func waitUntil(
+    timeout: Double = 10, _ what: String = "condition",
+    isolation: isolated (any Actor)? = #isolation,
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try await condition() { return }

@@ -52,8 +52,10 @@ public final class WebhookReceiver: Sendable {
             if status == 200 {
                 let headers = request.headers
                 self.received.withLock {
-                    $0.append(Received(body: body, key: headers[.init("X-Pusher-Key")!],
-                                       signature: headers[.init("X-Pusher-Signature")!]))
+                    $0.append(
+                        Received(
+                            body: body, key: headers[.init("X-Pusher-Key")!],
+                            signature: headers[.init("X-Pusher-Signature")!]))
                 }
             }
             return Response(status: .init(code: status))

@@ -111,7 +111,9 @@ private final class ClientSideHandler: ChannelInboundHandler {
             self.scanner = scanner
             if scanner.sawClose {
                 let code = scanner.closeCode
-                proxy.update(index) { $0.closeFrameFromClient = true; $0.closeBeforeEnd = true; $0.closeCodeFromClient = code }
+                proxy.update(index) {
+                    $0.closeFrameFromClient = true; $0.closeBeforeEnd = true; $0.closeCodeFromClient = code
+                }
             }
         }
         if let server {

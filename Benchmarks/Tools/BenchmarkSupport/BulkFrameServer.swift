@@ -75,12 +75,16 @@ private final class BulkHandler: ChannelInboundHandler, @unchecked Sendable {
         request += buffer.readString(length: buffer.readableBytes) ?? ""
         guard request.contains("\r\n\r\n") else { return }
         upgraded = true
-        let key = request.split(separator: "\r\n")
+        let key =
+            request.split(separator: "\r\n")
             .first { $0.lowercased().hasPrefix("sec-websocket-key:") }
             .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
-        let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
+        let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
+            .base64EncodedString()
         var out = context.channel.allocator.buffer(capacity: 256)
-        out.writeString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n")
+        out.writeString(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"
+        )
         BulkFrameServer.encodeTextFrame(
             #"{"event":"pusher:connection_established","data":"{\"socket_id\":\"1.1\",\"activity_timeout\":120}"}"#,
             into: &out)

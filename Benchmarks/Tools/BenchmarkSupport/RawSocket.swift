@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A TCP socket on plain system calls, for load tools that must spend as little as possible per byte read.
@@ -14,9 +14,9 @@ public struct RawSocket: Sendable {
     /// Connects (blocking) to an IPv4 address or `localhost`, with `TCP_NODELAY`.
     public static func connect(host: String, port: Int) throws(RawSocketError) -> RawSocket {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw .system("socket", errno) }
         var address = sockaddr_in()
@@ -101,8 +101,14 @@ public enum RawSocketError: Error, CustomStringConvertible {
 
 // The system calls by names that do not clash with RawSocket's methods.
 @inline(__always) private func Glibc_close(_ fd: Int32) -> Int32 { close(fd) }
-@inline(__always) private func Glibc_connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+@inline(__always) private func Glibc_connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t)
+    -> Int32
+{
     connect(fd, address, length)
 }
-@inline(__always) private func Glibc_write(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(fd, bytes, count) }
-@inline(__always) private func Glibc_read(_ fd: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, bytes, count) }
+@inline(__always) private func Glibc_write(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, bytes, count)
+}
+@inline(__always) private func Glibc_read(_ fd: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, bytes, count)
+}

@@ -78,7 +78,9 @@ final class FrameCounter: Sendable {
     }
 
     func reset() {
-        state.withLock { $0.count = 0; $0.target = .max }
+        state.withLock {
+            $0.count = 0; $0.target = .max
+        }
     }
 
     func wait(for target: Int, timeout: Duration) async throws {
@@ -126,7 +128,8 @@ private final class CountingHandler: ChannelInboundHandler, @unchecked Sendable 
 
     func channelActive(context: ChannelHandlerContext) {
         let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let request = "GET /app/\(key)?protocol=7&client=bench HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        let request =
+            "GET /app/\(key)?protocol=7&client=bench HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(nonce)\r\nSec-WebSocket-Version: 13\r\n\r\n"
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: request)), promise: nil)
     }

@@ -16,8 +16,10 @@ public final class SignedPublisher {
         public var secret: String
 
         /// `pushtop serve`'s defaults are app `1`, key `pushtop-key`, secret `pushtop-secret`.
-        public init(host: String = "127.0.0.1", port: Int, appID: String = "1", key: String = "pushtop-key",
-                    secret: String = "pushtop-secret") {
+        public init(
+            host: String = "127.0.0.1", port: Int, appID: String = "1", key: String = "pushtop-key",
+            secret: String = "pushtop-secret"
+        ) {
             self.host = host
             self.port = port
             self.appID = appID
@@ -66,10 +68,12 @@ public final class SignedPublisher {
     private func post(_ endpoint: String, body: [UInt8]) throws(PublishFailure) -> UInt64 {
         let path = "/apps/\(target.appID)/\(endpoint)"
         let md5 = Self.hex(Insecure.MD5.hash(data: body))
-        let query = "auth_key=\(target.key)&auth_timestamp=\(Int(Date().timeIntervalSince1970))"
+        let query =
+            "auth_key=\(target.key)&auth_timestamp=\(Int(Date().timeIntervalSince1970))"
             + "&auth_version=1.0&body_md5=\(md5)"
-        let signature = Self.hex(HMAC<SHA256>.authenticationCode(
-            for: Array("POST\n\(path)\n\(query)".utf8), using: SymmetricKey(data: Array(target.secret.utf8))))
+        let signature = Self.hex(
+            HMAC<SHA256>.authenticationCode(
+                for: Array("POST\n\(path)\n\(query)".utf8), using: SymmetricKey(data: Array(target.secret.utf8))))
         var request = Array(
             ("POST \(path)?\(query)&auth_signature=\(signature) HTTP/1.1\r\nHost: \(target.host):\(target.port)\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n").utf8)

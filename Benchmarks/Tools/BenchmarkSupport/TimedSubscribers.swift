@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Many raw WebSocket subscribers of one channel read by one thread (epoll on Linux), each delivery timed:
@@ -65,10 +65,11 @@ public final class TimedSubscribers: @unchecked Sendable {
             let socket = try RawSocket.connect(host: host, port: port)
             socket.setReceiveTimeout(seconds: 10)
             let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            try socket.writeAll(Array(
-                ("GET /app/\(key)?protocol=7&client=pushtop-benchmarks HTTP/1.1\r\nHost: \(host):\(port)\r\n"
-                    + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(nonce)\r\n"
-                    + "Sec-WebSocket-Version: 13\r\n\r\n").utf8))
+            try socket.writeAll(
+                Array(
+                    ("GET /app/\(key)?protocol=7&client=pushtop-benchmarks HTTP/1.1\r\nHost: \(host):\(port)\r\n"
+                        + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(nonce)\r\n"
+                        + "Sec-WebSocket-Version: 13\r\n\r\n").utf8))
             var buffer: [UInt8] = []
             let marker = Array("\r\n\r\n".utf8)
             var headerEnd: Int?
@@ -136,10 +137,10 @@ public final class TimedSubscribers: @unchecked Sendable {
 
     private func readLoop() {
         #if os(Linux)
-        let epoll = Epoll()
-        for (index, socket) in sockets.enumerated() { epoll.add(socket.fd, token: UInt64(index)) }
+            let epoll = Epoll()
+            for (index, socket) in sockets.enumerated() { epoll.add(socket.fd, token: UInt64(index)) }
         #else
-        var polled = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            var polled = sockets.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         #endif
         var scratch = [UInt8](repeating: 0, count: 256 * 1024)
         for index in pending.indices where !pending[index].isEmpty {
@@ -147,12 +148,12 @@ public final class TimedSubscribers: @unchecked Sendable {
         }
         while !stopping.load(ordering: .relaxed) {
             #if os(Linux)
-            for token in epoll.wait(milliseconds: 50) { drain(subscriber: Int(token), scratch: &scratch) }
+                for token in epoll.wait(milliseconds: 50) { drain(subscriber: Int(token), scratch: &scratch) }
             #else
-            let count = Int(poll(&polled, nfds_t(polled.count), 50))
-            if count > 0 {
-                for i in polled.indices where polled[i].revents != 0 { drain(subscriber: i, scratch: &scratch) }
-            }
+                let count = Int(poll(&polled, nfds_t(polled.count), 50))
+                if count > 0 {
+                    for i in polled.indices where polled[i].revents != 0 { drain(subscriber: i, scratch: &scratch) }
+                }
             #endif
             let target = waitTarget.load(ordering: .sequentiallyConsistent)
             if target > 0, delivered.load(ordering: .sequentiallyConsistent) >= target {
@@ -269,7 +270,8 @@ public final class TimedSubscribers: @unchecked Sendable {
         let payload = Array(text.utf8)
         precondition(payload.count < 126)
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
-        return [0x81, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        return [0x81, 0x80 | UInt8(payload.count)] + mask
+            + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     }
 }
 

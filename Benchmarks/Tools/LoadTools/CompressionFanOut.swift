@@ -3,9 +3,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `pushtop-benchmarks compression` (issue 25): the same fan-out with and without permessage-deflate, in one run
@@ -45,8 +45,10 @@ enum CompressionFanOut {
         for (index, traffic) in traffics.enumerated() {
             for compressed in [false, true] {
                 let channel = "compression-\(index)-\(compressed ? "deflate" : "plain")"
-                phases.append(try phase(settings, traffic: traffic.name, channel: channel, compressed: compressed,
-                                        events: traffic.events))
+                phases.append(
+                    try phase(
+                        settings, traffic: traffic.name, channel: channel, compressed: compressed,
+                        events: traffic.events))
             }
         }
         var lines = [
@@ -146,10 +148,13 @@ enum CompressionFanOut {
             return ("secret", #"{"nonce":"\#(nonce)","ciphertext":"\#(cipher)"}"#)
         default:
             let price = 100 + Double(i % 97) * 0.37
-            return ("price-update", String(
-                format: #"{"symbol":"%@","price":%.2f,"change_pct":%.2f,"ts":%d}"#,
-                symbols[i % symbols.count] as NSString, price, Double(i % 11) * 0.07 - 0.35,
-                1_732_190_000_123 + i * 400))
+            return (
+                "price-update",
+                String(
+                    format: #"{"symbol":"%@","price":%.2f,"change_pct":%.2f,"ts":%d}"#,
+                    symbols[i % symbols.count] as NSString, price, Double(i % 11) * 0.07 - 0.35,
+                    1_732_190_000_123 + i * 400)
+            )
         }
     }
 
@@ -158,7 +163,8 @@ enum CompressionFanOut {
         let items = (0..<6).map { k in
             #"{"sku":"SKU-\#(1000 + (i * 7 + k * 13) % 9000)","name":"Widget model \#(k + 1)","quantity":\#(1 + (i + k) % 5),"unit_price":\#(9 + (i * k) % 90).99,"currency":"EUR"}"#
         }
-        return #"{"order_id":"ord_\#(100_000 + i)","status":"confirmed","customer":{"id":"cus_\#(5000 + i % 300)","name":"Customer \#(i % 300)","email":"customer\#(i % 300)@example.com","tier":"gold"},"items":[\#(items.joined(separator: ","))],"shipping":{"method":"express","address":{"street":"\#(i % 200) Main Street","city":"Springfield","postcode":"\#(10_000 + i % 80_000)","country":"DE"}},"created_at":"2026-11-26T07:\#(10 + i % 50):00Z"}"#
+        return
+            #"{"order_id":"ord_\#(100_000 + i)","status":"confirmed","customer":{"id":"cus_\#(5000 + i % 300)","name":"Customer \#(i % 300)","email":"customer\#(i % 300)@example.com","tier":"gold"},"items":[\#(items.joined(separator: ","))],"shipping":{"method":"express","address":{"street":"\#(i % 200) Main Street","city":"Springfield","postcode":"\#(10_000 + i % 80_000)","country":"DE"}},"created_at":"2026-11-26T07:\#(10 + i % 50):00Z"}"#
     }
 }
 
@@ -187,12 +193,14 @@ final class CountingSubscribers: @unchecked Sendable {
             let socket = try RawSocket.connect(host: host, port: port)
             socket.setReceiveTimeout(seconds: 10)
             let nonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            try socket.writeAll(Array(
-                ("GET /app/\(key)?protocol=7&client=pushtop-benchmarks HTTP/1.1\r\nHost: \(host):\(port)\r\n"
-                    + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(nonce)\r\n"
-                    + "Sec-WebSocket-Version: 13\r\n"
-                    + (offerDeflate ? "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n" : "")
-                    + "\r\n").utf8))
+            try socket.writeAll(
+                Array(
+                    ("GET /app/\(key)?protocol=7&client=pushtop-benchmarks HTTP/1.1\r\nHost: \(host):\(port)\r\n"
+                        + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: \(nonce)\r\n"
+                        + "Sec-WebSocket-Version: 13\r\n"
+                        + (offerDeflate
+                            ? "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n" : "")
+                        + "\r\n").utf8))
             // The response head; connection_established may follow in the same read.
             var head: [UInt8] = []
             let marker = Array("\r\n\r\n".utf8)
@@ -305,6 +313,7 @@ final class CountingSubscribers: @unchecked Sendable {
         let payload = Array(text.utf8)
         precondition(payload.count < 126)
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
-        return [0x81, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        return [0x81, 0x80 | UInt8(payload.count)] + mask
+            + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     }
 }

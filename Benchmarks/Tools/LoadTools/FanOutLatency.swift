@@ -50,20 +50,23 @@ enum FanOutLatency {
         let delivered = subscribers.deliveredCount - base
         let report = subscribers.stop()
         var lines = [
-            String(format: "fanout: %d events to %d subscribers: delivered %d/%d in %.1f s%@", settings.events, n,
-                   delivered, settings.events * n, elapsed.seconds,
-                   incomplete > 0 ? " (\(incomplete) events not fully delivered within 5 s)" as NSString : ""),
-            String(format: "latency (request written -> frame read): p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms",
-                   report.milliseconds(at: 0.5), report.milliseconds(at: 0.9), report.milliseconds(at: 0.99),
-                   report.milliseconds(at: 1)),
+            String(
+                format: "fanout: %d events to %d subscribers: delivered %d/%d in %.1f s%@", settings.events, n,
+                delivered, settings.events * n, elapsed.seconds,
+                incomplete > 0 ? " (\(incomplete) events not fully delivered within 5 s)" as NSString : ""),
+            String(
+                format: "latency (request written -> frame read): p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms",
+                report.milliseconds(at: 0.5), report.milliseconds(at: 0.9), report.milliseconds(at: 0.99),
+                report.milliseconds(at: 1)),
         ]
         if report.outOfOrder > 0 { lines.append("out of order: \(report.outOfOrder)") }
         if let cpuBefore, let cpuAfter, delivered > 0 {
             let user = cpuAfter.user - cpuBefore.user, system = cpuAfter.system - cpuBefore.system
             let perDelivery = 1e6 / Double(delivered)
-            lines.append(String(
-                format: "server CPU: %.2f s for %d deliveries = %.2f µs per delivery (user %.2f, system %.2f)",
-                user + system, delivered, (user + system) * perDelivery, user * perDelivery, system * perDelivery))
+            lines.append(
+                String(
+                    format: "server CPU: %.2f s for %d deliveries = %.2f µs per delivery (user %.2f, system %.2f)",
+                    user + system, delivered, (user + system) * perDelivery, user * perDelivery, system * perDelivery))
         }
         lines.append(String(format: "this tool's CPU (subscribers and publisher, same cores): %.2f s", toolCPU))
         return lines.joined(separator: "\n")

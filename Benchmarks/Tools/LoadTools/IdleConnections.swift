@@ -8,9 +8,10 @@ enum IdleConnections {
         var clients: [PusherClient] = []
         clients.reserveCapacity(count)
         for i in 0..<count {
-            let client = PusherClient(options: PusherClientOptions(
-                key: "pushtop-key", host: "127.0.0.1", port: port,
-                connection: ConnectionConfiguration(useTLS: false, reconnect: .init(kind: .none))))
+            let client = PusherClient(
+                options: PusherClientOptions(
+                    key: "pushtop-key", host: "127.0.0.1", port: port,
+                    connection: ConnectionConfiguration(useTLS: false, reconnect: .init(kind: .none))))
             await client.connect()
             clients.append(client)
             if i % 500 == 499 { try await Task.sleep(for: .milliseconds(20)) }

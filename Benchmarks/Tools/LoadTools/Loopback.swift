@@ -15,8 +15,9 @@ enum Loopback {
 
     static func delivery(_ n: Int) async throws -> String {
         let server = try await BulkFrameServer.start(frame: SampleFrames.event, count: n)
-        let client = PusherClient(options: PusherClientOptions(
-            key: "bench", host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
+        let client = PusherClient(
+            options: PusherClientOptions(
+                key: "bench", host: "127.0.0.1", port: server.port, connection: ConnectionConfiguration(useTLS: false)))
         let batches = client.eventBatches(bufferSize: 1 << 22)
         // The generator sends `ticker` events: only the channels a client holds are delivered.
         try await client.subscribe("ticker")
@@ -37,6 +38,7 @@ enum Loopback {
         let s = seconds(ContinuousClock.now - (first ?? .now))
         await client.shutdown()
         await server.stop()
-        return "loopback WS -> client -> consumer   \(rate(received, s)), \(batchCount) batches, dropped \(batches.droppedCount)"
+        return
+            "loopback WS -> client -> consumer   \(rate(received, s)), \(batchCount) batches, dropped \(batches.droppedCount)"
     }
 }

@@ -41,7 +41,11 @@ enum RedisPubSubLatency {
             }
         }
         let client = RedisClient(configuration: configuration, logger: logger)
-        defer { Task { await subscriber.close(); await client.close() } }
+        defer {
+            Task {
+                await subscriber.close(); await client.close()
+            }
+        }
         try await subscriber.waitUntilUp(timeout: .seconds(5))
         try await client.waitUntilUp(timeout: .seconds(5))
         try await subscriber.subscribe(["bench"])
@@ -80,14 +84,17 @@ enum RedisPubSubLatency {
         var lines = [
             "redis-pubsub: \(state.latencies.count)/\(total) messages of \(settings.payloadBytes) bytes at "
                 + "\(settings.rate)/s through redis-server on port \(settings.port)",
-            String(format: "latency (publish -> subscriber callback): p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  max %.3f ms",
-                   milliseconds(at: 0.5), milliseconds(at: 0.9), milliseconds(at: 0.99), milliseconds(at: 1)),
-            String(format: "this process (client and subscriber): %.1f µs CPU per message",
-                   toolCPU * 1e6 / Double(max(1, total))),
+            String(
+                format: "latency (publish -> subscriber callback): p50 %.3f ms  p90 %.3f ms  p99 %.3f ms  max %.3f ms",
+                milliseconds(at: 0.5), milliseconds(at: 0.9), milliseconds(at: 0.99), milliseconds(at: 1)),
+            String(
+                format: "this process (client and subscriber): %.1f µs CPU per message",
+                toolCPU * 1e6 / Double(max(1, total))),
         ]
         if state.outOfOrder > 0 { lines.append("out of order or lost: \(state.outOfOrder)") }
         if let serverCPU {
-            lines.append(String(format: "redis-server: %.1f µs CPU per message", serverCPU * 1e6 / Double(max(1, total))))
+            lines.append(
+                String(format: "redis-server: %.1f µs CPU per message", serverCPU * 1e6 / Double(max(1, total))))
         }
         return lines.joined(separator: "\n")
     }

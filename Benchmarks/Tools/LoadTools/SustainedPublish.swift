@@ -58,8 +58,12 @@ enum SustainedPublish {
                         events.removeAll(keepingCapacity: true)
                         let sentAt = monotonicNanoseconds()
                         for _ in 0..<settings.batch {
-                            events.append(("bench", TimedSubscribers.eventData(
-                                stream: stream, sequence: sequence, sentAt: sentAt)))
+                            events.append(
+                                (
+                                    "bench",
+                                    TimedSubscribers.eventData(
+                                        stream: stream, sequence: sequence, sentAt: sentAt)
+                                ))
                             sequence += 1
                         }
                         try publisher.triggerBatch(channel: settings.channel, events: events)
@@ -83,8 +87,9 @@ enum SustainedPublish {
             second += 1
             let rss = server?.residentKiB()
             if let rss { rssPeak = max(rssPeak, rss) }
-            log("sustain: \(second) s  published \(published.load(ordering: .relaxed))  delivered "
-                + "\(subscribers.deliveredCount)" + (rss.map { "  server RSS \($0 / 1024) MB" } ?? ""))
+            log(
+                "sustain: \(second) s  published \(published.load(ordering: .relaxed))  delivered "
+                    + "\(subscribers.deliveredCount)" + (rss.map { "  server RSS \($0 / 1024) MB" } ?? ""))
         }
         let publishTime = (ContinuousClock.now - start).seconds
         let sent = published.load(ordering: .relaxed)
@@ -97,29 +102,37 @@ enum SustainedPublish {
         let delivered = subscribers.deliveredCount
         let report = subscribers.stop()
         var lines = [
-            String(format: "sustain: %d events in %.1f s = %.0f events/s (asked %d/s) to %d subscribers",
-                   sent, publishTime, Double(sent) / publishTime, settings.rate, n),
+            String(
+                format: "sustain: %d events in %.1f s = %.0f events/s (asked %d/s) to %d subscribers",
+                sent, publishTime, Double(sent) / publishTime, settings.rate, n),
             "delivered \(delivered)/\(sent * n)  lost \(max(0, sent * n - delivered))  out of order \(report.outOfOrder)"
                 + (drained ? "" : "  (not all delivered within 10 s of the end)"),
-            String(format: "latency (request written -> frame read): p50 %.2f ms  p99 %.2f ms  max %.2f ms",
-                   report.milliseconds(at: 0.5), report.milliseconds(at: 0.99), report.milliseconds(at: 1)),
+            String(
+                format: "latency (request written -> frame read): p50 %.2f ms  p99 %.2f ms  max %.2f ms",
+                report.milliseconds(at: 0.5), report.milliseconds(at: 0.99), report.milliseconds(at: 1)),
         ]
         if let rssStart, let rssEnd {
             lines.append("server RSS: start \(rssStart / 1024) MB  peak \(rssPeak / 1024) MB  end \(rssEnd / 1024) MB")
         }
         if let cpuBefore, let cpuAfter, delivered > 0 {
             let cpu = cpuAfter - cpuBefore
-            lines.append(String(format: "server CPU: %.2f s = %.0f%% of a core; %.2f µs per event published", cpu,
-                                cpu * 100 / publishTime, cpu * 1e6 / Double(max(1, sent))))
+            lines.append(
+                String(
+                    format: "server CPU: %.2f s = %.0f%% of a core; %.2f µs per event published", cpu,
+                    cpu * 100 / publishTime, cpu * 1e6 / Double(max(1, sent))))
         }
         for (index, process) in settings.otherProcesses.enumerated() {
             guard let before = othersBefore[index], let after = othersAfter[index] else { continue }
-            lines.append(String(format: "%@ CPU: %.2f s = %.0f%% of a core; %.2f µs per event published",
-                                process.name as NSString, after - before, (after - before) * 100 / publishTime,
-                                (after - before) * 1e6 / Double(max(1, sent))))
+            lines.append(
+                String(
+                    format: "%@ CPU: %.2f s = %.0f%% of a core; %.2f µs per event published",
+                    process.name as NSString, after - before, (after - before) * 100 / publishTime,
+                    (after - before) * 1e6 / Double(max(1, sent))))
         }
-        lines.append(String(format: "this tool's CPU (publishers and subscribers, same cores): %.2f s = %.0f%% of a core",
-                            toolCPU, toolCPU * 100 / publishTime))
+        lines.append(
+            String(
+                format: "this tool's CPU (publishers and subscribers, same cores): %.2f s = %.0f%% of a core",
+                toolCPU, toolCPU * 100 / publishTime))
         for failure in failures.withLock({ $0 }) { lines.append("publisher failed: \(failure)") }
         return lines.joined(separator: "\n")
     }

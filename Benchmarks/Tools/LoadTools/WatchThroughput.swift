@@ -15,7 +15,9 @@ enum WatchThroughput {
         let server = try await BulkFrameServer.start(frame: SampleFrames.event, count: count)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["watch", "--key", "bench", "--host", "127.0.0.1", "--port", String(server.port), "--no-tls", "ticker"]
+        process.arguments = [
+            "watch", "--key", "bench", "--host", "127.0.0.1", "--port", String(server.port), "--no-tls", "ticker",
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -34,7 +36,9 @@ enum WatchThroughput {
                         if lines == 3 { progress.thirdLineAt.withLock { $0 = .now } }
                     }
                     // `"code":null,"message":"dropped` marks watch's drop report.
-                    if previous == UInt8(ascii: "\"") && byte == UInt8(ascii: "d") { progress.dropReports.add(1, ordering: .relaxed) }
+                    if previous == UInt8(ascii: "\"") && byte == UInt8(ascii: "d") {
+                        progress.dropReports.add(1, ordering: .relaxed)
+                    }
                     previous = byte
                 }
                 progress.lines.store(lines, ordering: .relaxed)

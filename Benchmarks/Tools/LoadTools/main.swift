@@ -36,9 +36,10 @@ case "idle":
     let hold = Double(value("--hold") ?? "5") ?? 5
     print(try await IdleConnections.run(port: port, count: n, hold: hold))
 case "compression":
-    var settings = CompressionFanOut.Settings(target: SignedPublisher.Target(
-        port: Int(value("--port") ?? "6001") ?? 6001, appID: value("--app-id") ?? "1",
-        key: value("--key") ?? "pushtop-key", secret: value("--secret") ?? "pushtop-secret"))
+    var settings = CompressionFanOut.Settings(
+        target: SignedPublisher.Target(
+            port: Int(value("--port") ?? "6001") ?? 6001, appID: value("--app-id") ?? "1",
+            key: value("--key") ?? "pushtop-key", secret: value("--secret") ?? "pushtop-secret"))
     settings.serverPID = value("--server-pid").flatMap(Int32.init)
     settings.subscribers = value("--subscribers").flatMap(Int.init) ?? settings.subscribers
     settings.events = value("--events").flatMap(Int.init) ?? settings.events
@@ -91,7 +92,8 @@ case "decode-string":
     for _ in 0..<n { sink &+= (try? PusherMessage(decoding: SampleFrames.event))?.event.utf8.count ?? 0 }
     print("decoded \(n) frames (\(sink))")
 case "watch-line":
-    let event = ClientEvent.event(ChannelEvent(channel: "ticker", name: "price-update", dataText: SampleFrames.eventData))
+    let event = ClientEvent.event(
+        ChannelEvent(channel: "ticker", name: "price-update", dataText: SampleFrames.eventData))
     var bytes = 0
     var out: [UInt8] = []
     for _ in 0..<n {
@@ -101,6 +103,9 @@ case "watch-line":
     }
     print("encoded \(n) lines (\(bytes) bytes)")
 default:
-    FileHandle.standardError.write(Data("usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|compression|sustain|redis-pubsub [--n N] ...\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|compression|sustain|redis-pubsub [--n N] ...\n"
+                .utf8))
     exit(64)
 }

@@ -2,6 +2,7 @@ import CFuzzerDriver
 import Foundation
 import HummingbirdCore
 import PusherProtocol
+
 @testable import PushtopServer
 
 /// libFuzzer entry point: the HTTP API's request verification, fed a request as text:

@@ -49,7 +49,8 @@ public struct PusherAPIClient: Sendable {
             if !event.info.isEmpty { fields["info"] = .string(event.info.joined(separator: ",")) }
             return .object(fields)
         }
-        return try await send(method: "POST", path: "/batch_events", body: JSONValue.object(["batch": .array(batch)]).jsonString)
+        return try await send(
+            method: "POST", path: "/batch_events", body: JSONValue.object(["batch": .array(batch)]).jsonString)
     }
 
     /// `GET /apps/{id}/channels`: occupied channels, optionally filtered by prefix.
@@ -94,7 +95,8 @@ public struct PusherAPIClient: Sendable {
         let status: Int
         let text: String
         do {
-            let response = try await httpClient.execute(request, timeout: .milliseconds(Int64(configuration.timeout * 1000)))
+            let response = try await httpClient.execute(
+                request, timeout: .milliseconds(Int64(configuration.timeout * 1000)))
             status = Int(response.status.code)
             text = String(buffer: try await response.body.collect(upTo: 16 << 20))
         } catch {
@@ -104,8 +106,9 @@ public struct PusherAPIClient: Sendable {
         return PusherAPIResponse(status: status, body: text)
     }
 
-    private static let unreserved = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let unreserved = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text

@@ -31,7 +31,8 @@ public struct PusherAPIConfiguration: Sendable, Hashable {
     }
 
     /// Pusher's hosted API for a cluster (e.g. `eu`, `mt1`), over HTTPS.
-    public static func cluster(_ cluster: String, appID: String, key: String, secret: String) -> PusherAPIConfiguration {
+    public static func cluster(_ cluster: String, appID: String, key: String, secret: String) -> PusherAPIConfiguration
+    {
         PusherAPIConfiguration(
             appID: appID, key: key, secret: secret, host: "api-\(cluster).pusher.com", port: 443, useTLS: true)
     }

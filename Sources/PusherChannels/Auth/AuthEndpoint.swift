@@ -20,8 +20,10 @@ public struct AuthEndpoint: Sendable {
     ///   - parameters: extra form fields.
     ///   - timeout: seconds to wait for the endpoint (10 by default).
     ///   - client: the HTTP client that sends the requests; the shared one by default.
-    public init(url: String, headers: [(name: String, value: String)] = [], parameters: [(name: String, value: String)] = [],
-                timeout: Double = 10, client: HTTPClient = .shared) {
+    public init(
+        url: String, headers: [(name: String, value: String)] = [], parameters: [(name: String, value: String)] = [],
+        timeout: Double = 10, client: HTTPClient = .shared
+    ) {
         self.url = url
         self.headers = headers
         self.parameters = parameters

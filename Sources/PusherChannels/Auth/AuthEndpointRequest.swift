@@ -44,7 +44,8 @@ struct AuthEndpointRequest {
         do {
             response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
             body = try await response.body.collect(upTo: 1 << 20)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout
+        } catch let error as HTTPClientError
+            where error == .deadlineExceeded || error == .readTimeout
             || error == .connectTimeout
         {
             throw .timeout(seconds: timeout)

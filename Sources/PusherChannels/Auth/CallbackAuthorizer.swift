@@ -5,7 +5,9 @@ public struct CallbackAuthorizer: Authorizer {
 
     /// An authorizer that calls `callback` for every channel that needs authorization; what it throws is
     /// reported as a subscription error for that channel.
-    public init(_ callback: @escaping @Sendable (_ channel: String, _ socketID: String) async throws -> ChannelAuthorization) {
+    public init(
+        _ callback: @escaping @Sendable (_ channel: String, _ socketID: String) async throws -> ChannelAuthorization
+    ) {
         self.callback = callback
     }
 

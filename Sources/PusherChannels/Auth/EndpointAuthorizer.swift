@@ -8,8 +8,10 @@ public struct EndpointAuthorizer: TracingAuthorizer {
     public var endpoint: AuthEndpoint
 
     /// An authorizer for the endpoint at `url`; the parameters are those of ``AuthEndpoint``'s initializer.
-    public init(url: String, headers: [(name: String, value: String)] = [], parameters: [(name: String, value: String)] = [],
-                timeout: Double = 10, client: HTTPClient = .shared) {
+    public init(
+        url: String, headers: [(name: String, value: String)] = [], parameters: [(name: String, value: String)] = [],
+        timeout: Double = 10, client: HTTPClient = .shared
+    ) {
         endpoint = AuthEndpoint(url: url, headers: headers, parameters: parameters, timeout: timeout, client: client)
     }
 
@@ -34,7 +36,8 @@ public struct EndpointAuthorizer: TracingAuthorizer {
         do {
             let answer = try await request(channel: channel, socketID: socketID).exchange()
             details.status = answer.status
-            details.responseBody = String(decoding: answer.body.utf8.prefix(AuthorizationTrace.excerptLimit + 1), as: UTF8.self)
+            details.responseBody = String(
+                decoding: answer.body.utf8.prefix(AuthorizationTrace.excerptLimit + 1), as: UTF8.self)
             let body = try AuthEndpointRequest.require2xx(answer)
             return (.success(try ChannelAuthorization(responseBody: body)), details)
         } catch {

@@ -8,8 +8,10 @@ public struct EndpointUserAuthenticator: UserAuthenticator {
     public var endpoint: AuthEndpoint
 
     /// An authenticator for the endpoint at `url`; the parameters are those of ``AuthEndpoint``'s initializer.
-    public init(url: String, headers: [(name: String, value: String)] = [],
-                parameters: [(name: String, value: String)] = [], timeout: Double = 10, client: HTTPClient = .shared) {
+    public init(
+        url: String, headers: [(name: String, value: String)] = [],
+        parameters: [(name: String, value: String)] = [], timeout: Double = 10, client: HTTPClient = .shared
+    ) {
         endpoint = AuthEndpoint(url: url, headers: headers, parameters: parameters, timeout: timeout, client: client)
     }
 

@@ -22,8 +22,10 @@ public struct SecretAuthorizer: Authorizer {
     ///   - userInfo: the `user_info` signed with it, if any.
     ///   - encryptionMasterKey: the app's 32-byte encryption master key; without it encrypted channels fail with
     ///     ``AuthError/unsupported(_:)``.
-    public init(key: String, secret: String, userID: String, userInfo: JSONValue? = nil,
-                encryptionMasterKey: [UInt8]? = nil) {
+    public init(
+        key: String, secret: String, userID: String, userInfo: JSONValue? = nil,
+        encryptionMasterKey: [UInt8]? = nil
+    ) {
         self.key = key
         self.secret = secret
         self.userID = userID

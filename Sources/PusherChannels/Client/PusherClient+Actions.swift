@@ -1,6 +1,7 @@
 import Logging
-import struct NIOCore.TimeAmount
 import PusherProtocol
+
+import struct NIOCore.TimeAmount
 
 extension PusherClient {
     // MARK: - Performing the state machine's actions
@@ -27,7 +28,9 @@ extension PusherClient {
             case .publishConnectingIn(let delay):
                 emit(.connectingIn(delay: delay))
             case .publishClosure(let closure):
-                logger.info("connection closed: \(closure.code.map(String.init) ?? "no code") \(closure.meaning); \(closure.action.rawValue)")
+                logger.info(
+                    "connection closed: \(closure.code.map(String.init) ?? "no code") \(closure.meaning); \(closure.action.rawValue)"
+                )
                 emit(.closed(closure))
             case .connectionEstablished:
                 // A sign-in goes first: the channels subscribe once it succeeded or failed.

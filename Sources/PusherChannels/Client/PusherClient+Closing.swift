@@ -1,5 +1,6 @@
-import struct NIOCore.TimeAmount
 import PusherProtocol
+
+import struct NIOCore.TimeAmount
 
 extension PusherClient {
     // MARK: - Closing
@@ -37,7 +38,7 @@ extension PusherClient {
         tap.finish()
     }
 
-    func resumeCloseWaiters(finished: Bool = false, where match: (( id: Int, attempt: Int)) -> Bool) {
+    func resumeCloseWaiters(finished: Bool = false, where match: ((id: Int, attempt: Int)) -> Bool) {
         var kept: [(id: Int, attempt: Int, continuation: CheckedContinuation<Bool, Never>)] = []
         for waiter in closeWaiters {
             if match((waiter.id, waiter.attempt)) {

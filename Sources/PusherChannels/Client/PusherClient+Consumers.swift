@@ -43,8 +43,10 @@ extension PusherClient {
     /// Calls `callback` for every event named `event` (every event when nil) on `channel` (every channel when
     /// nil). Callbacks run on the client's executor: keep them short.
     @discardableResult
-    public func bind(event: String? = nil, channel: String? = nil,
-                     _ callback: @escaping @Sendable (ChannelEvent) -> Void) -> BindingHandle {
+    public func bind(
+        event: String? = nil, channel: String? = nil,
+        _ callback: @escaping @Sendable (ChannelEvent) -> Void
+    ) -> BindingHandle {
         bindings.bind(event: event, channel: channel, callback)
     }
 

@@ -31,8 +31,10 @@ extension PusherClient {
             guard let key = record.sharedSecret else { throw ClientSecretBox.Failure.badKey(size: 0) }
             let text = try ClientSecretBox.openPusherPayload(message.dataText ?? "", key: key)
             if record.keyRefreshed { channels[channel]?.keyRefreshed = false }
-            deliver(ChannelEvent(channel: channel, name: message.event, dataText: text, userID: message.userID,
-                                 receivedAt: wallClock(), rawFrame: raw))
+            deliver(
+                ChannelEvent(
+                    channel: channel, name: message.event, dataText: text, userID: message.userID,
+                    receivedAt: wallClock(), rawFrame: raw))
         } catch {
             if mayRefresh, !record.keyRefreshed, error == .authenticationFailed || error == .badKey(size: 0),
                 let socketID = machine.socketID, let authorizer = options.authorizer
@@ -42,8 +44,9 @@ extension PusherClient {
                 channels[channel]?.refreshingKey = true
                 channels[channel]?.heldEncrypted = [message]
                 channels[channel]?.authorizationGeneration += 1
-                requestAuthorization(channel, socketID: socketID, authorizer: authorizer,
-                                     generation: channels[channel]!.authorizationGeneration)
+                requestAuthorization(
+                    channel, socketID: socketID, authorizer: authorizer,
+                    generation: channels[channel]!.authorizationGeneration)
                 return
             }
             emit(.decryptionError(channel: channel, event: message.event, message: error.description))

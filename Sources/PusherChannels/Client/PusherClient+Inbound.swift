@@ -48,7 +48,8 @@ extension PusherClient {
                 return
             }
             let timeout = data["activity_timeout"]?.numberValue
-            perform(machine.handle(.established(attempt: attempt, socketID: socketID, activityTimeout: timeout), now: t))
+            perform(
+                machine.handle(.established(attempt: attempt, socketID: socketID, activityTimeout: timeout), now: t))
         case PusherEventName.error:
             let data = message.dataJSON
             let code = data?["code"]?.intValue
@@ -73,13 +74,17 @@ extension PusherClient {
             subscriptionSucceeded(message)
         case PusherEventName.subscriptionError:
             if let channel = message.channel, channel == user.serverToUserChannel {
-                emit(.error(code: nil, message: "the server refused events to the user (\(channel)): \(message.dataText ?? "")"))
+                emit(
+                    .error(
+                        code: nil,
+                        message: "the server refused events to the user (\(channel)): \(message.dataText ?? "")"))
                 return
             }
             guard let channel = message.channel, channels[channel] != nil else { return }
             let data = message.dataJSON
             let status = data?["status"]?.intValue
-            let text = data?["error"]?.stringValue ?? data?["message"]?.stringValue ?? data?["type"]?.stringValue
+            let text =
+                data?["error"]?.stringValue ?? data?["message"]?.stringValue ?? data?["type"]?.stringValue
                 ?? message.dataText ?? "subscription refused"
             channels[channel]?.state = .failed(text)
             emit(.subscriptionError(channel: channel, status: status, message: text))
@@ -113,8 +118,11 @@ extension PusherClient {
         let channel = message.channel ?? ""
         if let userChannel = user.serverToUserChannel, channel == userChannel, let id = user.user?.id {
             if !message.event.hasPrefix("pusher:") {
-                emit(.userEvent(UserEvent(userID: id, name: message.event, dataText: message.dataText,
-                                          receivedAt: wall)))
+                emit(
+                    .userEvent(
+                        UserEvent(
+                            userID: id, name: message.event, dataText: message.dataText,
+                            receivedAt: wall)))
             }
             return
         }
@@ -128,8 +136,10 @@ extension PusherClient {
             receiveEncrypted(message, raw: raw, channel: channel, now: t)
             return
         }
-        deliver(ChannelEvent(channel: channel, name: message.event, dataText: message.dataText,
-                             userID: message.userID, receivedAt: wall, rawFrame: raw))
+        deliver(
+            ChannelEvent(
+                channel: channel, name: message.event, dataText: message.dataText,
+                userID: message.userID, receivedAt: wall, rawFrame: raw))
     }
 
     func deliver(_ event: ChannelEvent) {

@@ -79,9 +79,12 @@ extension PusherClient {
                 return
             }
             user.phase = .awaitingServer
-            send(PusherMessage(event: PusherEventName.signin, data: [
-                "auth": .string(authentication.auth), "user_data": .string(authentication.userData),
-            ]))
+            send(
+                PusherMessage(
+                    event: PusherEventName.signin,
+                    data: [
+                        "auth": .string(authentication.auth), "user_data": .string(authentication.userData),
+                    ]))
         }
     }
 
@@ -98,8 +101,10 @@ extension PusherClient {
         user.phase = .signedIn(signed)
         emit(.signedIn(signed))
         // As pusher-js: events to the user come on their own channel, which needs no authorization.
-        send(PusherMessage(event: PusherEventName.subscribe,
-                           data: ["channel": .string(PusherEventName.serverToUserPrefix + signed.id)]))
+        send(
+            PusherMessage(
+                event: PusherEventName.subscribe,
+                data: ["channel": .string(PusherEventName.serverToUserPrefix + signed.id)]))
         releaseChannels()
     }
 

@@ -37,7 +37,9 @@ extension PusherClient {
         guard event.hasPrefix(PusherEventName.clientPrefix) else { throw .notClientEvent(event: event) }
         let kind = ChannelKind(channelName: channel)
         guard kind.allowsClientEvents else { throw .clientEventsNotAllowed(channel: channel, kind: kind) }
-        guard let record = channels[channel], record.state == .subscribed else { throw .notSubscribed(channel: channel) }
+        guard let record = channels[channel], record.state == .subscribed else {
+            throw .notSubscribed(channel: channel)
+        }
         guard machine.state == .connected else { throw .notConnected }
         send(PusherMessage(event: event, channel: channel, data: data))
     }
@@ -67,8 +69,9 @@ extension PusherClient {
         record.subscribedOnAttempt = machine.attempt
         channels[name] = record
         emit(.subscribing(channel: name))
-        requestAuthorization(name, socketID: socketID, authorizer: authorizer,
-                             generation: record.authorizationGeneration)
+        requestAuthorization(
+            name, socketID: socketID, authorizer: authorizer,
+            generation: record.authorizationGeneration)
     }
 
     /// Asks the authorizer off the actor; the answer comes back to ``authorizationFinished``, which ignores it
@@ -78,8 +81,10 @@ extension PusherClient {
         Task { [weak self] in
             let started = Date().timeIntervalSince1970
             let result: Result<ChannelAuthorization, any Error>
-            var details = AuthorizationDetails(authorizer: authorizer is SecretAuthorizer ? "local secret"
-                : authorizer is CallbackAuthorizer ? "callback" : String(describing: type(of: authorizer)))
+            var details = AuthorizationDetails(
+                authorizer: authorizer is SecretAuthorizer
+                    ? "local secret"
+                    : authorizer is CallbackAuthorizer ? "callback" : String(describing: type(of: authorizer)))
             if let tracing = authorizer as? any TracingAuthorizer {
                 (result, details) = await tracing.authorizeTraced(channel: name, socketID: socketID)
             } else {
@@ -95,17 +100,22 @@ extension PusherClient {
                 responseExcerpt: details.responseBody)
             switch result {
             case .success(let value):
-                (trace.auth, trace.channelData, trace.hasSharedSecret) = (value.auth, value.channelData, value.sharedSecret != nil)
+                (trace.auth, trace.channelData, trace.hasSharedSecret) = (
+                    value.auth, value.channelData, value.sharedSecret != nil
+                )
             case .failure(let error):
                 trace.status = trace.status ?? (error as? AuthError)?.status
                 trace.error = (error as? AuthError)?.description ?? String(describing: error)
             }
-            await self?.authorizationFinished(name, generation: generation, attempt: attempt, result: result, trace: trace)
+            await self?.authorizationFinished(
+                name, generation: generation, attempt: attempt, result: result, trace: trace)
         }
     }
 
-    func authorizationFinished(_ name: String, generation: Int, attempt: Int,
-                                       result: Result<ChannelAuthorization, any Error>, trace: AuthorizationTrace) {
+    func authorizationFinished(
+        _ name: String, generation: Int, attempt: Int,
+        result: Result<ChannelAuthorization, any Error>, trace: AuthorizationTrace
+    ) {
         defer { flush() }
         guard var record = channels[name], record.authorizationGeneration == generation,
             attempt == machine.attempt, machine.state == .connected

@@ -1,11 +1,12 @@
 import Foundation
 import Logging
-import class NIOPosix.MultiThreadedEventLoopGroup
+import PusherProtocol
+
 import protocol NIOCore.EventLoop
 import struct NIOCore.NIODeadline
 import struct NIOCore.Scheduled
 import struct NIOCore.TimeAmount
-import PusherProtocol
+import class NIOPosix.MultiThreadedEventLoopGroup
 
 /// A Pusher Channels client (protocol 7): connection, channels, presence, encrypted channels, bindings.
 ///
@@ -68,8 +69,10 @@ public actor PusherClient {
     ///   - transport: the WebSocket transport (tests pass a scripted one); ``WebSocketTransport`` by default.
     ///   - eventLoop: the loop the client and its connection run on; one of NIO's shared loops by default.
     ///   - random: a source of numbers in 0...1 for the reconnection jitter (tests pass a fixed one).
-    public init(options: PusherClientOptions, transport: (any PusherTransport)? = nil, eventLoop: (any EventLoop)? = nil,
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+    public init(
+        options: PusherClientOptions, transport: (any PusherTransport)? = nil, eventLoop: (any EventLoop)? = nil,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         self.options = options
         self.logger = options.logger
         self.transport = transport ?? WebSocketTransport(logger: options.logger)

@@ -43,13 +43,15 @@ public struct PusherClientOptions: Sendable {
     ///   - clientVersion: the `version` query parameter.
     ///   - logger: where the client logs.
     ///   - userAuthenticator: authenticates the user for ``PusherClient/signIn()``; none by default.
-    public init(key: String, cluster: String = "mt1", host: String? = nil, port: Int? = nil,
-                connection: ConnectionConfiguration = .init(), authorizer: (any Authorizer)? = nil,
-                maxFrameSize: Int = 1 << 20, caFile: String? = nil, keepRawFrames: Bool = false,
-                clientName: String = "pushtop-swift",
-                clientVersion: String = PusherClient.version,
-                logger: Logger = Logger(label: "pushtop.client"),
-                userAuthenticator: (any UserAuthenticator)? = nil) {
+    public init(
+        key: String, cluster: String = "mt1", host: String? = nil, port: Int? = nil,
+        connection: ConnectionConfiguration = .init(), authorizer: (any Authorizer)? = nil,
+        maxFrameSize: Int = 1 << 20, caFile: String? = nil, keepRawFrames: Bool = false,
+        clientName: String = "pushtop-swift",
+        clientVersion: String = PusherClient.version,
+        logger: Logger = Logger(label: "pushtop.client"),
+        userAuthenticator: (any UserAuthenticator)? = nil
+    ) {
         self.userAuthenticator = userAuthenticator
         self.key = key
         self.cluster = cluster
@@ -57,8 +59,9 @@ public struct PusherClientOptions: Sendable {
         self.port = port
         self.connection = connection
         self.authorizer = authorizer
-        transport = TransportSettings(maxMessageSize: max(16 << 20, maxFrameSize), maxFrameSize: maxFrameSize,
-                                      caFile: caFile, keepRawFrames: keepRawFrames)
+        transport = TransportSettings(
+            maxMessageSize: max(16 << 20, maxFrameSize), maxFrameSize: maxFrameSize,
+            caFile: caFile, keepRawFrames: keepRawFrames)
         self.clientName = clientName
         self.clientVersion = clientVersion
         self.logger = logger
@@ -74,6 +77,7 @@ public struct PusherClientOptions: Sendable {
         let defaultPort = useTLS ? 443 : 80
         let hostPart = resolvedHost.contains(":") ? "[\(resolvedHost)]" : resolvedHost
         let portPart = port == defaultPort ? "" : ":\(port)"
-        return "\(scheme)://\(hostPart)\(portPart)/app/\(key)?protocol=7&client=\(clientName)&version=\(clientVersion)&flash=false"
+        return
+            "\(scheme)://\(hostPart)\(portPart)/app/\(key)?protocol=7&client=\(clientName)&version=\(clientVersion)&flash=false"
     }
 }

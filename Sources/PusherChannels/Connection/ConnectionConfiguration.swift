@@ -24,9 +24,11 @@ public struct ConnectionConfiguration: Sendable, Hashable {
     ///   - unavailableTimeout: seconds of failed attempts before the state becomes `unavailable` (10 by default).
     ///   - handshakeTimeout: seconds to wait for `pusher:connection_established` (10 by default).
     ///   - reconnect: how to reconnect after a drop.
-    public init(useTLS: Bool = true, activityTimeout: Double? = nil, pongTimeout: Double = 30,
-                unavailableTimeout: Double = 10, handshakeTimeout: Double = 10,
-                reconnect: ReconnectPolicy = .default) {
+    public init(
+        useTLS: Bool = true, activityTimeout: Double? = nil, pongTimeout: Double = 30,
+        unavailableTimeout: Double = 10, handshakeTimeout: Double = 10,
+        reconnect: ReconnectPolicy = .default
+    ) {
         self.useTLS = useTLS
         self.activityTimeout = activityTimeout
         self.pongTimeout = pongTimeout

@@ -74,8 +74,10 @@ public struct ConnectionStateMachine: Sendable {
     /// - Parameters:
     ///   - configuration: timeouts, TLS and the reconnection policy.
     ///   - random: a source of values in 0...1 for the jitter (injected so tests are exact).
-    public init(configuration: ConnectionConfiguration,
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+    public init(
+        configuration: ConnectionConfiguration,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         self.configuration = configuration
         self.useTLS = configuration.useTLS
         self.random = random
@@ -195,7 +197,8 @@ public struct ConnectionStateMachine: Sendable {
             failedAttempts += 1
             let policy = configuration.reconnect
             guard policy.allows(attempt: failedAttempts) else {
-                let why = policy.kind == .none
+                let why =
+                    policy.kind == .none
                     ? "reconnection is off"
                     : "gave up after \(failedAttempts - 1) failed \(failedAttempts - 1 == 1 ? "retry" : "retries")"
                 let detail = reason.isEmpty ? CloseCode.meaning(of: code) : reason

@@ -23,8 +23,10 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public var jitter: Double
 
     /// A policy; the defaults are pusher-js's (exponential from 1 s to 60 s), giving up after 6 failed attempts.
-    public init(kind: Kind = .exponential, minDelay: Double = 1, maxDelay: Double = 60, maxRetries: Int = 6,
-                jitter: Double = 0.2) {
+    public init(
+        kind: Kind = .exponential, minDelay: Double = 1, maxDelay: Double = 60, maxRetries: Int = 6,
+        jitter: Double = 0.2
+    ) {
         self.kind = kind
         self.minDelay = max(0, minDelay)
         self.maxDelay = max(self.minDelay, maxDelay)

@@ -1,5 +1,5 @@
-import Foundation
 import CompressNIO
+import Foundation
 import NIOCore
 import NIOHTTP1
 
@@ -30,7 +30,9 @@ final class MessageInflater {
                 let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 switch pair[0].lowercased() {
                 case "server_max_window_bits":
-                    if pair.count == 2, let bits = Int32(pair[1].trimmingCharacters(in: ["\""])), (8...15).contains(bits) {
+                    if pair.count == 2, let bits = Int32(pair[1].trimmingCharacters(in: ["\""])),
+                        (8...15).contains(bits)
+                    {
                         windowBits = bits
                     }
                 case "server_no_context_takeover":

@@ -107,19 +107,27 @@ final class PusherFrameHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    private func receiveMessage(_ context: ChannelHandlerContext, opcode: WebSocketOpcode, compressed: Bool, data: ByteBuffer) {
+    private func receiveMessage(
+        _ context: ChannelHandlerContext, opcode: WebSocketOpcode, compressed: Bool, data: ByteBuffer
+    ) {
         var data = data
         if compressed {
             guard let inflater else { return protocolError(context, "a compressed frame without permessage-deflate") }
             do {
-                data = try inflater.inflate(data, maxSize: settings.maxMessageSize, allocator: context.channel.allocator)
+                data = try inflater.inflate(
+                    data, maxSize: settings.maxMessageSize, allocator: context.channel.allocator)
             } catch {
-                return closeForError(context, code: 1009, reason: "compressed message exceeds \(settings.maxMessageSize) bytes or is corrupt")
+                return closeForError(
+                    context, code: 1009,
+                    reason: "compressed message exceeds \(settings.maxMessageSize) bytes or is corrupt")
             }
         }
         let size = data.readableBytes
         guard opcode == .text else {
-            if tap.isOn { tapped.append(WireFrame(time: Self.wallClock(), direction: .inbound, kind: .binary, size: size, text: "")) }
+            if tap.isOn {
+                tapped.append(
+                    WireFrame(time: Self.wallClock(), direction: .inbound, kind: .binary, size: size, text: ""))
+            }
             burst.append(.malformed(.binaryFrame(size: size)))
             return
         }
@@ -142,8 +150,10 @@ final class PusherFrameHandler: ChannelDuplexHandler {
             return closeForError(context, code: 1007, reason: "a text frame that is not UTF-8")
         }
         if tapping {
-            tapped.append(WireFrame(time: Self.wallClock(), direction: .inbound, kind: .text, size: size,
-                                    text: decoded.text ?? ""))
+            tapped.append(
+                WireFrame(
+                    time: Self.wallClock(), direction: .inbound, kind: .text, size: size,
+                    text: decoded.text ?? ""))
         }
         switch decoded.result {
         case nil: burst.append(.malformed(.tooLarge(size: size, limit: maxFrameSize)))
@@ -159,8 +169,10 @@ final class PusherFrameHandler: ChannelDuplexHandler {
             var raw = payload
             let code = raw.readableBytes >= 2 ? raw.readInteger(as: UInt16.self).map(Int.init) : nil
             let reason = String(decoding: raw.readableBytesView, as: UTF8.self)
-            tapped.append(WireFrame(time: Self.wallClock(), direction: .inbound, kind: .close, size: payload.readableBytes,
-                                    text: reason, closeCode: code ?? 1005))
+            tapped.append(
+                WireFrame(
+                    time: Self.wallClock(), direction: .inbound, kind: .close, size: payload.readableBytes,
+                    text: reason, closeCode: code ?? 1005))
         }
         switch verdict {
         case .valid(let code, let reason):
@@ -212,7 +224,10 @@ final class PusherFrameHandler: ChannelDuplexHandler {
         var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)
         buffer.writeString(text)
         if tap.isOn {
-            tap.publish([WireFrame(time: Self.wallClock(), direction: .outbound, kind: .text, size: buffer.readableBytes, text: text)])
+            tap.publish([
+                WireFrame(
+                    time: Self.wallClock(), direction: .outbound, kind: .text, size: buffer.readableBytes, text: text)
+            ])
         }
         write(context, WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: buffer))
     }
@@ -230,8 +245,11 @@ final class PusherFrameHandler: ChannelDuplexHandler {
         buffer.writeInteger(UInt16(clamping: code))
         buffer.writeString(reason)
         if tap.isOn {
-            tap.publish([WireFrame(time: Self.wallClock(), direction: .outbound, kind: .close, size: buffer.readableBytes,
-                                   text: reason, closeCode: code)])
+            tap.publish([
+                WireFrame(
+                    time: Self.wallClock(), direction: .outbound, kind: .close, size: buffer.readableBytes,
+                    text: reason, closeCode: code)
+            ])
         }
         write(context, WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: buffer))
         let channel = context.channel
@@ -255,8 +273,10 @@ final class PusherFrameHandler: ChannelDuplexHandler {
 
     private func tapControl(_ direction: WireFrame.Direction, _ kind: WireFrame.Kind, _ payload: ByteBuffer) {
         guard tap.isOn else { return }
-        tapped.append(WireFrame(time: Self.wallClock(), direction: direction, kind: kind, size: payload.readableBytes,
-                                text: String(buffer: payload)))
+        tapped.append(
+            WireFrame(
+                time: Self.wallClock(), direction: direction, kind: kind, size: payload.readableBytes,
+                text: String(buffer: payload)))
     }
 
     static func wallClock() -> Double {

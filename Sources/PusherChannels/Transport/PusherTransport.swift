@@ -39,8 +39,10 @@ public struct TransportSettings: Sendable {
     ///   - keepRawFrames: keep each frame's text even without a frame tap.
     ///   - connectTimeout: seconds the TCP connection may take to open (10 by default).
     ///   - closeTimeout: seconds to wait for the server's close reply (3 by default).
-    public init(maxMessageSize: Int = 16 << 20, maxFrameSize: Int = 1 << 20, caFile: String? = nil,
-                keepRawFrames: Bool = false, connectTimeout: Double = 10, closeTimeout: Double = 3) {
+    public init(
+        maxMessageSize: Int = 16 << 20, maxFrameSize: Int = 1 << 20, caFile: String? = nil,
+        keepRawFrames: Bool = false, connectTimeout: Double = 10, closeTimeout: Double = 3
+    ) {
         self.maxMessageSize = maxMessageSize
         self.maxFrameSize = maxFrameSize
         self.caFile = caFile
@@ -58,8 +60,10 @@ public protocol PusherTransport: Sendable {
     /// Starts connecting to `url` on `eventLoop`. Everything that happens on the connection is passed to
     /// `deliver`, in order, one read burst per call (ideally on `eventLoop`), ending with exactly one `.closed`.
     /// Every frame in both directions is also offered to `tap` while it is on.
-    func open(url: String, on eventLoop: any EventLoop, settings: TransportSettings, tap: FrameTap,
-              deliver: @escaping @Sendable ([TransportEvent]) -> Void) -> any TransportConnection
+    func open(
+        url: String, on eventLoop: any EventLoop, settings: TransportSettings, tap: FrameTap,
+        deliver: @escaping @Sendable ([TransportEvent]) -> Void
+    ) -> any TransportConnection
 }
 
 /// One open (or opening) connection.

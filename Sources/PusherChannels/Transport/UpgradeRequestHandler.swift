@@ -32,7 +32,9 @@ final class UpgradeRequestHandler: ChannelInboundHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let response) = unwrapInboundIn(data) {
-            outcome.fail("the server refused the WebSocket upgrade: HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            outcome.fail(
+                "the server refused the WebSocket upgrade: HTTP \(response.status.code) \(response.status.reasonPhrase)"
+            )
             context.close(promise: nil)
         }
     }

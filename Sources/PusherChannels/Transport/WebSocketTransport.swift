@@ -19,8 +19,10 @@ public struct WebSocketTransport: PusherTransport {
         self.logger = logger
     }
 
-    public func open(url: String, on eventLoop: any EventLoop, settings: TransportSettings, tap: FrameTap,
-                     deliver: @escaping @Sendable ([TransportEvent]) -> Void) -> any TransportConnection {
+    public func open(
+        url: String, on eventLoop: any EventLoop, settings: TransportSettings, tap: FrameTap,
+        deliver: @escaping @Sendable ([TransportEvent]) -> Void
+    ) -> any TransportConnection {
         let connection = WebSocketConnection(eventLoop: eventLoop)
         let outcome = ConnectionOutcome(deliver: deliver)
         func failNow(_ reason: String) -> any TransportConnection {
@@ -47,22 +49,26 @@ public struct WebSocketTransport: PusherTransport {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let sslContext {
-                        try sync.addHandler(NIOSSLClientHandler(
-                            context: sslContext, serverHostname: target.hostIsIPAddress ? nil : target.host))
+                        try sync.addHandler(
+                            NIOSSLClientHandler(
+                                context: sslContext, serverHostname: target.hostIsIPAddress ? nil : target.host))
                     }
-                    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: settings.maxMessageSize) { channel, response in
+                    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: settings.maxMessageSize) {
+                        channel, response in
                         channel.eventLoop.makeCompletedFuture {
                             let pipeline = channel.pipeline.syncOperations
                             // Out before the WebSocket handlers see any bytes: it only speaks HTTP.
                             let request = try pipeline.handler(type: UpgradeRequestHandler.self)
                             pipeline.removeHandler(request, promise: nil)
                             let inflater = try MessageInflater.negotiated(by: response)
-                            let handler = PusherFrameHandler(settings: settings, tap: tap, outcome: outcome, inflater: inflater)
+                            let handler = PusherFrameHandler(
+                                settings: settings, tap: tap, outcome: outcome, inflater: inflater)
                             try pipeline.addHandler(handler)
                             if settings.readCoalescing > 0 {
                                 // After the upgrade, so that the handshakes are not paced.
-                                try pipeline.addHandler(ReadCoalescingHandler(
-                                    interval: .nanoseconds(Int64(settings.readCoalescing * 1e9))), position: .first)
+                                try pipeline.addHandler(
+                                    ReadCoalescingHandler(
+                                        interval: .nanoseconds(Int64(settings.readCoalescing * 1e9))), position: .first)
                             }
                             connection.upgraded(handler)
                         }
@@ -103,7 +109,8 @@ public struct WebSocketTransport: PusherTransport {
         if text.contains("connectTimeout") { return "connection timed out" }
         if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
         if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
-            return "TLS handshake failed: the server's certificate is not trusted (a private CA needs --ca-file): \(text)"
+            return
+                "TLS handshake failed: the server's certificate is not trusted (a private CA needs --ca-file): \(text)"
         }
         if error is NIOSSLError || error is NIOSSLExtraError { return "TLS failed: \(text)" }
         return text

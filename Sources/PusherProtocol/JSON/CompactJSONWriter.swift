@@ -87,8 +87,10 @@ struct CompactJSONWriter {
                 let valueStart = lexer.index
                 guard lexer.skipValue(maxDepth: Self.maxDepth - depth) else { return false }
                 members.initializeElement(
-                    at: count, to: Member(keyStart: key.start, keyEnd: key.end, valueStart: valueStart,
-                                          valueEnd: lexer.index))
+                    at: count,
+                    to: Member(
+                        keyStart: key.start, keyEnd: key.end, valueStart: valueStart,
+                        valueEnd: lexer.index))
                 count += 1
                 guard let end = lexer.skipSeparator(closing: UInt8(ascii: "}")) else { return false }
                 if end { break }
@@ -178,7 +180,9 @@ struct CompactJSONWriter {
             // Integers below 9e15 are exact as a Double and written back with the same digits (JSON has no
             // leading zeros); only "-0" becomes "0". Larger ones take the Double way below, as JSONParser does.
             var magnitude: UInt64 = 0
-            for byte in slice where byte != UInt8(ascii: "-") { magnitude = magnitude * 10 + UInt64(byte - UInt8(ascii: "0")) }
+            for byte in slice where byte != UInt8(ascii: "-") {
+                magnitude = magnitude * 10 + UInt64(byte - UInt8(ascii: "0"))
+            }
             if magnitude < 9_000_000_000_000_000 {
                 if magnitude == 0 {
                     out.append(UInt8(ascii: "0"))

@@ -19,9 +19,14 @@ public enum RecordingCodec {
                 ("source", .string(h.source)),
             ]
             if !h.apps.isEmpty {
-                fields.append(("apps", .array(h.apps.map {
-                    .object(["label": .string($0.label), "endpoint": .string($0.endpoint)])
-                })))
+                fields.append(
+                    (
+                        "apps",
+                        .array(
+                            h.apps.map {
+                                .object(["label": .string($0.label), "endpoint": .string($0.endpoint)])
+                            })
+                    ))
             }
             return fields
         case .client(let time, let event):
@@ -56,29 +61,42 @@ public enum RecordingCodec {
     static func encode(_ event: ClientEvent) -> JSONValue {
         func n(_ v: Int?) -> JSONValue { v.map { .number(Double($0)) } ?? .null }
         func s(_ v: String?) -> JSONValue { v.map(JSONValue.string) ?? .null }
-        func member(_ m: PresenceMember) -> JSONValue { .object(["user_id": .string(m.userID), "user_info": m.userInfo ?? .null]) }
+        func member(_ m: PresenceMember) -> JSONValue {
+            .object(["user_id": .string(m.userID), "user_info": m.userInfo ?? .null])
+        }
         switch event {
         case .state(let c):
-            return .object(["kind": "state", "previous": .string(c.previous.rawValue), "current": .string(c.current.rawValue),
-                "socket_id": s(c.socketID)])
+            return .object([
+                "kind": "state", "previous": .string(c.previous.rawValue), "current": .string(c.current.rawValue),
+                "socket_id": s(c.socketID),
+            ])
         case .connectingIn(let delay):
             return .object(["kind": "connecting_in", "delay": .number(delay)])
         case .closed(let c):
-            return .object(["kind": "closed", "code": n(c.code), "reason": .string(c.reason), "action": .string(c.action.rawValue)])
+            return .object([
+                "kind": "closed", "code": n(c.code), "reason": .string(c.reason), "action": .string(c.action.rawValue),
+            ])
         case .subscribing(let channel):
             return .object(["kind": "subscribing", "channel": .string(channel)])
         case .subscribed(let channel, let presence):
             var o: [String: JSONValue] = ["kind": "subscribed", "channel": .string(channel)]
-            if let presence { o["presence"] = .object(["me": s(presence.me), "members": .array(presence.members.map(member))]) }
+            if let presence {
+                o["presence"] = .object(["me": s(presence.me), "members": .array(presence.members.map(member))])
+            }
             return .object(o)
         case .subscriptionError(let channel, let status, let message):
-            return .object(["kind": "subscription_error", "channel": .string(channel), "status": n(status), "message": .string(message)])
+            return .object([
+                "kind": "subscription_error", "channel": .string(channel), "status": n(status),
+                "message": .string(message),
+            ])
         case .unsubscribed(let channel):
             return .object(["kind": "unsubscribed", "channel": .string(channel)])
         case .event(let e):
-            return .object(["kind": "event", "channel": .string(e.channel), "event": .string(e.name), "data": s(e.dataText),
+            return .object([
+                "kind": "event", "channel": .string(e.channel), "event": .string(e.name), "data": s(e.dataText),
                 "user_id": s(e.userID), "received_at": .number(e.receivedAt),
-                "raw_frame": s(e.rawFrame.map { redactFrame($0, outbound: false) })])
+                "raw_frame": s(e.rawFrame.map { redactFrame($0, outbound: false) }),
+            ])
         case .memberAdded(let channel, let m):
             return .object(["kind": "member_added", "channel": .string(channel), "member": member(m)])
         case .memberRemoved(let channel, let m):
@@ -88,29 +106,45 @@ public enum RecordingCodec {
         case .error(let code, let message):
             return .object(["kind": "error", "code": n(code), "message": .string(message)])
         case .decryptionError(let channel, let event, let message):
-            return .object(["kind": "decryption_error", "channel": .string(channel), "event": .string(event), "message": .string(message)])
+            return .object([
+                "kind": "decryption_error", "channel": .string(channel), "event": .string(event),
+                "message": .string(message),
+            ])
         case .pong(let rtt):
             return .object(["kind": "pong", "round_trip": .number(rtt)])
         case .signedIn(let user):
-            return .object(["kind": "signed_in", "id": .string(user.id), "user_data": .string(user.userData),
-                "watchlist": .array(user.watchlist.map(JSONValue.string)), "user_info": user.userInfo ?? .null])
+            return .object([
+                "kind": "signed_in", "id": .string(user.id), "user_data": .string(user.userData),
+                "watchlist": .array(user.watchlist.map(JSONValue.string)), "user_info": user.userInfo ?? .null,
+            ])
         case .signInFailed(let status, let message):
             return .object(["kind": "sign_in_failed", "status": n(status), "message": .string(message)])
         case .signedOut(let userID):
             return .object(["kind": "signed_out", "user_id": .string(userID)])
         case .userEvent(let e):
-            return .object(["kind": "user_event", "user_id": .string(e.userID), "event": .string(e.name),
-                "data": s(e.dataText), "received_at": .number(e.receivedAt)])
+            return .object([
+                "kind": "user_event", "user_id": .string(e.userID), "event": .string(e.name),
+                "data": s(e.dataText), "received_at": .number(e.receivedAt),
+            ])
         case .watchlist(let change):
-            return .object(["kind": "watchlist", "status": .string(change.status.rawValue),
-                "user_ids": .array(change.userIDs.map(JSONValue.string))])
+            return .object([
+                "kind": "watchlist", "status": .string(change.status.rawValue),
+                "user_ids": .array(change.userIDs.map(JSONValue.string)),
+            ])
         case .authorization(let t):
-            let auth = t.auth.map { a in a.firstIndex(of: ":").map { String(a[..<$0]) + ":" + Redaction.marker } ?? Redaction.marker }
-            return .object(["kind": "authorization", "channel": .string(t.channel), "socket_id": .string(t.socketID),
-                "authorizer": .string(t.authorizer), "started_at": .number(t.startedAt), "duration": .number(t.duration),
-                "status": n(t.status), "response": s(t.responseExcerpt.map { Redaction.redactStringFields(["auth", "shared_secret"], in: $0) }),
+            let auth = t.auth.map { a in
+                a.firstIndex(of: ":").map { String(a[..<$0]) + ":" + Redaction.marker } ?? Redaction.marker
+            }
+            return .object([
+                "kind": "authorization", "channel": .string(t.channel), "socket_id": .string(t.socketID),
+                "authorizer": .string(t.authorizer), "started_at": .number(t.startedAt),
+                "duration": .number(t.duration),
+                "status": n(t.status),
+                "response": s(
+                    t.responseExcerpt.map { Redaction.redactStringFields(["auth", "shared_secret"], in: $0) }),
                 "auth": s(auth), "channel_data": s(t.channelData), "has_shared_secret": .bool(t.hasSharedSecret),
-                "error": s(t.error)])
+                "error": s(t.error),
+            ])
         }
     }
 
@@ -134,13 +168,18 @@ public enum RecordingCodec {
         case "recording":
             let version = Int(try num("version", in: o))
             guard version <= RecordingHeader.currentVersion else {
-                throw RecordingLineError("recording format \(version) is newer than this pushtop reads (\(RecordingHeader.currentVersion))")
+                throw RecordingLineError(
+                    "recording format \(version) is newer than this pushtop reads (\(RecordingHeader.currentVersion))")
             }
-            var header = RecordingHeader(version: version, started: try num("started", in: o),
-                endpoint: o["endpoint"]?.stringValue ?? "", channels: o["channels"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            var header = RecordingHeader(
+                version: version, started: try num("started", in: o),
+                endpoint: o["endpoint"]?.stringValue ?? "",
+                channels: o["channels"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                 source: o["source"]?.stringValue ?? "")
             header.apps = (o["apps"]?.arrayValue ?? []).compactMap { a in
-                a["label"]?.stringValue.map { RecordingHeader.App(label: $0, endpoint: a["endpoint"]?.stringValue ?? "") }
+                a["label"]?.stringValue.map {
+                    RecordingHeader.App(label: $0, endpoint: a["endpoint"]?.stringValue ?? "")
+                }
             }
             return .header(header)
         case "client":
@@ -150,15 +189,22 @@ public enum RecordingCodec {
             guard let dir = WireFrame.Direction(rawValue: try str("dir", in: o)),
                 let kind = WireFrame.Kind(rawValue: try str("kind", in: o))
             else { throw RecordingLineError("frame: unknown \"dir\" or \"kind\"") }
-            return .tagged(.frame(WireFrame(time: try num("t", in: o), direction: dir, kind: kind,
-                size: Int(try num("size", in: o)), text: o["text"]?.stringValue ?? "", closeCode: o["close_code"]?.intValue)),
+            return .tagged(
+                .frame(
+                    WireFrame(
+                        time: try num("t", in: o), direction: dir, kind: kind,
+                        size: Int(try num("size", in: o)), text: o["text"]?.stringValue ?? "",
+                        closeCode: o["close_code"]?.intValue)),
                 app: try app(o))
         case "frames_dropped":
-            return .tagged(.framesDropped(time: try num("t", in: o), total: Int(try num("total", in: o))), app: try app(o))
+            return .tagged(
+                .framesDropped(time: try num("t", in: o), total: Int(try num("total", in: o))), app: try app(o))
         case "api":
             let result = o["result"]
-            return .tagged(.apiAnswer(time: try num("t", in: o), query: try str("query", in: o),
-                result: result == .null ? nil : result, error: o["error"]?.stringValue), app: try app(o))
+            return .tagged(
+                .apiAnswer(
+                    time: try num("t", in: o), query: try str("query", in: o),
+                    result: result == .null ? nil : result, error: o["error"]?.stringValue), app: try app(o))
         default:
             throw RecordingLineError("unknown type \"\(type)\"")
         }
@@ -183,19 +229,25 @@ public enum RecordingCodec {
         }
         func opt(_ k: String) -> String? { o[k]?.stringValue }
         func member(_ v: JSONValue?) throws(RecordingLineError) -> PresenceMember {
-            guard let m = v?.objectValue, let id = m["user_id"]?.stringValue else { throw RecordingLineError("\(kind): bad member") }
+            guard let m = v?.objectValue, let id = m["user_id"]?.stringValue else {
+                throw RecordingLineError("\(kind): bad member")
+            }
             let info = m["user_info"]
             return PresenceMember(userID: id, userInfo: info == .null ? nil : info)
         }
         switch kind {
         case "state":
-            guard let p = ConnectionState(rawValue: try str("previous")), let c = ConnectionState(rawValue: try str("current")) else {
+            guard let p = ConnectionState(rawValue: try str("previous")),
+                let c = ConnectionState(rawValue: try str("current"))
+            else {
                 throw RecordingLineError("state: unknown state")
             }
             return .state(StateChange(previous: p, current: c, socketID: opt("socket_id")))
         case "connecting_in": return .connectingIn(delay: try num("delay"))
         case "closed":
-            guard let action = CloseAction(rawValue: try str("action")) else { throw RecordingLineError("closed: unknown action") }
+            guard let action = CloseAction(rawValue: try str("action")) else {
+                throw RecordingLineError("closed: unknown action")
+            }
             return .closed(ConnectionClosure(code: o["code"]?.intValue, reason: opt("reason") ?? "", action: action))
         case "subscribing": return .subscribing(channel: try str("channel"))
         case "subscribed":
@@ -207,11 +259,14 @@ public enum RecordingCodec {
             }
             return .subscribed(channel: try str("channel"), presence: presence)
         case "subscription_error":
-            return .subscriptionError(channel: try str("channel"), status: o["status"]?.intValue, message: opt("message") ?? "")
+            return .subscriptionError(
+                channel: try str("channel"), status: o["status"]?.intValue, message: opt("message") ?? "")
         case "unsubscribed": return .unsubscribed(channel: try str("channel"))
         case "event":
-            return .event(ChannelEvent(channel: try str("channel"), name: try str("event"), dataText: opt("data"),
-                userID: opt("user_id"), receivedAt: o["received_at"]?.numberValue ?? 0, rawFrame: opt("raw_frame")))
+            return .event(
+                ChannelEvent(
+                    channel: try str("channel"), name: try str("event"), dataText: opt("data"),
+                    userID: opt("user_id"), receivedAt: o["received_at"]?.numberValue ?? 0, rawFrame: opt("raw_frame")))
         case "member_added": return .memberAdded(channel: try str("channel"), member: try member(o["member"]))
         case "member_removed": return .memberRemoved(channel: try str("channel"), member: try member(o["member"]))
         case "subscription_count": return .subscriptionCount(channel: try str("channel"), count: Int(try num("count")))
@@ -221,23 +276,33 @@ public enum RecordingCodec {
         case "pong": return .pong(roundTrip: try num("round_trip"))
         case "signed_in":
             let info = o["user_info"]
-            return .signedIn(SignedInUser(id: try str("id"), userData: opt("user_data") ?? "",
-                watchlist: o["watchlist"]?.arrayValue?.compactMap(\.stringValue) ?? [], userInfo: info == .null ? nil : info))
+            return .signedIn(
+                SignedInUser(
+                    id: try str("id"), userData: opt("user_data") ?? "",
+                    watchlist: o["watchlist"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                    userInfo: info == .null ? nil : info))
         case "sign_in_failed": return .signInFailed(status: o["status"]?.intValue, message: opt("message") ?? "")
         case "signed_out": return .signedOut(userID: try str("user_id"))
         case "user_event":
-            return .userEvent(UserEvent(userID: try str("user_id"), name: try str("event"), dataText: opt("data"),
-                receivedAt: o["received_at"]?.numberValue ?? 0))
+            return .userEvent(
+                UserEvent(
+                    userID: try str("user_id"), name: try str("event"), dataText: opt("data"),
+                    receivedAt: o["received_at"]?.numberValue ?? 0))
         case "watchlist":
             guard let status = WatchlistChange.Status(rawValue: try str("status")) else {
                 throw RecordingLineError("watchlist: unknown status")
             }
-            return .watchlist(WatchlistChange(status: status, userIDs: o["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? []))
+            return .watchlist(
+                WatchlistChange(status: status, userIDs: o["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? []))
         case "authorization":
-            return .authorization(AuthorizationTrace(channel: try str("channel"), socketID: try str("socket_id"),
-                authorizer: opt("authorizer") ?? "", startedAt: try num("started_at"), duration: try num("duration"),
-                status: o["status"]?.intValue, responseExcerpt: opt("response"), auth: opt("auth"),
-                channelData: opt("channel_data"), hasSharedSecret: o["has_shared_secret"]?.boolValue ?? false, error: opt("error")))
+            return .authorization(
+                AuthorizationTrace(
+                    channel: try str("channel"), socketID: try str("socket_id"),
+                    authorizer: opt("authorizer") ?? "", startedAt: try num("started_at"),
+                    duration: try num("duration"),
+                    status: o["status"]?.intValue, responseExcerpt: opt("response"), auth: opt("auth"),
+                    channelData: opt("channel_data"), hasSharedSecret: o["has_shared_secret"]?.boolValue ?? false,
+                    error: opt("error")))
         default:
             throw RecordingLineError("unknown client event kind \"\(kind)\"")
         }
@@ -261,7 +326,10 @@ public enum RecordingCodec {
                 items.append(item)
             } catch {
                 let truncated = i == lines.count - 1
-                return (items, RecordingDamage(line: i + 1, reason: truncated ? "truncated (\(error.reason))" : error.reason))
+                return (
+                    items,
+                    RecordingDamage(line: i + 1, reason: truncated ? "truncated (\(error.reason))" : error.reason)
+                )
             }
         }
         return (items, nil)

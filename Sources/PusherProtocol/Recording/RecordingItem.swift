@@ -77,8 +77,10 @@ public struct RecordingHeader: Sendable, Hashable {
     }
 
     /// A header with the given fields; `version` is ``currentVersion`` unless given.
-    public init(version: Int = RecordingHeader.currentVersion, started: Double, endpoint: String, channels: [String],
-                source: String) {
+    public init(
+        version: Int = RecordingHeader.currentVersion, started: Double, endpoint: String, channels: [String],
+        source: String
+    ) {
         self.version = version
         self.started = started
         self.endpoint = endpoint

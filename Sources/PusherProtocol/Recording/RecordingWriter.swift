@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Appends recording lines to a file, flushed after every write so that a crash loses nothing written.
 ///
@@ -42,7 +43,8 @@ public final class RecordingWriter: Sendable {
         for item in items {
             var line = RecordingCodec.encode(item)
             for secret in scrub where line.contains(secret) {
-                line = line.split(separator: secret, omittingEmptySubsequences: false).joined(separator: Redaction.marker)
+                line = line.split(separator: secret, omittingEmptySubsequences: false).joined(
+                    separator: Redaction.marker)
             }
             text += line
             text += "\n"
@@ -50,7 +52,8 @@ public final class RecordingWriter: Sendable {
         let error: Int32? = file.withLock { f in
             guard let f else { return EBADF }
             let fp = UnsafeMutablePointer<FILE>(f)
-            let ok = text.utf8.withContiguousStorageIfAvailable { fwrite($0.baseAddress, 1, $0.count, fp) == $0.count }
+            let ok =
+                text.utf8.withContiguousStorageIfAvailable { fwrite($0.baseAddress, 1, $0.count, fp) == $0.count }
                 ?? Array(text.utf8).withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, fp) == $0.count }
             return ok && fflush(fp) == 0 ? nil : errno
         }

@@ -47,9 +47,12 @@ struct BenchResult {
             ("publish_errors", .number(Double(publishErrors))), ("expected", .number(Double(expected))),
             ("received", .number(Double(received))), ("delivery_ratio", .number(deliveryRatio)),
             ("throughput_per_s", .number(throughput.rounded())),
-            ("latency_ms", .object([
-                "p50": .number(p50), "p90": .number(p90), "p99": .number(p99), "max": .number(max),
-            ])),
+            (
+                "latency_ms",
+                .object([
+                    "p50": .number(p50), "p90": .number(p90), "p99": .number(p99), "max": .number(max),
+                ])
+            ),
         ])
     }
 }

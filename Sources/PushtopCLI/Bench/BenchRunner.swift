@@ -36,24 +36,26 @@ struct BenchRunner {
             let c = PusherClient(options: client)
             let batches = c.eventBatches(bufferSize: 1_000_000)
             let channel = self.channel
-            consumers.append(Task {
-                var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-                for await batch in batches {
-                    let now = Self.microsecondsNow()
-                    var delivered = 0
-                    for case .event(let e) in batch where e.channel == channel && e.name == "bench" {
-                        if let sent = e.data?["t"]?.numberValue, sent > 0 {
-                            _ = histogram.record(now >= UInt64(sent) ? now - UInt64(sent) : 0)
+            consumers.append(
+                Task {
+                    var histogram = Histogram<UInt64>(
+                        highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+                    for await batch in batches {
+                        let now = Self.microsecondsNow()
+                        var delivered = 0
+                        for case .event(let e) in batch where e.channel == channel && e.name == "bench" {
+                            if let sent = e.data?["t"]?.numberValue, sent > 0 {
+                                _ = histogram.record(now >= UInt64(sent) ? now - UInt64(sent) : 0)
+                            }
+                            delivered += 1
                         }
-                        delivered += 1
+                        if delivered > 0 {
+                            counters.received.add(delivered, ordering: .relaxed)
+                            counters.lastDelivery.withLock { $0 = .now }
+                        }
                     }
-                    if delivered > 0 {
-                        counters.received.add(delivered, ordering: .relaxed)
-                        counters.lastDelivery.withLock { $0 = .now }
-                    }
-                }
-                return histogram
-            })
+                    return histogram
+                })
             try await c.subscribe(channel)
             await c.connect()
             clients.append(c)
@@ -86,10 +88,11 @@ struct BenchRunner {
                 try? await Task.sleep(for: .seconds(1))
                 if Task.isCancelled { return }
                 let elapsed = ContinuousClock.now - start
-                progress(String(
-                    format: "bench: %.0f s  published %d  delivered %d/%d", Double(elapsed.components.seconds),
-                    counters.published.load(ordering: .relaxed), counters.received.load(ordering: .relaxed),
-                    counters.published.load(ordering: .relaxed) * subscribers))
+                progress(
+                    String(
+                        format: "bench: %.0f s  published %d  delivered %d/%d", Double(elapsed.components.seconds),
+                        counters.published.load(ordering: .relaxed), counters.received.load(ordering: .relaxed),
+                        counters.published.load(ordering: .relaxed) * subscribers))
             }
         }
         await withTaskGroup(of: Void.self) { group in
@@ -135,7 +138,8 @@ struct BenchRunner {
         let elapsed = end - start
         return BenchResult(
             target: target, subscribers: subscribers, rate: rate, duration: duration,
-            published: counters.published.load(ordering: .relaxed), publishErrors: counters.failed.load(ordering: .relaxed),
+            published: counters.published.load(ordering: .relaxed),
+            publishErrors: counters.failed.load(ordering: .relaxed),
             expected: expected, received: counters.received.load(ordering: .relaxed),
             elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
             latency: latency)

@@ -40,17 +40,25 @@ enum CanaryLine {
     static func finding(_ finding: CanaryAudit.Finding) -> String {
         switch finding {
         case .missed(let node, let seq, let via, let away):
-            return object([("type", .string("missed")), ("node", .string(node)), ("seq", .int(seq)),
-                ("via", .string(via)), ("while", .string(away ? "away" : "connected"))])
+            return object([
+                ("type", .string("missed")), ("node", .string(node)), ("seq", .int(seq)),
+                ("via", .string(via)), ("while", .string(away ? "away" : "connected")),
+            ])
         case .duplicated(let node, let seq):
             return object([("type", .string("duplicated")), ("node", .string(node)), ("seq", .int(seq))])
         case .landedAfterError(let node, let seq, let via):
-            return object([("type", .string("landed_after_error")), ("node", .string(node)), ("seq", .int(seq)),
-                ("via", .string(via))])
+            return object([
+                ("type", .string("landed_after_error")), ("node", .string(node)), ("seq", .int(seq)),
+                ("via", .string(via)),
+            ])
         case .reordered(let node, let seq, let after):
-            return object([("type", .string("reordered")), ("node", .string(node)), ("seq", .int(seq)), ("after", .int(after))])
+            return object([
+                ("type", .string("reordered")), ("node", .string(node)), ("seq", .int(seq)), ("after", .int(after)),
+            ])
         case .late(let node, let seq, let ms):
-            return object([("type", .string("late")), ("node", .string(node)), ("seq", .int(seq)), ("latency_ms", .ms(ms))])
+            return object([
+                ("type", .string("late")), ("node", .string(node)), ("seq", .int(seq)), ("latency_ms", .ms(ms)),
+            ])
         case .stalled(let node, let seconds):
             return object([("type", .string("stall")), ("node", .string(node)), ("seconds", .ms(seconds))])
         case .resumed(let node):
@@ -66,12 +74,16 @@ enum CanaryLine {
     static func summary(_ audit: CanaryAudit) -> String {
         let nodes = audit.nodes.map { node -> String in
             let t = audit.tallies[node]!
-            return object([("node", .string(node)), ("published", .int(t.published)), ("received", .int(t.received)),
+            return object([
+                ("node", .string(node)), ("published", .int(t.published)), ("received", .int(t.received)),
                 ("lost", .int(t.lost)), ("duplicated", .int(t.duplicated)), ("reordered", .int(t.reordered)),
                 ("p50_ms", .ms(t.latencies.percentile(50))), ("p99_ms", .ms(t.latencies.percentile(99))),
-                ("away", .int(t.away)), ("reconnects", .int(t.reconnects))])
+                ("away", .int(t.away)), ("reconnects", .int(t.reconnects)),
+            ])
         }
-        return object([("type", .string("summary")), ("nodes", .raw("[" + nodes.joined(separator: ",") + "]")),
-            ("ok", .bool(audit.ok))])
+        return object([
+            ("type", .string("summary")), ("nodes", .raw("[" + nodes.joined(separator: ",") + "]")),
+            ("ok", .bool(audit.ok)),
+        ])
     }
 }

@@ -24,9 +24,10 @@ actor CanaryRunner {
     private let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
     private let write: @Sendable (String) -> Void
 
-    init(nodes: [Node], channel: String, rate: Double, duration: Double?, grace: Double, reportEvery: Double,
-         write: @escaping @Sendable (String) -> Void = { StandardStreams.writeOut($0 + "\n") })
-    {
+    init(
+        nodes: [Node], channel: String, rate: Double, duration: Double?, grace: Double, reportEvery: Double,
+        write: @escaping @Sendable (String) -> Void = { StandardStreams.writeOut($0 + "\n") }
+    ) {
         self.nodes = nodes
         self.channel = channel
         self.rate = rate
@@ -40,9 +41,12 @@ actor CanaryRunner {
 
     /// Runs to the end (or a signal); returns the final audit.
     func run() async -> CanaryAudit {
-        write(CanaryLine.object([("type", .string("start")), ("channel", .string(channel)),
-            ("nodes", .raw("[" + nodes.map { CanaryLine.quote($0.name) }.joined(separator: ",") + "]")),
-            ("rate", .ms(rate)), ("duration", duration.map { .ms($0) } ?? .string("forever"))]))
+        write(
+            CanaryLine.object([
+                ("type", .string("start")), ("channel", .string(channel)),
+                ("nodes", .raw("[" + nodes.map { CanaryLine.quote($0.name) }.joined(separator: ",") + "]")),
+                ("rate", .ms(rate)), ("duration", duration.map { .ms($0) } ?? .string("forever")),
+            ]))
         var consumers: [Task<Void, Never>] = []
         for node in nodes {
             let (events, continuation) = AsyncStream.makeStream(of: [ClientEvent].self, bufferingPolicy: .unbounded)
@@ -57,8 +61,11 @@ actor CanaryRunner {
             try? await Task.sleep(for: .milliseconds(20))
         }
         for node in nodes where !audit.tallies[node.name]!.isAvailable {
-            write(CanaryLine.object([("type", .string("warning")), ("node", .string(node.name)),
-                ("message", .string("not subscribed after 10 s; publishing anyway"))]))
+            write(
+                CanaryLine.object([
+                    ("type", .string("warning")), ("node", .string(node.name)),
+                    ("message", .string("not subscribed after 10 s; publishing anyway")),
+                ]))
         }
         let checker = Task { await self.checkLoop() }
         let start = Self.now
@@ -120,12 +127,18 @@ actor CanaryRunner {
                 let response = try await node.api.trigger(channels: [channel], event: "pushtop-canary", data: data)
                 if (200..<300).contains(response.status) { return }
                 audit.cancel(seq: seq)
-                write(CanaryLine.object([("type", .string("publish_error")), ("via", .string(node.name)), ("seq", .int(seq)),
-                    ("status", .int(response.status)), ("message", .string(String(response.body.prefix(200))))]))
+                write(
+                    CanaryLine.object([
+                        ("type", .string("publish_error")), ("via", .string(node.name)), ("seq", .int(seq)),
+                        ("status", .int(response.status)), ("message", .string(String(response.body.prefix(200)))),
+                    ]))
             } catch {
                 audit.cancel(seq: seq)
-                write(CanaryLine.object([("type", .string("publish_error")), ("via", .string(node.name)), ("seq", .int(seq)),
-                    ("message", .string(String(describing: error)))]))
+                write(
+                    CanaryLine.object([
+                        ("type", .string("publish_error")), ("via", .string(node.name)), ("seq", .int(seq)),
+                        ("message", .string(String(describing: error))),
+                    ]))
             }
         }
     }
@@ -148,9 +161,12 @@ actor CanaryRunner {
         for node in nodes {
             let window = audit.takeWindow(node: node.name)
             let t = audit.tallies[node.name]!
-            write(CanaryLine.object([("type", .string("latency")), ("node", .string(node.name)),
-                ("received", .int(window.values.count)), ("p50_ms", .ms(window.percentile(50))),
-                ("p99_ms", .ms(window.percentile(99))), ("lost", .int(t.lost)), ("away", .int(t.away))]))
+            write(
+                CanaryLine.object([
+                    ("type", .string("latency")), ("node", .string(node.name)),
+                    ("received", .int(window.values.count)), ("p50_ms", .ms(window.percentile(50))),
+                    ("p99_ms", .ms(window.percentile(99))), ("lost", .int(t.lost)), ("away", .int(t.away)),
+                ]))
         }
     }
 
@@ -163,12 +179,19 @@ actor CanaryRunner {
             case .state(let change) where change.current != .connected:
                 for f in audit.availability(node: node, available: false, at: Self.now) { write(CanaryLine.finding(f)) }
             case .subscriptionError(let name, _, let message) where name == channel:
-                write(CanaryLine.object([("type", .string("subscription_error")), ("node", .string(node)),
-                    ("message", .string(message))]))
+                write(
+                    CanaryLine.object([
+                        ("type", .string("subscription_error")), ("node", .string(node)),
+                        ("message", .string(message)),
+                    ]))
             case .event(let e) where e.channel == channel && e.name == "pushtop-canary":
-                guard let data = e.data, data["run"]?.stringValue == run, let seq = data["seq"]?.intValue else { continue }
+                guard let data = e.data, data["run"]?.stringValue == run, let seq = data["seq"]?.intValue else {
+                    continue
+                }
                 let at = e.receivedAt > 0 ? e.receivedAt : Self.now
-                for f in audit.received(seq: seq, via: data["via"]?.stringValue, node: node, at: at) { write(CanaryLine.finding(f)) }
+                for f in audit.received(seq: seq, via: data["via"]?.stringValue, node: node, at: at) {
+                    write(CanaryLine.finding(f))
+                }
             default:
                 break
             }

@@ -20,10 +20,16 @@ struct CanaryCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(name: .customLong("app-id"), help: ArgumentHelp("App id, for the HTTP API (env PUSHER_APP_ID).", valueName: "ID"))
+    @Option(
+        name: .customLong("app-id"),
+        help: ArgumentHelp("App id, for the HTTP API (env PUSHER_APP_ID).", valueName: "ID"))
     var appID: String?
 
-    @Option(name: .customLong("node"), help: ArgumentHelp("A node of the app (repeatable): one connection per node; canaries are published through each in turn. Default: --host and --port.", valueName: "HOST:PORT"))
+    @Option(
+        name: .customLong("node"),
+        help: ArgumentHelp(
+            "A node of the app (repeatable): one connection per node; canaries are published through each in turn. Default: --host and --port.",
+            valueName: "HOST:PORT"))
     var nodes: [String] = []
 
     @Option(help: ArgumentHelp("Canaries published per second (e.g. 10 or 10/s).", valueName: "N/s"))
@@ -32,7 +38,9 @@ struct CanaryCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to publish for, or 'forever' (until SIGINT/SIGTERM).", valueName: "S"))
     var duration: String = "30"
 
-    @Option(help: ArgumentHelp("Channel to publish on (default: a new private-pushtop-canary-… channel).", valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "Channel to publish on (default: a new private-pushtop-canary-… channel).", valueName: "NAME"))
     var channel: String?
 
     @Option(help: ArgumentHelp("Seconds a canary may take to arrive before it counts as missed.", valueName: "S"))
@@ -42,12 +50,16 @@ struct CanaryCommand: AsyncParsableCommand {
     var reportEvery: Double = 5
 
     mutating func validate() throws {
-        guard parsedRate != nil else { throw ValidationError("--rate '\(rate)' is not a positive number of events per second") }
+        guard parsedRate != nil else {
+            throw ValidationError("--rate '\(rate)' is not a positive number of events per second")
+        }
         guard duration == "forever" || parsedDuration != nil else {
             throw ValidationError("--duration '\(duration)' is not a positive number of seconds or 'forever'")
         }
         guard grace > 0, grace.isFinite else { throw ValidationError("--grace must be a positive number of seconds") }
-        guard reportEvery > 0, reportEvery.isFinite else { throw ValidationError("--report-every must be a positive number of seconds") }
+        guard reportEvery > 0, reportEvery.isFinite else {
+            throw ValidationError("--report-every must be a positive number of seconds")
+        }
         if let channel {
             do { try ChannelName.validate(channel) } catch { throw ValidationError("--channel: \(error)") }
             if channel.hasPrefix("private-encrypted-") {
@@ -56,7 +68,9 @@ struct CanaryCommand: AsyncParsableCommand {
         }
         for (i, node) in nodes.enumerated() {
             guard let address = NodeAddress(node) else { throw ValidationError("--node: \(NodeAddress.problem(node))") }
-            if nodes[..<i].compactMap(NodeAddress.init).contains(address) { throw ValidationError("--node \(node) is given twice") }
+            if nodes[..<i].compactMap(NodeAddress.init).contains(address) {
+                throw ValidationError("--node \(node) is given twice")
+            }
         }
     }
 
@@ -66,7 +80,9 @@ struct CanaryCommand: AsyncParsableCommand {
     }
 
     var parsedDuration: Double? {
-        Double(duration.hasSuffix("s") ? String(duration.dropLast()) : duration).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+        Double(duration.hasSuffix("s") ? String(duration.dropLast()) : duration).flatMap {
+            $0 > 0 && $0.isFinite ? $0 : nil
+        }
     }
 
     func run() async throws {
@@ -77,10 +93,12 @@ struct CanaryCommand: AsyncParsableCommand {
         let profile = try connection.loadProfile(environment: environment)
         var options = try connection.clientOptions(environment: environment, profile: profile)
         guard let secret = connection.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret else {
-            throw ValidationError("the canary publishes through the HTTP API: give --secret (or an --env-file with the app secret)")
+            throw ValidationError(
+                "the canary publishes through the HTTP API: give --secret (or an --env-file with the app secret)")
         }
         guard let appID = self.appID ?? env("PUSHER_APP_ID") ?? profile.appID else {
-            throw ValidationError("the canary publishes through the HTTP API: give --app-id (or an --env-file with the app id)")
+            throw ValidationError(
+                "the canary publishes through the HTTP API: give --app-id (or an --env-file with the app id)")
         }
         let channel = self.channel ?? "private-pushtop-canary-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
         if channel.hasPrefix("private-") || channel.hasPrefix("presence-"), options.authorizer == nil {
@@ -96,14 +114,19 @@ struct CanaryCommand: AsyncParsableCommand {
         for address in addresses {
             if !clusterHost || !nodes.isEmpty { options.host = address.host }
             options.port = address.port
-            let api = clusterHost && options.host == nil
+            let api =
+                clusterHost && options.host == nil
                 ? PusherAPIConfiguration.cluster(options.cluster, appID: appID, key: options.key, secret: secret)
-                : PusherAPIConfiguration(appID: appID, key: options.key, secret: secret, host: address.host,
+                : PusherAPIConfiguration(
+                    appID: appID, key: options.key, secret: secret, host: address.host,
                     port: address.port, useTLS: useTLS)
-            runnerNodes.append(CanaryRunner.Node(name: address.description, client: PusherClient(options: options),
-                api: PusherAPIClient(configuration: api)))
+            runnerNodes.append(
+                CanaryRunner.Node(
+                    name: address.description, client: PusherClient(options: options),
+                    api: PusherAPIClient(configuration: api)))
         }
-        let runner = CanaryRunner(nodes: runnerNodes, channel: channel, rate: parsedRate!,
+        let runner = CanaryRunner(
+            nodes: runnerNodes, channel: channel, rate: parsedRate!,
             duration: duration == "forever" ? nil : parsedDuration, grace: grace, reportEvery: reportEvery)
         let signals = SignalWatcher.terminationSignals()
         let signalTask = Task {

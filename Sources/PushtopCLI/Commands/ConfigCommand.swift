@@ -15,16 +15,25 @@ struct ConfigCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write a commented config.toml (refuses to overwrite one without --force).")
 
-        @Option(help: ArgumentHelp("Where to write (default: $XDG_CONFIG_HOME/pushtop/config.toml or ~/.config/pushtop/config.toml).", valueName: "PATH"))
+        @Option(
+            help: ArgumentHelp(
+                "Where to write (default: $XDG_CONFIG_HOME/pushtop/config.toml or ~/.config/pushtop/config.toml).",
+                valueName: "PATH"))
         var path: String?
 
         @Flag(help: "Replace an existing file.")
         var force = false
 
-        @Option(name: .customLong("from-env-file"), help: ArgumentHelp("Write a profile from this .env file (Laravel's REVERB_* or PUSHER_*, soketi's SOKETI_DEFAULT_APP_*) instead of the template; added to an existing file.", valueName: "PATH"))
+        @Option(
+            name: .customLong("from-env-file"),
+            help: ArgumentHelp(
+                "Write a profile from this .env file (Laravel's REVERB_* or PUSHER_*, soketi's SOKETI_DEFAULT_APP_*) instead of the template; added to an existing file.",
+                valueName: "PATH"))
         var fromEnvFile: String?
 
-        @Option(help: ArgumentHelp("The profile's name with --from-env-file (default: reverb, pusher or soketi).", valueName: "NAME"))
+        @Option(
+            help: ArgumentHelp(
+                "The profile's name with --from-env-file (default: reverb, pusher or soketi).", valueName: "NAME"))
         var name: String?
 
         func run() throws {
@@ -35,7 +44,8 @@ struct ConfigCommand: ParsableCommand {
             }
             let manager = FileManager.default
             if manager.fileExists(atPath: path), !force {
-                FileHandle.standardError.write(Data("pushtop config init: \(path) exists; not overwritten (use --force to replace it)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("pushtop config init: \(path) exists; not overwritten (use --force to replace it)\n".utf8))
                 throw ExitCode.failure
             }
             do {
@@ -43,7 +53,8 @@ struct ConfigCommand: ParsableCommand {
                     atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try Data(ConfigTemplate.text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             } catch {
-                FileHandle.standardError.write(Data("pushtop config init: cannot write \(path): \(error.localizedDescription)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("pushtop config init: cannot write \(path): \(error.localizedDescription)\n".utf8))
                 throw ExitCode.failure
             }
             print("wrote \(path) (edit it, then: pushtop config check)")

@@ -31,37 +31,61 @@ struct ConformCommand: AsyncParsableCommand {
 
     @OptionGroup var envFile: EnvFileOption
 
-    @Option(name: .customLong("node"), help: ArgumentHelp("A node of the same app (repeatable): two or more add the cross-node cases; the first is where single-node cases run.", valueName: "HOST:PORT"))
+    @Option(
+        name: .customLong("node"),
+        help: ArgumentHelp(
+            "A node of the same app (repeatable): two or more add the cross-node cases; the first is where single-node cases run.",
+            valueName: "HOST:PORT"))
     var nodes: [String] = []
 
-    @Option(name: .customLong("webhook-listen"), help: ArgumentHelp("Receive the server's webhooks here and check them (configure the server to post to http://HOST:PORT/).", valueName: "HOST:PORT"))
+    @Option(
+        name: .customLong("webhook-listen"),
+        help: ArgumentHelp(
+            "Receive the server's webhooks here and check them (configure the server to post to http://HOST:PORT/).",
+            valueName: "HOST:PORT"))
     var webhookListen: String?
 
     @Flag(help: "Also run the cases that open many connections or send many messages (the 100-member limit).")
     var destructive = false
 
-    @Option(help: ArgumentHelp("Report format: text, json, junit (markdown: the catalogue, with --list).", valueName: "FORMAT"))
+    @Option(
+        help: ArgumentHelp(
+            "Report format: text, json, junit (markdown: the catalogue, with --list).", valueName: "FORMAT"))
     var format: Format = .text
 
-    @Option(name: .customLong("output"), help: ArgumentHelp("Also write the JSON report to this file (for --diff later).", valueName: "FILE"))
+    @Option(
+        name: .customLong("output"),
+        help: ArgumentHelp("Also write the JSON report to this file (for --diff later).", valueName: "FILE"))
     var output: String?
 
-    @Option(name: .customLong("case"), help: ArgumentHelp("Run only these cases: an id, or a group such as presence (repeatable).", valueName: "ID"))
+    @Option(
+        name: .customLong("case"),
+        help: ArgumentHelp("Run only these cases: an id, or a group such as presence (repeatable).", valueName: "ID"))
     var only: [String] = []
 
     @Flag(help: "List the cases (id, level, what it checks) and exit.")
     var list = false
 
-    @Option(name: .customLong("diff"), parsing: .upToNextOption, help: ArgumentHelp("Compare two JSON reports: what changes for an app that moves from server A to server B.", valueName: "A.json B.json"))
+    @Option(
+        name: .customLong("diff"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Compare two JSON reports: what changes for an app that moves from server A to server B.",
+            valueName: "A.json B.json"))
     var diff: [String] = []
 
     @Option(help: ArgumentHelp("Cases run at once.", valueName: "N"))
     var parallel: Int = 8
 
-    @Option(help: ArgumentHelp("Seconds to wait for what should come at once (a slow link or a hosted server: more).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to wait for what should come at once (a slow link or a hosted server: more).", valueName: "SECONDS"
+        ))
     var patience: Double = 3
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Also trust the certificate authorities in this PEM file (wss://, https://).", valueName: "PEM"))
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "Also trust the certificate authorities in this PEM file (wss://, https://).", valueName: "PEM"))
     var caFile: String?
 
     @Flag(name: .shortAndLong, help: "Text format: a line for every case, not only the failures.")
@@ -73,7 +97,9 @@ struct ConformCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if !diff.isEmpty, diff.count != 2 { throw ValidationError("--diff takes two JSON reports: --diff A.json B.json") }
+        if !diff.isEmpty, diff.count != 2 {
+            throw ValidationError("--diff takes two JSON reports: --diff A.json B.json")
+        }
         for node in nodes where NodeAddress(node) == nil {
             throw ValidationError("--node: \(NodeAddress.problem(node))")
         }
@@ -81,7 +107,9 @@ struct ConformCommand: AsyncParsableCommand {
             throw ValidationError("--webhook-listen: \(NodeAddress.problem(webhookListen))")
         }
         guard (1...64).contains(parallel) else { throw ValidationError("--parallel must be 1 to 64") }
-        guard patience > 0, patience <= 60 else { throw ValidationError("--patience must be more than 0 and at most 60 seconds") }
+        guard patience > 0, patience <= 60 else {
+            throw ValidationError("--patience must be more than 0 and at most 60 seconds")
+        }
         if format == .markdown, !list { throw ValidationError("--format markdown lists the catalogue: add --list") }
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw ValidationError("--ca-file '\(caFile)' is not a readable file")
@@ -112,11 +140,13 @@ struct ConformCommand: AsyncParsableCommand {
         let skipped = plan.filter { $0.skip != nil }.count
         StandardStreams.writeErr(
             "pushtop conform: \(plan.count) cases against \(target.nodes.map(\.name).joined(separator: ", "))"
-            + (skipped > 0 ? " (\(skipped) skipped)" : "") + "; at most \(runner.plannedMessages) messages, on channels "
-            + "named *\(runner.runPrefix)*\n")
+                + (skipped > 0 ? " (\(skipped) skipped)" : "")
+                + "; at most \(runner.plannedMessages) messages, on channels "
+                + "named *\(runner.runPrefix)*\n")
         if let listener {
-            StandardStreams.writeErr("pushtop conform: receiving webhooks at http://\(listener.address)/ "
-                + "(the server must post there)\n")
+            StandardStreams.writeErr(
+                "pushtop conform: receiving webhooks at http://\(listener.address)/ "
+                    + "(the server must post there)\n")
         }
         do {
             try await runner.preflight()
@@ -146,7 +176,8 @@ struct ConformCommand: AsyncParsableCommand {
         if let cluster = api.cluster, nodes.isEmpty {
             return [.pusher(cluster: cluster, appID: api.appID, key: api.key, secret: api.secret)]
         }
-        let addresses = nodes.isEmpty ? [NodeAddress(host: api.host, port: api.port)] : nodes.compactMap(NodeAddress.init)
+        let addresses =
+            nodes.isEmpty ? [NodeAddress(host: api.host, port: api.port)] : nodes.compactMap(NodeAddress.init)
         return addresses.map {
             .single(host: $0.host, port: $0.port, useTLS: api.tls, appID: api.appID, key: api.key, secret: api.secret)
         }
@@ -156,11 +187,14 @@ struct ConformCommand: AsyncParsableCommand {
         switch format {
         case .json:
             let cases = ConformanceSuite.cases.map { c in
-                ["id": c.id, "group": c.group, "level": c.level.rawValue, "title": c.title,
-                 "source": "\(c.source.page), \(c.source.section)", "url": c.source.url,
-                 "needs": c.needs.map(\.rawValue).sorted().joined(separator: ",")]
+                [
+                    "id": c.id, "group": c.group, "level": c.level.rawValue, "title": c.title,
+                    "source": "\(c.source.page), \(c.source.section)", "url": c.source.url,
+                    "needs": c.needs.map(\.rawValue).sorted().joined(separator: ","),
+                ]
             }
-            let data = (try? JSONSerialization.data(withJSONObject: cases, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+            let data =
+                (try? JSONSerialization.data(withJSONObject: cases, options: [.prettyPrinted, .sortedKeys])) ?? Data()
             StandardStreams.writeOut(String(decoding: data, as: UTF8.self) + "\n")
         case .markdown: StandardStreams.writeOut(CatalogueMarkdown.render())
         default: StandardStreams.writeOut(CatalogueMarkdown.lines())

@@ -8,28 +8,43 @@ struct DashboardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
         abstract: "The terminal dashboard (the default command). With no app configured it runs the demo.",
-        discussion: "Keys: Tab/1-4 focus, s subscribe, u unsubscribe, t client event, / filter, p pause, A next app (several --profile), ? help, q quit."
+        discussion:
+            "Keys: Tab/1-4 focus, s subscribe, u unsubscribe, t client event, / filter, p pause, A next app (several --profile), ? help, q quit."
     )
 
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var display: DashboardDisplayOptions
 
-    @Option(name: .customLong("app-id"), help: "The app id (env PUSHER_APP_ID): with --secret, the channel browser and the presence check use the HTTP API.")
+    @Option(
+        name: .customLong("app-id"),
+        help:
+            "The app id (env PUSHER_APP_ID): with --secret, the channel browser and the presence check use the HTTP API."
+    )
     var appID: String?
 
-    @Option(name: .customLong("node"), help: ArgumentHelp("A node of the app behind a load balancer (repeatable): one connection per node, a row each; with the secret and app id, a canary every few seconds and the nodes' presence rosters compared.", valueName: "HOST:PORT"))
+    @Option(
+        name: .customLong("node"),
+        help: ArgumentHelp(
+            "A node of the app behind a load balancer (repeatable): one connection per node, a row each; with the secret and app id, a canary every few seconds and the nodes' presence rosters compared.",
+            valueName: "HOST:PORT"))
     var nodes: [String] = []
 
-    @Option(name: .customLong("canary-interval"), help: ArgumentHelp("Seconds between cross-node canaries (with --node).", valueName: "S"))
+    @Option(
+        name: .customLong("canary-interval"),
+        help: ArgumentHelp("Seconds between cross-node canaries (with --node).", valueName: "S"))
     var canaryInterval: Double = 5
 
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
     mutating func validate() throws {
-        for node in nodes where NodeAddress(node) == nil { throw ValidationError("--node: \(NodeAddress.problem(node))") }
-        guard canaryInterval >= 0.5, canaryInterval.isFinite else { throw ValidationError("--canary-interval must be 0.5 s or more") }
+        for node in nodes where NodeAddress(node) == nil {
+            throw ValidationError("--node: \(NodeAddress.problem(node))")
+        }
+        guard canaryInterval >= 0.5, canaryInterval.isFinite else {
+            throw ValidationError("--canary-interval must be 0.5 s or more")
+        }
         for channel in channels {
             do { try ChannelName.validate(channel) } catch { throw ValidationError("channel '\(channel)': \(error)") }
         }
@@ -51,14 +66,19 @@ struct DashboardCommand: AsyncParsableCommand {
         options.transport.readCoalescing = DashboardLauncher.readCoalescing
         let nodeList = nodes.isEmpty ? profile.nodes ?? [] : nodes
         if !nodeList.isEmpty {
-            let secret = connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.secret
+            let secret =
+                connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? profile.secret
             let appID = self.appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID
-            let launch = try NodesLauncher(addresses: nodeList.compactMap(NodeAddress.init), options: options,
+            let launch = try NodesLauncher(
+                addresses: nodeList.compactMap(NodeAddress.init), options: options,
                 channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),
-                credentials: secret.map { KnownCredentials(key: options.key, secret: $0, appID: appID) }, interval: canaryInterval)
+                credentials: secret.map { KnownCredentials(key: options.key, secret: $0, appID: appID) },
+                interval: canaryInterval)
             try DashboardLauncher.requireTerminal()
             DashboardLauncher.bootstrapLogging(display.logFile)
-            let status = try await DashboardLauncher.run(apps: launch.apps, theme: display.theme ?? environment["PUSHTOP_THEME"] ?? profile.theme,
+            let status = try await DashboardLauncher.run(
+                apps: launch.apps, theme: display.theme ?? environment["PUSHTOP_THEME"] ?? profile.theme,
                 record: display.record, nodes: launch.state)
             if status != 0 { throw ExitCode(status) }
             return
@@ -66,19 +86,27 @@ struct DashboardCommand: AsyncParsableCommand {
         try DashboardLauncher.requireTerminal()
         DashboardLauncher.bootstrapLogging(display.logFile)
         let client = PusherClient(options: options)
-        let secret = connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        let secret =
+            connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
             ?? profile.secret
         let status = try await DashboardLauncher.run(
             client: client, channels: channels + (profile.channels ?? []),
-            theme: display.theme ?? environment["PUSHTOP_THEME"] ?? profile.theme, signIn: connection.wantsSignIn(profile: profile), record: display.record,
-            credentials: secret.map { KnownCredentials(key: options.key, secret: $0,
-                appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID) })
+            theme: display.theme ?? environment["PUSHTOP_THEME"] ?? profile.theme,
+            signIn: connection.wantsSignIn(profile: profile), record: display.record,
+            credentials: secret.map {
+                KnownCredentials(
+                    key: options.key, secret: $0,
+                    appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID)
+            })
         if status != 0 { throw ExitCode(status) }
     }
 
     /// Several profiles (`--profile a --profile b`, or the config file's `open`): one connection each.
-    private func runSeveral(_ profiles: [(name: String, profile: Profile)], environment: [String: String]) async throws {
-        if appID != nil { throw ValidationError("--app-id cannot be combined with several profiles: give app_id in each") }
+    private func runSeveral(_ profiles: [(name: String, profile: Profile)], environment: [String: String]) async throws
+    {
+        if appID != nil {
+            throw ValidationError("--app-id cannot be combined with several profiles: give app_id in each")
+        }
         let env = ConnectionOptions.withoutAppIdentity(environment)
         var apps: [DashboardLauncher.App] = []
         for (name, profile) in profiles {
@@ -92,9 +120,13 @@ struct DashboardCommand: AsyncParsableCommand {
                 throw ValidationError("profile \(name): \(error.message)")
             }
             options.transport.readCoalescing = DashboardLauncher.readCoalescing
-            apps.append(DashboardLauncher.App(label: name, client: PusherClient(options: options),
-                channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),
-                credentials: profile.secret.map { KnownCredentials(key: options.key, secret: $0, appID: profile.appID) }))
+            apps.append(
+                DashboardLauncher.App(
+                    label: name, client: PusherClient(options: options),
+                    channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),
+                    credentials: profile.secret.map {
+                        KnownCredentials(key: options.key, secret: $0, appID: profile.appID)
+                    }))
         }
         try DashboardLauncher.requireTerminal()
         DashboardLauncher.bootstrapLogging(display.logFile)

@@ -46,8 +46,10 @@ struct DemoCommand: AsyncParsableCommand {
         let status: Int32
         do {
             status = try await DashboardLauncher.run(
-                client: client, channels: Self.channels, theme: display.theme ?? environment["PUSHTOP_THEME"], record: display.record,
-                credentials: KnownCredentials(key: server.configuration.app.key, secret: server.configuration.app.secret,
+                client: client, channels: Self.channels, theme: display.theme ?? environment["PUSHTOP_THEME"],
+                record: display.record,
+                credentials: KnownCredentials(
+                    key: server.configuration.app.key, secret: server.configuration.app.secret,
                     appID: server.configuration.app.id))
         } catch {
             await server.shutdown()

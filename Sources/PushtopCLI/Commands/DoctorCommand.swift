@@ -21,18 +21,28 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(name: .customLong("app-id"), help: ArgumentHelp("App id, for the HTTP API check (env PUSHER_APP_ID).", valueName: "ID"))
+    @Option(
+        name: .customLong("app-id"),
+        help: ArgumentHelp("App id, for the HTTP API check (env PUSHER_APP_ID).", valueName: "ID"))
     var appID: String?
 
     @Option(help: ArgumentHelp("Seconds each network step may take.", valueName: "SECONDS"))
     var timeout: Double = 10
 
-    @Option(name: .customLong("node"), help: ArgumentHelp("A node of the app (repeatable): checks each node, then one event published through the first node must reach every node.", valueName: "HOST:PORT"))
+    @Option(
+        name: .customLong("node"),
+        help: ArgumentHelp(
+            "A node of the app (repeatable): checks each node, then one event published through the first node must reach every node.",
+            valueName: "HOST:PORT"))
     var nodes: [String] = []
 
     func validate() throws {
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
-        for node in nodes where NodeAddress(node) == nil { throw ValidationError("--node: \(NodeAddress.problem(node))") }
+        guard timeout > 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
+        for node in nodes where NodeAddress(node) == nil {
+            throw ValidationError("--node: \(NodeAddress.problem(node))")
+        }
     }
 
     func run() async throws {
@@ -66,7 +76,9 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         if nodeList.count > 1, !results.contains(where: \.failed) {
             say("pushtop doctor: across \(nodeList.count) nodes")
-            let check = await CrossNodeCheck(nodes: nodeList, options: options, appID: appID, secret: secret, timeout: timeout).run()
+            let check = await CrossNodeCheck(
+                nodes: nodeList, options: options, appID: appID, secret: secret, timeout: timeout
+            ).run()
             for line in check.lines { say(line) }
             results.append(check)
         }

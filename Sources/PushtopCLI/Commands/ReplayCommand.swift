@@ -43,7 +43,8 @@ struct ReplayCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot read \(file): \(error.localizedDescription)")
         }
-        var player = ReplayPlayer(file: (file as NSString).lastPathComponent, text: String(decoding: data, as: UTF8.self))
+        var player = ReplayPlayer(
+            file: (file as NSString).lastPathComponent, text: String(decoding: data, as: UTF8.self))
         guard player.header != nil else {
             throw ValidationError("\(file) is not a pushtop recording: \(player.damage?.description ?? "it is empty")")
         }
@@ -51,8 +52,10 @@ struct ReplayCommand: AsyncParsableCommand {
         DashboardLauncher.bootstrapLogging(logFile)
         player.configure(speed: speed, playing: !paused)
         let environment = ProcessInfo.processInfo.environment
-        let exit = try await runReplay(player, options: DashboardOptions(
-            theme: theme ?? environment["PUSHTOP_THEME"], environment: environment))
+        let exit = try await runReplay(
+            player,
+            options: DashboardOptions(
+                theme: theme ?? environment["PUSHTOP_THEME"], environment: environment))
         if exit.exitStatus != 0 { throw ExitCode(exit.exitStatus) }
     }
 }

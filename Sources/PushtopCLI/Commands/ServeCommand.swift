@@ -36,19 +36,34 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Several nodes (Redis)") var cluster: ClusterOptions
 
-    @Option(name: .customLong("webhook"), help: ArgumentHelp("Post Pusher webhooks to this http(s) URL (repeatable).", valueName: "URL"))
+    @Option(
+        name: .customLong("webhook"),
+        help: ArgumentHelp("Post Pusher webhooks to this http(s) URL (repeatable).", valueName: "URL"))
     var webhooks: [String] = []
 
-    @Option(name: .customLong("webhook-grace"), help: ArgumentHelp("Seconds channel_vacated and member_removed wait; a return within them sends neither (Pusher: 3; 0 sends at once).", valueName: "SECONDS"))
+    @Option(
+        name: .customLong("webhook-grace"),
+        help: ArgumentHelp(
+            "Seconds channel_vacated and member_removed wait; a return within them sends neither (Pusher: 3; 0 sends at once).",
+            valueName: "SECONDS"))
     var webhookGrace: Double = 3
 
-    @Option(name: .customLong("apps-file"), help: ArgumentHelp("Serve the apps of this TOML file (one [[apps]] table each) instead of --app-id/--key/--secret; SIGHUP reloads it (default: $PUSHTOP_APPS_FILE).", valueName: "PATH"))
+    @Option(
+        name: .customLong("apps-file"),
+        help: ArgumentHelp(
+            "Serve the apps of this TOML file (one [[apps]] table each) instead of --app-id/--key/--secret; SIGHUP reloads it (default: $PUSHTOP_APPS_FILE).",
+            valueName: "PATH"))
     var appsFile: String?
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
     var logLevel: String = "info"
 
-    @Option(name: .customLong("log-format"), help: ArgumentHelp("Log lines on stderr: text, or json (one object per line).", valueName: "FORMAT"))
+    @Option(
+        name: .customLong("log-format"),
+        help: ArgumentHelp("Log lines on stderr: text, or json (one object per line).", valueName: "FORMAT"))
     var logFormat: LogFormat = .text
 
     func validate() throws {
@@ -59,7 +74,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--webhook-grace must be 0 to 300 seconds")
         }
         if appsFilePath != nil, !webhooks.isEmpty {
-            throw ValidationError("--webhook goes with the one app of --app-id; with --apps-file, list each app's webhooks in the file ([[apps.webhooks]])")
+            throw ValidationError(
+                "--webhook goes with the one app of --app-id; with --apps-file, list each app's webhooks in the file ([[apps.webhooks]])"
+            )
         }
         for url in webhooks {
             guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme),
@@ -91,11 +108,21 @@ struct ServeCommand: AsyncParsableCommand {
         let config = embedded.configuration
         let first = config.servedApps[0].credentials
         var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(first.id))"]
-        lines.append("  HTTP API: \(embedded.httpURL)/apps/\(first.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')")
+        lines.append(
+            "  HTTP API: \(embedded.httpURL)/apps/\(first.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')"
+        )
         if let auth = embedded.authEndpointURL {
             let tlsFlag = config.tls == nil ? " --no-tls" : ""  // wss:// is the client's default
-            let simulated = config.simulate ? " " + [config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel, config.simulator.presenceChannel].joined(separator: " ") : ""
-            lines.append("  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(first.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)")
+            let simulated =
+                config.simulate
+                ? " "
+                    + [
+                        config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel,
+                        config.simulator.presenceChannel,
+                    ].joined(separator: " ") : ""
+            lines.append(
+                "  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(first.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)"
+            )
         }
         for url in webhooks { lines.append("  webhooks to: \(url)") }
         if let appsFilePath {
@@ -105,7 +132,9 @@ struct ServeCommand: AsyncParsableCommand {
         if config.metricsEndpoint { lines.append("  metrics: \(embedded.httpURL)/metrics") }
         if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
         if let node = config.cluster {
-            lines.append("  cluster: node \(node.nodeID) through \(cluster.redisDisplay) (prefix \(node.prefix)); health: \(embedded.httpURL)/health")
+            lines.append(
+                "  cluster: node \(node.nodeID) through \(cluster.redisDisplay) (prefix \(node.prefix)); health: \(embedded.httpURL)/health"
+            )
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 
@@ -146,7 +175,8 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("pushtop serve: reloaded \(path): \(summary)\n".utf8))
         } catch {
             logger.error("refused the apps file; the running apps go on", metadata: ["error": "\(error)"])
-            FileHandle.standardError.write(Data("pushtop serve: reload refused, the running apps go on: \(error)\n".utf8))
+            FileHandle.standardError.write(
+                Data("pushtop serve: reload refused, the running apps go on: \(error)\n".utf8))
         }
     }
 

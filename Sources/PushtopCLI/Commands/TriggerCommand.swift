@@ -22,10 +22,15 @@ struct TriggerCommand: AsyncParsableCommand {
 
     @OptionGroup var envFile: EnvFileOption
 
-    @Option(name: .customLong("socket-id"), help: ArgumentHelp("Do not deliver to this connection (the publisher's own socket).", valueName: "ID"))
+    @Option(
+        name: .customLong("socket-id"),
+        help: ArgumentHelp("Do not deliver to this connection (the publisher's own socket).", valueName: "ID"))
     var socketID: String?
 
-    @Option(name: .long, help: ArgumentHelp("Attributes to report per channel: subscription_count, user_count (comma-separated).", valueName: "LIST"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Attributes to report per channel: subscription_count, user_count (comma-separated).", valueName: "LIST"))
     var info: String?
 
     @Argument(help: ArgumentHelp("Channel, or several separated by commas.", valueName: "CHANNEL"))
@@ -34,7 +39,8 @@ struct TriggerCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Event name.", valueName: "EVENT"))
     var event: String
 
-    @Argument(help: ArgumentHelp("Event data (usually JSON); '-' reads it from stdin; empty by default.", valueName: "DATA"))
+    @Argument(
+        help: ArgumentHelp("Event data (usually JSON); '-' reads it from stdin; empty by default.", valueName: "DATA"))
     var data: String = ""
 
     func validate() throws {
@@ -55,7 +61,8 @@ struct TriggerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let api = try self.api.overlaid(by: envFile, command: "trigger", purpose: "trigger publishes through the HTTP API")
+        let api = try self.api.overlaid(
+            by: envFile, command: "trigger", purpose: "trigger publishes through the HTTP API")
         var configuration = PusherAPIConfiguration(
             appID: api.appID, key: api.key, secret: api.secret, host: api.host, port: api.port, useTLS: api.tls)
         if let cluster = api.cluster {
@@ -70,7 +77,8 @@ struct TriggerCommand: AsyncParsableCommand {
             let response = try await client.trigger(
                 channels: channelList, event: event, data: payload, socketID: socketID,
                 info: info.map { $0.split(separator: ",").map(String.init) } ?? [])
-            FileHandle.standardOutput.write(Data((response.body.hasSuffix("\n") ? response.body : response.body + "\n").utf8))
+            FileHandle.standardOutput.write(
+                Data((response.body.hasSuffix("\n") ? response.body : response.body + "\n").utf8))
         } catch {
             FileHandle.standardError.write(Data("pushtop trigger: \(error)\n".utf8))
             throw ExitCode.failure

@@ -26,20 +26,32 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .customLong("stdin"), help: "Read JSON commands from standard input, one per line.")
     var readStdin = false
 
-    @Flag(name: .customLong("frames"), help: "Also print every WebSocket frame, both directions, as {\"type\":\"frame\",…} lines.")
+    @Flag(
+        name: .customLong("frames"),
+        help: "Also print every WebSocket frame, both directions, as {\"type\":\"frame\",…} lines.")
     var printFrames = false
 
-    @Option(name: .customLong("record"), help: "Also record what arrives to this file (the dashboard's recording format; replay with 'pushtop replay FILE').")
+    @Option(
+        name: .customLong("record"),
+        help:
+            "Also record what arrives to this file (the dashboard's recording format; replay with 'pushtop replay FILE')."
+    )
     var record: String?
 
-    @Option(name: .customLong("node"), help: ArgumentHelp("A node of the app (repeatable): one connection per node; each line names its node (\"node\":\"HOST:PORT\").", valueName: "HOST:PORT"))
+    @Option(
+        name: .customLong("node"),
+        help: ArgumentHelp(
+            "A node of the app (repeatable): one connection per node; each line names its node (\"node\":\"HOST:PORT\").",
+            valueName: "HOST:PORT"))
     var nodes: [String] = []
 
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
     mutating func validate() throws {
-        for node in nodes where NodeAddress(node) == nil { throw ValidationError("--node: \(NodeAddress.problem(node))") }
+        for node in nodes where NodeAddress(node) == nil {
+            throw ValidationError("--node: \(NodeAddress.problem(node))")
+        }
         for channel in channels {
             do {
                 try ChannelName.validate(channel)
@@ -47,7 +59,9 @@ struct WatchCommand: AsyncParsableCommand {
                 throw ValidationError("channel '\(channel)': \(error)")
             }
         }
-        if channels.isEmpty && !readStdin && connection.profile == nil && !connection.signIn && connection.envFile.path == nil {
+        if channels.isEmpty && !readStdin && connection.profile == nil && !connection.signIn
+            && connection.envFile.path == nil
+        {
             throw ValidationError("name at least one channel (or use --stdin to subscribe later, or --sign-in)")
         }
     }
@@ -64,8 +78,12 @@ struct WatchCommand: AsyncParsableCommand {
         var created: [PusherClient] = []
         if nodeList.isEmpty {
             let client = PusherClient(options: options)
-            let recorder = try record.map { try RecordingWriter.open($0, options: options, channels: channels + (profile.channels ?? []),
-                secret: connection.secret ?? environment["PUSHER_APP_SECRET"] ?? profile.secret, source: "pushtop watch") }
+            let recorder = try record.map {
+                try RecordingWriter.open(
+                    $0, options: options, channels: channels + (profile.channels ?? []),
+                    secret: connection.secret ?? environment["PUSHER_APP_SECRET"] ?? profile.secret,
+                    source: "pushtop watch")
+            }
             WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
             created.append(client)
         } else {

@@ -55,25 +55,29 @@ enum AppsFile {
     }
 
     /// Parses an apps file's text; `path` names it in errors.
-    static func parse(_ text: String, path: String, webhookGrace grace: Double = 3) throws(ConfigError) -> [AppSettings] {
+    static func parse(_ text: String, path: String, webhookGrace grace: Double = 3) throws(ConfigError) -> [AppSettings]
+    {
         let root: TOMLNode
         do {
             root = try TOMLDocument.parse(text)
         } catch {
-            throw ConfigError(source: path, message: "not valid TOML: \(error.message) (column \(error.column))",
-                              line: error.line > 0 ? error.line : nil)
+            throw ConfigError(
+                source: path, message: "not valid TOML: \(error.message) (column \(error.column))",
+                line: error.line > 0 ? error.line : nil)
         }
         let lines = AppsFileLines(text)
         for (key, _) in root.tableEntries ?? [] where key != "apps" {
-            throw ConfigError(source: path, key: key, message: "unknown key (the file holds [[apps]] tables only)",
-                              line: lines.line(ofTopLevel: key))
+            throw ConfigError(
+                source: path, key: key, message: "unknown key (the file holds [[apps]] tables only)",
+                line: lines.line(ofTopLevel: key))
         }
         guard let value = root["apps"] else {
             throw ConfigError(source: path, message: "no [[apps]] table: the file must define at least one app")
         }
         guard case .array(let tables) = value, !tables.isEmpty else {
-            throw ConfigError(source: path, key: "apps", message: "expected [[apps]] tables, found \(value.typeName)",
-                              line: lines.line(ofTopLevel: "apps"))
+            throw ConfigError(
+                source: path, key: "apps", message: "expected [[apps]] tables, found \(value.typeName)",
+                line: lines.line(ofTopLevel: "apps"))
         }
         var apps: [AppSettings] = []
         var seenIDs: [String: Int] = [:]
@@ -104,14 +108,16 @@ private struct AppReader {
 
     func error(_ key: String, _ message: String, webhook: Int? = nil) -> ConfigError {
         let name = webhook.map { "apps[\(index)].webhooks[\($0)].\(key)" } ?? "apps[\(index)].\(key)"
-        return ConfigError(source: source, key: name, message: message,
-                           line: lines.line(app: index, webhook: webhook, key: key))
+        return ConfigError(
+            source: source, key: name, message: message,
+            line: lines.line(app: index, webhook: webhook, key: key))
     }
 
     func read(_ table: TOMLNode) throws(ConfigError) -> AppSettings {
         guard let entries = table.tableEntries else {
-            throw ConfigError(source: source, key: "apps[\(index)]", message: "expected a table, found \(table.typeName)",
-                              line: lines.line(app: index, webhook: nil, key: nil))
+            throw ConfigError(
+                source: source, key: "apps[\(index)]", message: "expected a table, found \(table.typeName)",
+                line: lines.line(app: index, webhook: nil, key: nil))
         }
         var id: String?
         var key: String?
@@ -202,15 +208,17 @@ private struct AppReader {
                 var names: Set<String> = []
                 for item in items {
                     guard case .string(let name) = item, AppsFile.eventTypes.contains(name) else {
-                        throw error(field, "expected event types among \(AppsFile.eventTypes.joined(separator: ", "))",
-                                    webhook: number)
+                        throw error(
+                            field, "expected event types among \(AppsFile.eventTypes.joined(separator: ", "))",
+                            webhook: number)
                     }
                     names.insert(name)
                 }
                 types = names
             default:
-                throw error(field, "unknown key (known: \(AppsFile.knownWebhookKeys.joined(separator: ", ")))",
-                            webhook: number)
+                throw error(
+                    field, "unknown key (known: \(AppsFile.knownWebhookKeys.joined(separator: ", ")))",
+                    webhook: number)
             }
         }
         guard let url else { throw error("url", "missing: every webhook needs a url", webhook: number) }
@@ -231,7 +239,9 @@ private struct AppReader {
     }
 
     private func bool(_ field: String, _ value: TOMLNode) throws(ConfigError) -> Bool {
-        guard case .bool(let flag) = value else { throw error(field, "expected true or false, found \(value.typeName)") }
+        guard case .bool(let flag) = value else {
+            throw error(field, "expected true or false, found \(value.typeName)")
+        }
         return flag
     }
 

@@ -33,11 +33,16 @@ struct ConfigCheck {
             return
         }
         // Values that parse but cannot work: a theme that does not exist, an auth endpoint that is not a URL.
-        let tables = [("", file.defaults)] + file.profiles.sorted { $0.key < $1.key }.map { ("profiles.\($0.key).", $0.value) }
+        let tables =
+            [("", file.defaults)] + file.profiles.sorted { $0.key < $1.key }.map { ("profiles.\($0.key).", $0.value) }
         for (prefix, profile) in tables {
             if let theme = profile.theme {
                 let (_, warning) = catalog.resolve(theme)
-                if let warning { problems.append("\(path): \(prefix)theme: \(warning.replacingOccurrences(of: "; using the default theme", with: ""))") }
+                if let warning {
+                    problems.append(
+                        "\(path): \(prefix)theme: \(warning.replacingOccurrences(of: "; using the default theme", with: ""))"
+                    )
+                }
             }
             if let endpoint = profile.authEndpoint, URL(string: endpoint)?.scheme?.hasPrefix("http") != true {
                 problems.append("\(path): \(prefix)auth_endpoint: expected an http(s) URL, found '\(endpoint)'")
@@ -49,7 +54,8 @@ struct ConfigCheck {
                 problems.append("\(path): \(prefix)ca_file: '\(caFile)' is not a readable file")
             }
             if let host = profile.host, host.contains("/") || host.contains(" ") {
-                problems.append("\(path): \(prefix)host: expected a host name or address, found '\(host)' (no scheme or path)")
+                problems.append(
+                    "\(path): \(prefix)host: expected a host name or address, found '\(host)' (no scheme or path)")
             }
         }
         let names = file.profiles.keys.sorted()
@@ -79,7 +85,9 @@ struct ConfigCheck {
             let settings = try DotEnvSettings.read(DotEnvFile.load(path: path, environment: environment))
             lines.append("ok: " + EnvFileOption.describe(settings))
             var missing: [String] = []
-            if settings.profile.secret == nil { missing.append("\(settings.expectedKey("secret")) (signing private channels, the HTTP API)") }
+            if settings.profile.secret == nil {
+                missing.append("\(settings.expectedKey("secret")) (signing private channels, the HTTP API)")
+            }
             if settings.profile.appID == nil { missing.append("\(settings.expectedKey("app_id")) (the HTTP API)") }
             if !missing.isEmpty { lines.append("note: \(path) has no " + missing.joined(separator: " and no ")) }
         } catch {

@@ -59,11 +59,13 @@ public struct ConfigFile: Sendable, Hashable {
             switch key {
             case "profiles":
                 guard let tables = value.tableEntries else {
-                    throw ConfigError(source: path, key: key, message: "expected tables ([profiles.NAME]), found \(value.typeName)")
+                    throw ConfigError(
+                        source: path, key: key, message: "expected tables ([profiles.NAME]), found \(value.typeName)")
                 }
                 for (name, table) in tables {
                     guard table.tableEntries != nil else {
-                        throw ConfigError(source: path, key: "profiles.\(name)",
+                        throw ConfigError(
+                            source: path, key: "profiles.\(name)",
                             message: "expected a table ([profiles.\(name)]), found \(table.typeName)")
                     }
                     file.profiles[name] = try ProfileReader(source: path, prefix: "profiles.\(name).")
@@ -71,11 +73,14 @@ public struct ConfigFile: Sendable, Hashable {
                 }
             case "open":
                 guard case .array(let items) = value else {
-                    throw ConfigError(source: path, key: key, message: "expected an array of profile names, found \(value.typeName)")
+                    throw ConfigError(
+                        source: path, key: key, message: "expected an array of profile names, found \(value.typeName)")
                 }
                 for (i, item) in items.enumerated() {
                     guard case .string(let name) = item else {
-                        throw ConfigError(source: path, key: "open[\(i)]", message: "expected a profile name (string), found \(item.typeName)")
+                        throw ConfigError(
+                            source: path, key: "open[\(i)]",
+                            message: "expected a profile name (string), found \(item.typeName)")
                     }
                     guard !file.open.contains(name) else {
                         throw ConfigError(source: path, key: "open[\(i)]", message: "'\(name)' is listed twice")
@@ -84,7 +89,8 @@ public struct ConfigFile: Sendable, Hashable {
                 }
             case "profile":
                 guard case .string(let name) = value else {
-                    throw ConfigError(source: path, key: key, message: "expected a profile name (string), found \(value.typeName)")
+                    throw ConfigError(
+                        source: path, key: key, message: "expected a profile name (string), found \(value.typeName)")
                 }
                 file.defaultProfile = name
             default:
@@ -107,8 +113,10 @@ public struct ConfigFile: Sendable, Hashable {
         guard let name = name ?? defaultProfile else { return defaults }
         guard let profile = profiles[name] else {
             let known = profiles.keys.sorted()
-            throw ConfigError(source: path, message: "no profile '\(name)'"
-                + (known.isEmpty ? " (the file defines none)" : " (profiles: \(known.joined(separator: ", ")))"))
+            throw ConfigError(
+                source: path,
+                message: "no profile '\(name)'"
+                    + (known.isEmpty ? " (the file defines none)" : " (profiles: \(known.joined(separator: ", ")))"))
         }
         return profile.merged(over: defaults)
     }
@@ -119,9 +127,11 @@ struct ProfileReader {
     var source: String
     var prefix: String
 
-    static let knownKeys = ["key", "cluster", "host", "port", "tls", "auth_endpoint", "auth_headers", "auth_params",
+    static let knownKeys = [
+        "key", "cluster", "host", "port", "tls", "auth_endpoint", "auth_headers", "auth_params",
         "secret", "app_id", "user_id", "user_info", "activity_timeout", "pong_timeout", "reconnect", "max_retries",
-        "min_delay", "max_delay", "theme", "channels", "user_auth_endpoint", "sign_in", "watchlist", "ca_file", "nodes"]
+        "min_delay", "max_delay", "theme", "channels", "user_auth_endpoint", "sign_in", "watchlist", "ca_file", "nodes",
+    ]
 
     func read(_ entries: [(String, TOMLNode)]) throws(ConfigError) -> Profile {
         var p = Profile()
@@ -146,7 +156,9 @@ struct ProfileReader {
                 case .table: p.userInfo = value.jsonValue
                 case .string(let text):
                     guard let json = JSONValue.parseIfJSON(text), json.objectValue != nil else {
-                        throw error(key, "expected a table or a JSON object in a string, found a string that is not a JSON object")
+                        throw error(
+                            key,
+                            "expected a table or a JSON object in a string, found a string that is not a JSON object")
                     }
                     p.userInfo = json
                 default: throw error(key, "expected a table or a JSON object string, found \(value.typeName)")
@@ -167,7 +179,8 @@ struct ProfileReader {
             case "max_delay": p.maxDelay = try seconds(key, value)
             case "theme": p.theme = try string(key, value)
             case "channels":
-                p.channels = try strings(key, value, arrayOf: "channel names", item: "a channel name (string)") { name in
+                p.channels = try strings(key, value, arrayOf: "channel names", item: "a channel name (string)") {
+                    name in
                     do {
                         try ChannelName.validate(name)
                         return nil
@@ -208,13 +221,18 @@ struct ProfileReader {
 
     /// An array of strings, each checked by `check` (why an item is refused, or `nil`); errors name the array
     /// (`expected an array of WHAT`) or the item (`key[i]`: `expected ITEM`).
-    private func strings(_ key: String, _ value: TOMLNode, arrayOf what: String, item: String,
-        check: (String) -> String?) throws(ConfigError) -> [String]
-    {
-        guard case .array(let items) = value else { throw error(key, "expected an array of \(what), found \(value.typeName)") }
+    private func strings(
+        _ key: String, _ value: TOMLNode, arrayOf what: String, item: String,
+        check: (String) -> String?
+    ) throws(ConfigError) -> [String] {
+        guard case .array(let items) = value else {
+            throw error(key, "expected an array of \(what), found \(value.typeName)")
+        }
         var texts: [String] = []
         for (i, node) in items.enumerated() {
-            guard case .string(let text) = node else { throw error("\(key)[\(i)]", "expected \(item), found \(node.typeName)") }
+            guard case .string(let text) = node else {
+                throw error("\(key)[\(i)]", "expected \(item), found \(node.typeName)")
+            }
             if let problem = check(text) { throw error("\(key)[\(i)]", problem) }
             texts.append(text)
         }

@@ -1,10 +1,10 @@
 import PushtopDashboard
-
 import PushtopKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A `.env` file as dotenv writes and reads it (Laravel's vlucas/phpdotenv, Node's dotenv): `KEY=value`

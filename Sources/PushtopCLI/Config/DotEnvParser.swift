@@ -140,7 +140,11 @@ struct DotEnvParser {
         // Trailing blanks (and a Windows line end) are not part of the value.
         if case .text(let s) = value.pieces.last {
             let trimmed = String(s.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
-            if trimmed.isEmpty { value.pieces.removeLast() } else { value.pieces[value.pieces.count - 1] = .text(trimmed) }
+            if trimmed.isEmpty {
+                value.pieces.removeLast()
+            } else {
+                value.pieces[value.pieces.count - 1] = .text(trimmed)
+            }
         }
         return value
     }
@@ -156,7 +160,9 @@ struct DotEnvParser {
         if characters[j] == ":", j + 1 < characters.count, characters[j + 1] == "-" {
             j += 2
             var text = ""
-            while j < characters.count, characters[j] != "}", characters[j] != "\n" { text.append(characters[j]); j += 1 }
+            while j < characters.count, characters[j] != "}", characters[j] != "\n" {
+                text.append(characters[j]); j += 1
+            }
             fallback = text
         }
         guard j < characters.count, characters[j] == "}" else { return nil }

@@ -59,7 +59,9 @@ public struct DotEnvSettings: Sendable, Equatable {
                 case "https", "wss": s.profile.tls = true
                 case "http", "ws": s.profile.tls = false
                 default:
-                    throw ConfigError(source: "\(file.path):\(e.line)", key: e.key, message: "expected http or https, found '\(e.value)'")
+                    throw ConfigError(
+                        source: "\(file.path):\(e.line)", key: e.key,
+                        message: "expected http or https, found '\(e.value)'")
                 }
                 s.sources["tls"] = e
             }
@@ -109,7 +111,8 @@ public struct DotEnvSettings: Sendable, Equatable {
                 guard hasKey(named) else {
                     let key = named == .reverb ? "REVERB_APP_KEY" : "PUSHER_APP_KEY"
                     let set = file.entry(key)
-                    throw ConfigError(source: "\(file.path):\(set?.line ?? e.line)", key: key,
+                    throw ConfigError(
+                        source: "\(file.path):\(set?.line ?? e.line)", key: key,
                         message: set == nil ? "missing (\(name)=\(e.value) on line \(e.line) needs it)" : "is empty")
                 }
                 return named
@@ -118,15 +121,20 @@ public struct DotEnvSettings: Sendable, Equatable {
         for c in [Convention.reverb, .pusher, .soketi] where hasKey(c) { return c }
         // Name the key most likely meant: one that is there but empty, else the usual ones.
         for key in ["REVERB_APP_KEY", "PUSHER_APP_KEY", "SOKETI_DEFAULT_APP_KEY"] {
-            if let e = file.entry(key) { throw ConfigError(source: "\(file.path):\(e.line)", key: key, message: "is empty") }
+            if let e = file.entry(key) {
+                throw ConfigError(source: "\(file.path):\(e.line)", key: key, message: "is empty")
+            }
         }
-        throw ConfigError(source: file.path,
-            message: "no app key: expected REVERB_APP_KEY, PUSHER_APP_KEY or SOKETI_DEFAULT_APP_KEY (or a VITE_/MIX_ copy)")
+        throw ConfigError(
+            source: file.path,
+            message:
+                "no app key: expected REVERB_APP_KEY, PUSHER_APP_KEY or SOKETI_DEFAULT_APP_KEY (or a VITE_/MIX_ copy)")
     }
 
     private static func port(_ e: DotEnvFile.Entry, file: DotEnvFile) throws(ConfigError) -> Int {
         guard let n = Int(e.value.trimmingCharacters(in: " ")), (1...65535).contains(n) else {
-            throw ConfigError(source: "\(file.path):\(e.line)", key: e.key, message: "expected a port 1-65535, found '\(e.value)'")
+            throw ConfigError(
+                source: "\(file.path):\(e.line)", key: e.key, message: "expected a port 1-65535, found '\(e.value)'")
         }
         return n
     }

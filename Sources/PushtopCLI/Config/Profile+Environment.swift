@@ -2,9 +2,11 @@ import PusherProtocol
 
 extension Profile {
     /// The environment variables read, and the profile field each sets.
-    public static let environmentVariables = ["PUSHTOP_KEY", "PUSHTOP_CLUSTER", "PUSHTOP_HOST", "PUSHTOP_PORT",
+    public static let environmentVariables = [
+        "PUSHTOP_KEY", "PUSHTOP_CLUSTER", "PUSHTOP_HOST", "PUSHTOP_PORT",
         "PUSHTOP_TLS", "PUSHTOP_AUTH_ENDPOINT", "PUSHTOP_SECRET", "PUSHTOP_USER_ID", "PUSHTOP_USER_INFO",
-        "PUSHTOP_THEME"]
+        "PUSHTOP_THEME",
+    ]
 
     /// Settings from `PUSHTOP_*` environment variables (they win over the config file; options win over them).
     /// `PUSHTOP_PROFILE` picks the profile (see ``ConfigFile/profile(named:)``).
@@ -19,7 +21,8 @@ extension Profile {
         p.host = value("PUSHTOP_HOST")
         if let port = value("PUSHTOP_PORT") {
             guard let n = Int(port), (1...65535).contains(n) else {
-                throw ConfigError(source: "environment", key: "PUSHTOP_PORT", message: "expected a port 1-65535, found '\(port)'")
+                throw ConfigError(
+                    source: "environment", key: "PUSHTOP_PORT", message: "expected a port 1-65535, found '\(port)'")
             }
             p.port = n
         }
@@ -28,7 +31,8 @@ extension Profile {
             case "1", "true", "yes", "on": p.tls = true
             case "0", "false", "no", "off": p.tls = false
             default:
-                throw ConfigError(source: "environment", key: "PUSHTOP_TLS", message: "expected true or false, found '\(tls)'")
+                throw ConfigError(
+                    source: "environment", key: "PUSHTOP_TLS", message: "expected true or false, found '\(tls)'")
             }
         }
         p.authEndpoint = value("PUSHTOP_AUTH_ENDPOINT")

@@ -9,12 +9,14 @@ enum ProfileFromEnvFile {
     static func write(envFile: String, name: String?, to path: String) throws {
         let settings: DotEnvSettings
         do {
-            settings = try DotEnvSettings.read(DotEnvFile.load(path: envFile, environment: ProcessInfo.processInfo.environment))
+            settings = try DotEnvSettings.read(
+                DotEnvFile.load(path: envFile, environment: ProcessInfo.processInfo.environment))
         } catch {
             throw ValidationError("--from-env-file \(error)")
         }
         let name = name ?? settings.convention.rawValue.lowercased()
-        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+        else {
             throw ValidationError("--name '\(name)': use letters, digits, - and _")
         }
         let manager = FileManager.default
@@ -34,7 +36,8 @@ enum ProfileFromEnvFile {
         }
         text += table(name: name, settings: settings)
         do {
-            try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try manager.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             // The profile holds the app secret: only the user reads it.
             try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)

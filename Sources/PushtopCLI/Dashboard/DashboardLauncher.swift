@@ -20,15 +20,19 @@ enum DashboardLauncher {
         var credentials: KnownCredentials?
     }
 
-    static func run(client: PusherClient, channels: [String], theme: String?, signIn: Bool = false, record: String? = nil,
-        credentials: KnownCredentials? = nil) async throws -> Int32
-    {
-        try await run(apps: [App(label: "", client: client, channels: channels, signIn: signIn, credentials: credentials)],
+    static func run(
+        client: PusherClient, channels: [String], theme: String?, signIn: Bool = false, record: String? = nil,
+        credentials: KnownCredentials? = nil
+    ) async throws -> Int32 {
+        try await run(
+            apps: [App(label: "", client: client, channels: channels, signIn: signIn, credentials: credentials)],
             theme: theme, record: record)
     }
 
     /// Runs the dashboard on one or several apps (one connection each).
-    static func run(apps launches: [App], theme: String?, record: String? = nil, nodes: NodeState? = nil) async throws -> Int32 {
+    static func run(apps launches: [App], theme: String?, record: String? = nil, nodes: NodeState? = nil) async throws
+        -> Int32
+    {
         let environment = ProcessInfo.processInfo.environment
         var apps: [DashboardApp] = []
         var tasks: [Task<Void, Never>] = []
@@ -58,9 +62,12 @@ enum DashboardLauncher {
         var api: PusherAppAPI?
         if let credentials = launch.credentials, let appID = credentials.appID {
             let o = client.options
-            let configuration = o.host == nil
-                ? PusherAPIConfiguration.cluster(o.cluster, appID: appID, key: credentials.key, secret: credentials.secret)
-                : PusherAPIConfiguration(appID: appID, key: credentials.key, secret: credentials.secret,
+            let configuration =
+                o.host == nil
+                ? PusherAPIConfiguration.cluster(
+                    o.cluster, appID: appID, key: credentials.key, secret: credentials.secret)
+                : PusherAPIConfiguration(
+                    appID: appID, key: credentials.key, secret: credentials.secret,
                     host: o.resolvedHost, port: o.port ?? (o.connection.useTLS ? 443 : 80), useTLS: o.connection.useTLS)
             api = PusherAppAPI(client: PusherAPIClient(configuration: configuration))
         }
@@ -82,8 +89,10 @@ enum DashboardLauncher {
             }
         }
         let backend = ClientDashboardBackend(client: client)
-        let app = DashboardApp(setup: AppSetup(label: launch.label, endpoint: backend.connectionDescription,
-            credentials: launch.credentials, hasAPI: api != nil), feed: feed, backend: backend,
+        let app = DashboardApp(
+            setup: AppSetup(
+                label: launch.label, endpoint: backend.connectionDescription,
+                credentials: launch.credentials, hasAPI: api != nil), feed: feed, backend: backend,
             api: api, channels: launch.channels)
         return (app, [pinger])
     }

@@ -8,9 +8,10 @@ struct NodesLauncher {
     var apps: [DashboardLauncher.App] = []
     var state: NodeState
 
-    init(addresses: [NodeAddress], options: PusherClientOptions, channels: [String], signIn: Bool,
-         credentials: KnownCredentials?, interval: Double) throws
-    {
+    init(
+        addresses: [NodeAddress], options: PusherClientOptions, channels: [String], signIn: Bool,
+        credentials: KnownCredentials?, interval: Double
+    ) throws {
         guard addresses.count == Set(addresses).count else { throw ValidationError("a --node is given twice") }
         // The canary needs the HTTP API (secret and app id) and a private channel every node subscribes.
         let canaryEnabled = credentials?.appID != nil
@@ -19,10 +20,14 @@ struct NodesLauncher {
             var o = options
             o.host = address.host
             o.port = address.port
-            apps.append(DashboardLauncher.App(label: address.description, client: PusherClient(options: o),
-                channels: channels + (canaryEnabled ? [canaryChannel] : []), signIn: signIn, credentials: credentials))
+            apps.append(
+                DashboardLauncher.App(
+                    label: address.description, client: PusherClient(options: o),
+                    channels: channels + (canaryEnabled ? [canaryChannel] : []), signIn: signIn,
+                    credentials: credentials))
         }
-        state = NodeState(nodes: addresses.map(\.description), canaryChannel: canaryChannel, interval: interval,
+        state = NodeState(
+            nodes: addresses.map(\.description), canaryChannel: canaryChannel, interval: interval,
             canaryEnabled: canaryEnabled)
     }
 }

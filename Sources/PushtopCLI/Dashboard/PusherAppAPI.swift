@@ -23,7 +23,8 @@ struct PusherAppAPI: AppAPI {
             let list = presence.json?["channels"]?.objectValue
         {
             for (name, info) in list {
-                channels[name, default: OccupiedChannel(name: name, info: info)].userCount = info["user_count"]?.intValue
+                channels[name, default: OccupiedChannel(name: name, info: info)].userCount =
+                    info["user_count"]?.intValue
             }
         }
         return Array(channels.values)

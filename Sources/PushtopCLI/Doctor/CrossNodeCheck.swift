@@ -30,7 +30,8 @@ struct CrossNodeCheck {
                 for event in batch {
                     switch event {
                     case .subscribed(channel, _): Task { await seen.subscribed(i) }
-                    case .event(let e) where e.channel == channel && e.name == "pushtop-doctor": Task { await seen.received(i, at: now) }
+                    case .event(let e) where e.channel == channel && e.name == "pushtop-doctor":
+                        Task { await seen.received(i, at: now) }
                     default: break
                     }
                 }
@@ -44,27 +45,36 @@ struct CrossNodeCheck {
         return result
     }
 
-    private func check(channel: String, seen: Arrivals, appID: String, secret: String, useTLS: Bool) async -> DoctorCheck {
+    private func check(channel: String, seen: Arrivals, appID: String, secret: String, useTLS: Bool) async
+        -> DoctorCheck
+    {
         let deadline = Date().addingTimeInterval(timeout)
         // Every node's subscription first.
-        while Date() < deadline, await seen.subscribedCount < nodes.count { try? await Task.sleep(for: .milliseconds(20)) }
+        while Date() < deadline, await seen.subscribedCount < nodes.count {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         for (i, node) in nodes.enumerated() {
             if await seen.isSubscribed(i) { continue }
-            return .failed("nodes", "node \(node) did not confirm the subscription to \(channel) within \(Int(timeout)) s",
+            return .failed(
+                "nodes", "node \(node) did not confirm the subscription to \(channel) within \(Int(timeout)) s",
                 fix: "run the node's own checks (pushtop doctor --host \(node.host) --port \(node.port))")
         }
         let via = nodes[0]
-        let api = PusherAPIClient(configuration: PusherAPIConfiguration(appID: appID, key: options.key, secret: secret,
-            host: via.host, port: via.port, useTLS: useTLS))
+        let api = PusherAPIClient(
+            configuration: PusherAPIConfiguration(
+                appID: appID, key: options.key, secret: secret,
+                host: via.host, port: via.port, useTLS: useTLS))
         let sent = Date()
         do {
             let response = try await api.trigger(channels: [channel], event: "pushtop-doctor", data: "{}")
             guard (200..<300).contains(response.status) else {
-                return .failed("nodes", "publishing via \(via) answered \(response.status): \(response.body.prefix(200))",
+                return .failed(
+                    "nodes", "publishing via \(via) answered \(response.status): \(response.body.prefix(200))",
                     fix: "check --app-id and --secret")
             }
         } catch {
-            return .failed("nodes", "publishing via \(via) failed: \(error)", fix: "check the node's HTTP API (same port)")
+            return .failed(
+                "nodes", "publishing via \(via) failed: \(error)", fix: "check the node's HTTP API (same port)")
         }
         let wait = Date().addingTimeInterval(min(timeout, 5))
         while Date() < wait, await seen.receivedCount < nodes.count { try? await Task.sleep(for: .milliseconds(20)) }
@@ -78,9 +88,13 @@ struct CrossNodeCheck {
             }
         }
         if !missing.isEmpty {
-            return .failed("nodes", "an event published via \(via) never reached \(missing.joined(separator: ", "))"
-                + (arrivals.isEmpty ? "" : " (it reached \(arrivals.joined(separator: ", ")))"),
-                fix: "the nodes are not joined: each serves only its own subscribers. Join them (pushtop serve --redis, soketi's redis adapter, Reverb's REVERB_SCALING_ENABLED)")
+            return .failed(
+                "nodes",
+                "an event published via \(via) never reached \(missing.joined(separator: ", "))"
+                    + (arrivals.isEmpty ? "" : " (it reached \(arrivals.joined(separator: ", ")))"),
+                fix:
+                    "the nodes are not joined: each serves only its own subscribers. Join them (pushtop serve --redis, soketi's redis adapter, Reverb's REVERB_SCALING_ENABLED)"
+            )
         }
         return .passed("nodes", "an event published via \(via) reached \(arrivals.joined(separator: ", "))")
     }

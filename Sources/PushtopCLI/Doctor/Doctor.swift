@@ -27,12 +27,16 @@ struct Doctor {
 
         switch await NetworkProbe.resolve(host) {
         case .success(let addresses):
-            guard add(.passed("DNS", "\(host) resolves to \(addresses.prefix(3).joined(separator: ", "))")) else { return results }
+            guard add(.passed("DNS", "\(host) resolves to \(addresses.prefix(3).joined(separator: ", "))")) else {
+                return results
+            }
         case .failure(let error):
-            _ = add(.failed("DNS", "\(host) does not resolve: \(error)",
-                fix: options.host == nil
-                    ? "check --cluster (\(options.cluster)): Pusher's hosts are ws-CLUSTER.pusher.com"
-                    : "check the spelling of --host, or your DNS (try: getent hosts \(host))"))
+            _ = add(
+                .failed(
+                    "DNS", "\(host) does not resolve: \(error)",
+                    fix: options.host == nil
+                        ? "check --cluster (\(options.cluster)): Pusher's hosts are ws-CLUSTER.pusher.com"
+                        : "check the spelling of --host, or your DNS (try: getent hosts \(host))"))
             return results
         }
 
@@ -40,10 +44,12 @@ struct Doctor {
         case .success:
             guard add(.passed("TCP", "connected to \(target)")) else { return results }
         case .failure(let error):
-            _ = add(.failed("TCP", "cannot connect to \(target): \(error)",
-                fix: error.description == "connection refused"
-                    ? "nothing listens on \(target): start the server (e.g. pushtop serve --port \(port)) or fix --port"
-                    : "is \(target) reachable from here (firewall, VPN, proxy)? Check --host and --port"))
+            _ = add(
+                .failed(
+                    "TCP", "cannot connect to \(target): \(error)",
+                    fix: error.description == "connection refused"
+                        ? "nothing listens on \(target): start the server (e.g. pushtop serve --port \(port)) or fix --port"
+                        : "is \(target) reachable from here (firewall, VPN, proxy)? Check --host and --port"))
             return results
         }
 
@@ -52,8 +58,12 @@ struct Doctor {
             case .success:
                 guard add(.passed("TLS", "handshake with \(host) completed, certificate valid")) else { return results }
             case .failure(let error):
-                _ = add(.failed("TLS", "TLS handshake with \(target) failed: \(error)",
-                    fix: "if the server speaks plain ws:// on this port, add --no-tls; otherwise check its certificate for \(host)"))
+                _ = add(
+                    .failed(
+                        "TLS", "TLS handshake with \(target) failed: \(error)",
+                        fix:
+                            "if the server speaks plain ws:// on this port, add --no-tls; otherwise check its certificate for \(host)"
+                    ))
                 return results
             }
         } else {
@@ -63,21 +73,34 @@ struct Doctor {
         let url = options.url(useTLS: useTLS)
         switch await PusherHandshakeProbe.run(url: url, timeout: timeout) {
         case .upgradeFailed(let reason):
-            _ = add(.failed("WebSocket", "upgrade to \(url.prefix { $0 != "?" }) failed: \(reason)",
-                fix: "\(target) is not a Pusher WebSocket endpoint: check --host and --port (the WebSocket port, not a web app's)"))
+            _ = add(
+                .failed(
+                    "WebSocket", "upgrade to \(url.prefix { $0 != "?" }) failed: \(reason)",
+                    fix:
+                        "\(target) is not a Pusher WebSocket endpoint: check --host and --port (the WebSocket port, not a web app's)"
+                ))
             return results
         case .established(let socketID, let activityTimeout):
             _ = add(.passed("WebSocket", "upgraded at /app/\(options.key)"))
             let timeoutText = activityTimeout.map { ", activity timeout \($0) s" } ?? ""
-            guard add(.passed("Pusher", "connection_established, socket id \(socketID)\(timeoutText)")) else { return results }
+            guard add(.passed("Pusher", "connection_established, socket id \(socketID)\(timeoutText)")) else {
+                return results
+            }
         case .refused(let code, let message):
             _ = add(.passed("WebSocket", "upgraded at /app/\(options.key)"))
-            _ = add(.failed("Pusher", "refused\(code.map { " with \($0)" } ?? ""): \(message)", fix: Self.fix(forCloseCode: code)))
+            _ = add(
+                .failed(
+                    "Pusher", "refused\(code.map { " with \($0)" } ?? ""): \(message)",
+                    fix: Self.fix(forCloseCode: code)))
             return results
         case .silent(let reason):
             _ = add(.passed("WebSocket", "upgraded at /app/\(options.key)"))
-            _ = add(.failed("Pusher", "no connection_established: \(reason)",
-                fix: "the server speaks WebSocket but not the Pusher protocol at /app/KEY: is this a Pusher-compatible server?"))
+            _ = add(
+                .failed(
+                    "Pusher", "no connection_established: \(reason)",
+                    fix:
+                        "the server speaks WebSocket but not the Pusher protocol at /app/KEY: is this a Pusher-compatible server?"
+                ))
             return results
         }
 
@@ -112,17 +135,23 @@ struct Doctor {
             let fix: String
             if authorizer is EndpointAuthorizer {
                 switch status {
-                case 401?, 403?: fix = "the endpoint refused this client: add the session or token it expects (--auth-header 'Authorization: Bearer …', --auth-param)"
+                case 401?, 403?:
+                    fix =
+                        "the endpoint refused this client: add the session or token it expects (--auth-header 'Authorization: Bearer …', --auth-param)"
                 case nil: fix = "the endpoint could not be reached or answered badly: check --auth-endpoint"
                 default: fix = "the endpoint answered \(status!): check --auth-endpoint and its logs"
                 }
             } else {
-                fix = "the server rejected the signature: --secret must be this app's secret (the one paired with --key)"
+                fix =
+                    "the server rejected the signature: --secret must be this app's secret (the one paired with --key)"
             }
-            return add(.failed("auth", "\(channel) refused\(status.map { " (HTTP \($0))" } ?? ""): \(message)", fix: fix))
+            return add(
+                .failed("auth", "\(channel) refused\(status.map { " (HTTP \($0))" } ?? ""): \(message)", fix: fix))
         case .timedOut:
-            return add(.failed("auth", "no answer to the subscription within \(Int(timeout)) s",
-                fix: "the server did not confirm the subscription: check its logs"))
+            return add(
+                .failed(
+                    "auth", "no answer to the subscription within \(Int(timeout)) s",
+                    fix: "the server did not confirm the subscription: check its logs"))
         }
     }
 
@@ -137,7 +166,8 @@ struct Doctor {
                     case .subscribed(let name, _) where name == channel: return .subscribed
                     case .subscriptionError(let name, let status, let message) where name == channel:
                         return .refused(status: status, message: message)
-                    case .error(let code?, let message): return .refused(status: nil, message: "pusher:error \(code): \(message)")
+                    case .error(let code?, let message):
+                        return .refused(status: nil, message: "pusher:error \(code): \(message)")
                     case .state(let change) where change.current == .failed:
                         return .refused(status: nil, message: "the connection failed")
                     default: continue
@@ -173,8 +203,11 @@ struct Doctor {
         do {
             let response = try await api.channels()
             let count = response.json?["channels"]?.objectValue?.count
-            return add(.passed("HTTP API", "GET \(configuration.baseURL)/apps/\(appID)/channels: \(response.status)"
-                + (count.map { ", \($0) occupied channel\($0 == 1 ? "" : "s")" } ?? "")))
+            return add(
+                .passed(
+                    "HTTP API",
+                    "GET \(configuration.baseURL)/apps/\(appID)/channels: \(response.status)"
+                        + (count.map { ", \($0) occupied channel\($0 == 1 ? "" : "s")" } ?? "")))
         } catch {
             let fix: String
             switch error {
@@ -185,7 +218,8 @@ struct Doctor {
             case .status:
                 fix = "check the server's logs"
             case .transport:
-                fix = "the API is unreachable at \(configuration.baseURL): on Pusher it is api-CLUSTER.pusher.com; others serve it on the WebSocket port"
+                fix =
+                    "the API is unreachable at \(configuration.baseURL): on Pusher it is api-CLUSTER.pusher.com; others serve it on the WebSocket port"
             case .invalidRequest:
                 fix = "report this: the request is built by pushtop"
             }
@@ -196,7 +230,8 @@ struct Doctor {
     /// What to try for a close code the server refused the connection with.
     static func fix(forCloseCode code: Int?) -> String {
         switch code {
-        case 4001?: return "the server does not know this app key: check --key (and --cluster: a key belongs to one cluster)"
+        case 4001?:
+            return "the server does not know this app key: check --key (and --cluster: a key belongs to one cluster)"
         case 4003?: return "the app is disabled: enable it in the dashboard of your Pusher account or server"
         case 4004?: return "the app is over its connection quota: close other connections or raise the plan's limit"
         case 4005?: return "the path is wrong: use the server's /app/KEY endpoint"

@@ -13,11 +13,15 @@ struct DoctorCheck: Sendable, Equatable {
     var detail: String
     var outcome: Outcome
 
-    static func passed(_ name: String, _ detail: String) -> DoctorCheck { .init(name: name, detail: detail, outcome: .passed) }
+    static func passed(_ name: String, _ detail: String) -> DoctorCheck {
+        .init(name: name, detail: detail, outcome: .passed)
+    }
     static func failed(_ name: String, _ detail: String, fix: String) -> DoctorCheck {
         .init(name: name, detail: detail, outcome: .failed(fix: fix))
     }
-    static func skipped(_ name: String, _ detail: String) -> DoctorCheck { .init(name: name, detail: detail, outcome: .skipped) }
+    static func skipped(_ name: String, _ detail: String) -> DoctorCheck {
+        .init(name: name, detail: detail, outcome: .skipped)
+    }
 
     var failed: Bool { if case .failed = outcome { return true } else { return false } }
 

@@ -12,9 +12,9 @@ enum NetworkProbe {
         await Task.detached {
             var hints = addrinfo()
             #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+                hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
             #else
-            hints.ai_socktype = SOCK_STREAM
+                hints.ai_socktype = SOCK_STREAM
             #endif
             var list: UnsafeMutablePointer<addrinfo>?
             let status = getaddrinfo(host, nil, &hints, &list)
@@ -26,9 +26,12 @@ enum NetworkProbe {
             var cursor: UnsafeMutablePointer<addrinfo>? = first
             while let entry = cursor {
                 var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-                if getnameinfo(entry.pointee.ai_addr, entry.pointee.ai_addrlen, &buffer, socklen_t(buffer.count),
-                               nil, 0, NI_NUMERICHOST) == 0 {
-                    let address = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if getnameinfo(
+                    entry.pointee.ai_addr, entry.pointee.ai_addrlen, &buffer, socklen_t(buffer.count),
+                    nil, 0, NI_NUMERICHOST) == 0
+                {
+                    let address = String(
+                        decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                     if !addresses.contains(address) { addresses.append(address) }
                 }
                 cursor = entry.pointee.ai_next
@@ -39,7 +42,9 @@ enum NetworkProbe {
 
     /// Opens and closes a TCP connection; with `tlsServerName`, also completes a TLS handshake (verifying the
     /// certificate for that name).
-    static func connect(host: String, port: Int, tlsServerName: String?, timeout: Double) async -> Result<Void, ProbeError> {
+    static func connect(host: String, port: Int, tlsServerName: String?, timeout: Double) async -> Result<
+        Void, ProbeError
+    > {
         let handshake = HandshakeWaiter()
         do {
             let tlsContext = tlsServerName == nil ? nil : try NIOSSLContext(configuration: .makeClientConfiguration())
@@ -50,7 +55,8 @@ enum NetworkProbe {
                     return channel.eventLoop.makeCompletedFuture {
                         // SNI is not sent for IP literals (and NIOSSL refuses them as a server name).
                         let isIP = (try? SocketAddress(ipAddress: tlsServerName, port: 0)) != nil
-                        let handler = try NIOSSLClientHandler(context: tlsContext, serverHostname: isIP ? nil : tlsServerName)
+                        let handler = try NIOSSLClientHandler(
+                            context: tlsContext, serverHostname: isIP ? nil : tlsServerName)
                         try channel.pipeline.syncOperations.addHandler(handler)
                         try channel.pipeline.syncOperations.addHandler(handshake.handler(on: channel.eventLoop))
                     }

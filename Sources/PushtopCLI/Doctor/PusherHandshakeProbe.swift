@@ -40,17 +40,20 @@ enum PusherHandshakeProbe {
                     switch decoded.event {
                     case "pusher:connection_established":
                         let data = decoded.dataJSON
-                        outcome.set(.established(
-                            socketID: data?["socket_id"]?.stringValue ?? "?",
-                            activityTimeout: data?["activity_timeout"]?.intValue))
+                        outcome.set(
+                            .established(
+                                socketID: data?["socket_id"]?.stringValue ?? "?",
+                                activityTimeout: data?["activity_timeout"]?.intValue))
                         try await outbound.close(.normalClosure, reason: "pushtop doctor")
                     case "pusher:error":
                         let data = decoded.dataJSON
-                        outcome.set(.refused(code: data?["code"]?.intValue, message: data?["message"]?.stringValue ?? text))
+                        outcome.set(
+                            .refused(code: data?["code"]?.intValue, message: data?["message"]?.stringValue ?? text))
                         // The server closes after its error; wait for that, so the close code is seen.
                         while try await messages.next() != nil {}
                     default:
-                        outcome.set(.silent("the first message was \(decoded.event), not pusher:connection_established"))
+                        outcome.set(
+                            .silent("the first message was \(decoded.event), not pusher:connection_established"))
                         try await outbound.close(.normalClosure, reason: nil)
                     }
                 }

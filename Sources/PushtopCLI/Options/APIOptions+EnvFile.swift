@@ -8,8 +8,10 @@ extension APIOptions {
     ///   - purpose: why the file must name key, secret and app id, for the error when it does not.
     func overlaid(by envFile: EnvFileOption, command: String, purpose: String) throws -> APIOptions {
         guard let file = try envFile.settings() else { return self }
-        let flags = CommandLineFlags.given(["--app-id": "app_id", "--key": "key", "--secret": "secret",
-            "--host": "host", "--port": "port", "--tls": "tls", "--cluster": "cluster"])
+        let flags = CommandLineFlags.given([
+            "--app-id": "app_id", "--key": "key", "--secret": "secret",
+            "--host": "host", "--port": "port", "--tls": "tls", "--cluster": "cluster",
+        ])
         let f = try file.requiring(["key", "secret", "app_id"].filter { flags[$0] == nil }, for: purpose).profile
         StandardStreams.writeErr("pushtop \(command): \(EnvFileOption.describe(file, flags: flags))\n")
         var api = self

@@ -4,16 +4,31 @@ import PushtopServer
 
 /// Options of `pushtop serve` that make several nodes act as one app through Redis.
 struct ClusterOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Join a cluster through this Redis: redis://HOST:PORT[/DB] (default: $PUSHTOP_REDIS_URL; none: one process, no Redis).", valueName: "URL"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Join a cluster through this Redis: redis://HOST:PORT[/DB] (default: $PUSHTOP_REDIS_URL; none: one process, no Redis).",
+            valueName: "URL"))
     var redis: String?
 
-    @Option(name: .customLong("node-id"), help: ArgumentHelp("This node's name in the cluster, logs, metrics and /health (default: random).", valueName: "ID"))
+    @Option(
+        name: .customLong("node-id"),
+        help: ArgumentHelp(
+            "This node's name in the cluster, logs, metrics and /health (default: random).", valueName: "ID"))
     var nodeID: String?
 
-    @Option(name: .customLong("redis-prefix"), help: ArgumentHelp("Prefix of the cluster's Redis keys and channels (several clusters or apps on one Redis).", valueName: "PREFIX"))
+    @Option(
+        name: .customLong("redis-prefix"),
+        help: ArgumentHelp(
+            "Prefix of the cluster's Redis keys and channels (several clusters or apps on one Redis).",
+            valueName: "PREFIX"))
     var redisPrefix: String = "pushtop"
 
-    @Option(name: .customLong("node-timeout"), help: ArgumentHelp("Seconds without a heartbeat after which the other nodes remove a node's members (removed within 1.25x this).", valueName: "SECONDS"))
+    @Option(
+        name: .customLong("node-timeout"),
+        help: ArgumentHelp(
+            "Seconds without a heartbeat after which the other nodes remove a node's members (removed within 1.25x this).",
+            valueName: "SECONDS"))
     var nodeTimeout: Double = 20
 
     /// `--redis`, else `PUSHTOP_REDIS_URL`.
@@ -28,7 +43,8 @@ struct ClusterOptions: ParsableArguments {
             throw ValidationError("--redis must be redis://HOST:PORT[/DB]")
         }
         if let nodeID {
-            guard !nodeID.isEmpty, nodeID.count <= 100, nodeID.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != ":" })
+            guard !nodeID.isEmpty, nodeID.count <= 100,
+                nodeID.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != ":" })
             else { throw ValidationError("--node-id must be 1 to 100 ASCII characters without spaces or ':'") }
         }
         guard !redisPrefix.isEmpty, !redisPrefix.contains(where: \.isWhitespace) else {
@@ -41,7 +57,9 @@ struct ClusterOptions: ParsableArguments {
 
     /// The cluster to join, or `nil` for a single node.
     var configuration: ClusterConfiguration? {
-        redisURL.map { ClusterConfiguration(redisURL: $0, nodeID: nodeID, prefix: redisPrefix, nodeTimeout: nodeTimeout) }
+        redisURL.map {
+            ClusterConfiguration(redisURL: $0, nodeID: nodeID, prefix: redisPrefix, nodeTimeout: nodeTimeout)
+        }
     }
 }
 

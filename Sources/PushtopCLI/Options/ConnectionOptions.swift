@@ -20,38 +20,61 @@ struct ConnectionOptions: ParsableArguments {
     var port: Int?
 
     /// `--tls` / `--no-tls` (the last one given wins); neither: the profile's `tls`, else TLS on.
-    @Flag(name: .customLong("tls"), inversion: .prefixedNo,
-          help: "wss:// (the default) or, with --no-tls, plain ws://.")
+    @Flag(
+        name: .customLong("tls"), inversion: .prefixedNo,
+        help: "wss:// (the default) or, with --no-tls, plain ws://.")
     var tls: Bool?
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Also trust the certificate authorities in this PEM file for wss:// (a private CA).", valueName: "PEM"))
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "Also trust the certificate authorities in this PEM file for wss:// (a private CA).", valueName: "PEM"))
     var caFile: String?
 
     @Option(help: "Channel authorization endpoint (POST form socket_id, channel_name).")
     var authEndpoint: String?
 
-    @Option(name: .customLong("auth-header"), help: ArgumentHelp("Extra header on auth requests (repeatable).", valueName: "'Name: value'"))
+    @Option(
+        name: .customLong("auth-header"),
+        help: ArgumentHelp("Extra header on auth requests (repeatable).", valueName: "'Name: value'"))
     var authHeaders: [String] = []
 
-    @Option(name: .customLong("auth-param"), help: ArgumentHelp("Extra form parameter on auth requests (repeatable).", valueName: "name=value"))
+    @Option(
+        name: .customLong("auth-param"),
+        help: ArgumentHelp("Extra form parameter on auth requests (repeatable).", valueName: "name=value"))
     var authParams: [String] = []
 
-    @Option(help: "Sign private/presence subscriptions locally with the app secret (development; env PUSHER_APP_SECRET).")
+    @Option(
+        help: "Sign private/presence subscriptions locally with the app secret (development; env PUSHER_APP_SECRET).")
     var secret: String?
 
-    @Option(name: .customLong("user-id"), help: "Presence user id when signing locally (default: random); sent as user_id to an auth endpoint.")
+    @Option(
+        name: .customLong("user-id"),
+        help: "Presence user id when signing locally (default: random); sent as user_id to an auth endpoint.")
     var userID: String?
 
     @Option(name: .customLong("user-info"), help: "Presence user info (JSON) when signing locally.")
     var userInfo: String?
 
-    @Option(name: .customLong("user-auth-endpoint"), help: ArgumentHelp("User authentication endpoint for signing in (POST form socket_id; pusher-js's default path is /pusher/user-auth).", valueName: "URL"))
+    @Option(
+        name: .customLong("user-auth-endpoint"),
+        help: ArgumentHelp(
+            "User authentication endpoint for signing in (POST form socket_id; pusher-js's default path is /pusher/user-auth).",
+            valueName: "URL"))
     var userAuthEndpoint: String?
 
-    @Flag(name: .customLong("sign-in"), help: "Sign the user in (pusher.signin()) on every connection: through --user-auth-endpoint, or locally with --secret as --user-id.")
+    @Flag(
+        name: .customLong("sign-in"),
+        help:
+            "Sign the user in (pusher.signin()) on every connection: through --user-auth-endpoint, or locally with --secret as --user-id."
+    )
     var signIn = false
 
-    @Option(name: .customLong("watchlist"), help: ArgumentHelp("User ids the signed-in user watches (comma-separated) when signing locally; sent as watchlist to a user auth endpoint.", valueName: "IDS"))
+    @Option(
+        name: .customLong("watchlist"),
+        help: ArgumentHelp(
+            "User ids the signed-in user watches (comma-separated) when signing locally; sent as watchlist to a user auth endpoint.",
+            valueName: "IDS"))
     var watchlist: String?
 
     @Option(help: "Idle seconds before the client pings (default: the server's value).")
@@ -72,7 +95,11 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Longest reconnect delay in seconds (default 60).")
     var maxDelay: Double?
 
-    @Option(name: .customLong("profile"), help: ArgumentHelp("Read options from this profile of the config file. The dashboard takes it more than once: one connection per profile (keys act on the selected app; A switches).", valueName: "NAME"))
+    @Option(
+        name: .customLong("profile"),
+        help: ArgumentHelp(
+            "Read options from this profile of the config file. The dashboard takes it more than once: one connection per profile (keys act on the selected app; A switches).",
+            valueName: "NAME"))
     var profiles: [String] = []
 
     @OptionGroup var envFile: EnvFileOption
@@ -108,8 +135,10 @@ struct ConnectionOptions: ParsableArguments {
         if let port, !(1...65535).contains(port) {
             throw ValidationError("--port \(port) is not a port number (1-65535)")
         }
-        for (name, value) in [("--activity-timeout", activityTimeout), ("--pong-timeout", pongTimeout),
-                              ("--min-delay", minDelay), ("--max-delay", maxDelay)] {
+        for (name, value) in [
+            ("--activity-timeout", activityTimeout), ("--pong-timeout", pongTimeout),
+            ("--min-delay", minDelay), ("--max-delay", maxDelay),
+        ] {
             if let value, !(value >= 0) || !value.isFinite {
                 throw ValidationError("\(name) must be a non-negative number of seconds")
             }
@@ -206,7 +235,9 @@ struct ConnectionOptions: ParsableArguments {
                 throw ValidationError("--profile \(names.joined(separator: ", ")): no config file at \(path)")
             }
             if !identityFlags.isEmpty {
-                throw ValidationError("\(identityFlags.joined(separator: ", ")) cannot be combined with several profiles: each profile gives its own")
+                throw ValidationError(
+                    "\(identityFlags.joined(separator: ", ")) cannot be combined with several profiles: each profile gives its own"
+                )
             }
             // PUSHTOP_* variables other than the theme would make every app the same one.
             var shared = Profile()
@@ -220,8 +251,12 @@ struct ConnectionOptions: ParsableArguments {
     /// The environment without the variables that name one app (`PUSHER_APP_KEY`, `PUSHER_HOST`, ...): with
     /// several profiles each profile gives its own.
     static func withoutAppIdentity(_ environment: [String: String]) -> [String: String] {
-        environment.filter { !["PUSHER_APP_KEY", "PUSHER_CLUSTER", "PUSHER_HOST", "PUSHER_PORT", "PUSHER_APP_SECRET",
-            "PUSHER_AUTH_ENDPOINT", "PUSHER_APP_ID"].contains($0.key) }
+        environment.filter {
+            ![
+                "PUSHER_APP_KEY", "PUSHER_CLUSTER", "PUSHER_HOST", "PUSHER_PORT", "PUSHER_APP_SECRET",
+                "PUSHER_AUTH_ENDPOINT", "PUSHER_APP_ID",
+            ].contains($0.key)
+        }
     }
 
     /// Whether an app is configured anywhere (flags, environment, profile).
@@ -230,8 +265,10 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// Client options: flags first, then `PUSHER_*` environment variables, then the profile, then defaults.
-    func clientOptions(environment: [String: String] = ProcessInfo.processInfo.environment,
-                       profile: Profile = Profile()) throws -> PusherClientOptions {
+    func clientOptions(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        profile: Profile = Profile()
+    ) throws -> PusherClientOptions {
         func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         if caFile == nil, let file = profile.caFile, !FileManager.default.isReadableFile(atPath: file) {
             throw ValidationError("ca_file '\(file)' (config file) is not a readable file")
@@ -249,35 +286,42 @@ struct ConnectionOptions: ParsableArguments {
         }
         port = port ?? profile.port
         let defaults = ReconnectPolicy.default
-        let kind = try reconnect ?? profile.reconnect.map { name in
-            guard let kind = ReconnectPolicy.Kind(rawValue: name) else {
-                throw ValidationError("reconnect '\(name)' is not exponential, linear or none")
-            }
-            return kind
-        } ?? defaults.kind
+        let kind =
+            try reconnect ?? profile.reconnect.map { name in
+                guard let kind = ReconnectPolicy.Kind(rawValue: name) else {
+                    throw ValidationError("reconnect '\(name)' is not exponential, linear or none")
+                }
+                return kind
+            } ?? defaults.kind
         let minDelay = self.minDelay ?? profile.minDelay ?? defaults.minDelay
         let maxDelay = self.maxDelay ?? profile.maxDelay ?? max(defaults.maxDelay, minDelay)
         guard minDelay <= maxDelay else {
             throw ValidationError("the minimum reconnect delay (\(minDelay)) is larger than the maximum (\(maxDelay))")
         }
-        let policy = ReconnectPolicy(kind: kind, minDelay: minDelay, maxDelay: maxDelay,
-                                     maxRetries: maxRetries ?? profile.maxRetries ?? defaults.maxRetries)
+        let policy = ReconnectPolicy(
+            kind: kind, minDelay: minDelay, maxDelay: maxDelay,
+            maxRetries: maxRetries ?? profile.maxRetries ?? defaults.maxRetries)
         let useTLS = tls ?? profile.tls ?? true
         let connection = ConnectionConfiguration(
             useTLS: useTLS, activityTimeout: activityTimeout ?? profile.activityTimeout,
             pongTimeout: pongTimeout ?? profile.pongTimeout ?? 30, reconnect: policy)
         let secret = self.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret
         // One identity for presence channels and sign-in alike.
-        let userID = self.userID ?? profile.userID ?? (secret != nil ? "user-\(UInt32.random(in: 1000...999_999))" : nil)
+        let userID =
+            self.userID ?? profile.userID ?? (secret != nil ? "user-\(UInt32.random(in: 1000...999_999))" : nil)
         let userInfo = self.userInfo.flatMap(JSONValue.parseIfJSON) ?? profile.userInfo
         var authorizer: (any Authorizer)?
         if let endpoint = authEndpoint ?? env("PUSHER_AUTH_ENDPOINT") ?? profile.authEndpoint {
             // --user-id/--user-info travel as form parameters: development endpoints (pushtop serve's) read them.
-            var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map {
+                (name: $0.key, value: $0.value)
+            }
             parameters += authParams.compactMap(Self.splitParam)
             if let userID { parameters.append(("user_id", userID)) }
             if let userInfo { parameters.append(("user_info", userInfo.jsonString)) }
-            var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map {
+                (name: $0.key, value: $0.value)
+            }
             headers += authHeaders.compactMap(Self.splitHeader)
             authorizer = EndpointAuthorizer(url: endpoint, headers: headers, parameters: parameters)
         } else if let secret {
@@ -288,14 +332,18 @@ struct ConnectionOptions: ParsableArguments {
         if let endpoint = userAuthEndpoint ?? profile.userAuthEndpoint {
             // The same extra headers and parameters as channel authorization, plus the identity for development
             // endpoints (pushtop serve's /pusher/user-auth reads user_id, user_info and watchlist).
-            var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map {
+                (name: $0.key, value: $0.value)
+            }
             parameters += authParams.compactMap(Self.splitParam)
             if let userID { parameters.append(("user_id", userID)) }
             if let userInfo { parameters.append(("user_info", userInfo.jsonString)) }
             if watchlist != nil || profile.watchlist != nil {
                 parameters.append(("watchlist", watchlistIDs.joined(separator: ",")))
             }
-            var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+            var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map {
+                (name: $0.key, value: $0.value)
+            }
             headers += authHeaders.compactMap(Self.splitHeader)
             userAuthenticator = EndpointUserAuthenticator(url: endpoint, headers: headers, parameters: parameters)
         } else if let secret {

@@ -8,7 +8,11 @@ struct DashboardDisplayOptions: ParsableArguments {
     @Option(name: .customLong("log-file"), help: "Write logs to this file (the screen never shows them).")
     var logFile: String?
 
-    @Option(name: .customLong("record"), help: "Record everything the dashboard receives to this file (JSON lines; replay with 'pushtop replay FILE'). The key r starts and stops recording too.")
+    @Option(
+        name: .customLong("record"),
+        help:
+            "Record everything the dashboard receives to this file (JSON lines; replay with 'pushtop replay FILE'). The key r starts and stops recording too."
+    )
     var record: String?
 
     /// The same options as arguments for another command (`pushtop` runs the demo when no app is configured).

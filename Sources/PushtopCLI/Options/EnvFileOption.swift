@@ -5,7 +5,11 @@ import PushtopDashboard
 /// `--env-file PATH`: the app's own `.env` (Laravel with Reverb or Pusher, soketi). Flags win over it; it wins
 /// over the environment's app settings (`PUSHER_*`, `PUSHTOP_KEY`, ...) and the config file's default profile.
 struct EnvFileOption: ParsableArguments {
-    @Option(name: .customLong("env-file"), help: ArgumentHelp("Read the app's key, secret, id, host, port and scheme from this .env file (Laravel's REVERB_* or PUSHER_*, soketi's SOKETI_DEFAULT_APP_*). Flags win over it; it wins over the environment.", valueName: "PATH"))
+    @Option(
+        name: .customLong("env-file"),
+        help: ArgumentHelp(
+            "Read the app's key, secret, id, host, port and scheme from this .env file (Laravel's REVERB_* or PUSHER_*, soketi's SOKETI_DEFAULT_APP_*). Flags win over it; it wins over the environment.",
+            valueName: "PATH"))
     var path: String?
 
     /// The file's settings, or `nil` without `--env-file`. Errors name the file, the line and the key.
@@ -19,9 +23,11 @@ struct EnvFileOption: ParsableArguments {
     }
 
     /// The variables that name one app, which the file replaces as a whole.
-    static let appVariables = ["PUSHER_APP_KEY", "PUSHER_CLUSTER", "PUSHER_HOST", "PUSHER_PORT", "PUSHER_APP_SECRET",
+    static let appVariables = [
+        "PUSHER_APP_KEY", "PUSHER_CLUSTER", "PUSHER_HOST", "PUSHER_PORT", "PUSHER_APP_SECRET",
         "PUSHER_AUTH_ENDPOINT", "PUSHER_APP_ID", "PUSHTOP_KEY", "PUSHTOP_CLUSTER", "PUSHTOP_HOST", "PUSHTOP_PORT",
-        "PUSHTOP_TLS", "PUSHTOP_SECRET", "PUSHTOP_AUTH_ENDPOINT"]
+        "PUSHTOP_TLS", "PUSHTOP_SECRET", "PUSHTOP_AUTH_ENDPOINT",
+    ]
 
     /// The environment as the commands read it: with `--env-file`, the environment's app variables replaced by
     /// the file's settings (as `PUSHER_*` and `PUSHTOP_TLS`), so the usual order (flags, then these) holds.
@@ -97,7 +103,8 @@ extension ConnectionOptions {
     /// Says on stderr which settings came from the `.env` file (nothing without one).
     func announceEnvFile(_ settings: DotEnvSettings?, command: String) {
         guard let settings else { return }
-        FileHandle.standardError.write(Data("pushtop \(command): \(EnvFileOption.describe(settings, flags: flagsOverEnvFile))\n".utf8))
+        FileHandle.standardError.write(
+            Data("pushtop \(command): \(EnvFileOption.describe(settings, flags: flagsOverEnvFile))\n".utf8))
     }
 }
 

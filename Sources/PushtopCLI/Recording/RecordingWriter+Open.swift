@@ -11,8 +11,11 @@ extension RecordingWriter {
         let tls = options.connection.useTLS
         let endpoint = "\(options.resolvedHost):\(options.port ?? (tls ? 443 : 80)) \(tls ? "TLS" : "no TLS")"
         do {
-            return try RecordingWriter(path: path, header: RecordingHeader(started: Date().timeIntervalSince1970,
-                endpoint: endpoint, channels: channels, source: source), scrub: secret.map { [$0] } ?? [])
+            return try RecordingWriter(
+                path: path,
+                header: RecordingHeader(
+                    started: Date().timeIntervalSince1970,
+                    endpoint: endpoint, channels: channels, source: source), scrub: secret.map { [$0] } ?? [])
         } catch {
             throw ValidationError(error.description)
         }

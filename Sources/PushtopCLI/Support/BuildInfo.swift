@@ -5,8 +5,8 @@
 enum BuildInfo {
     /// The git commit (`git rev-parse --short HEAD`, with `-dirty` for uncommitted changes), or "unknown".
     #if PUSHTOP_BUILD_STAMP
-    static let commit = BuildStamp.commit
+        static let commit = BuildStamp.commit
     #else
-    static let commit = "unknown"
+        static let commit = "unknown"
     #endif
 }

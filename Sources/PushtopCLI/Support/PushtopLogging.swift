@@ -13,7 +13,8 @@ enum PushtopLogging {
     /// Sets up swift-log once. The level is `level`, else `PUSHTOP_LOG_LEVEL` (trace…critical), else warning;
     /// `format` applies to stderr (`serve --log-format json`: one object per line).
     static func bootstrap(_ destination: Destination, level: Logger.Level? = nil, format: LogFormat = .text) {
-        let level = level
+        let level =
+            level
             ?? ProcessInfo.processInfo.environment["PUSHTOP_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
             ?? .warning
         switch destination {

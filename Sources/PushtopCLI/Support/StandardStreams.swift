@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Unbuffered writes to stdout and stderr: each call reaches the file descriptor before it returns.

@@ -45,7 +45,10 @@ enum WatchCommandLine: Equatable {
         case "signin": return .signIn
         case "signout": return .signOut
         default:
-            throw ParseError(description: "unknown action \"\(action)\" (subscribe, unsubscribe, trigger, connect, disconnect, signin, signout)")
+            throw ParseError(
+                description:
+                    "unknown action \"\(action)\" (subscribe, unsubscribe, trigger, connect, disconnect, signin, signout)"
+            )
         }
     }
 

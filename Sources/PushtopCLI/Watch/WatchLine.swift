@@ -89,7 +89,9 @@ public enum WatchLine {
         case .memberRemoved(let channel, let m):
             return object([("type", "member_removed"), ("channel", .string(channel)), ("user_id", .string(m.userID))])
         case .subscriptionCount(let channel, let count):
-            return object([("type", "subscription_count"), ("channel", .string(channel)), ("count", .number(Double(count)))])
+            return object([
+                ("type", "subscription_count"), ("channel", .string(channel)), ("count", .number(Double(count))),
+            ])
         case .error(let code, let message):
             return error(code: code, message: message)
         case .decryptionError(let channel, let event, let message):

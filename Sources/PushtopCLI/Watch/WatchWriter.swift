@@ -18,7 +18,10 @@ final class WatchWriter: @unchecked Sendable {
     /// With several nodes (`--node`): `{"node":"HOST:PORT",` in place of each line's `{`.
     private let nodePrefix: [UInt8]?
 
-    init(client: PusherClient, exit: AsyncStream<Int32>.Continuation, recorder: RecordingWriter? = nil, node: String? = nil) {
+    init(
+        client: PusherClient, exit: AsyncStream<Int32>.Continuation, recorder: RecordingWriter? = nil,
+        node: String? = nil
+    ) {
         self.client = client
         self.exit = exit
         self.recorder = recorder

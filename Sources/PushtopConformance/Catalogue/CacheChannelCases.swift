@@ -18,20 +18,26 @@ enum CacheChannelCases {
     }
 
     static let all: [ConformanceCase] = [
-        ConformanceCase("cache.miss-on-empty", .optional, .cacheChannels,
-                        "Subscribing to a cache channel with nothing cached gets pusher:cache_miss.",
-                        feature: .cacheChannels) { ctx in
+        ConformanceCase(
+            "cache.miss-on-empty", .optional, .cacheChannels,
+            "Subscribing to a cache channel with nothing cached gets pusher:cache_miss.",
+            feature: .cacheChannels
+        ) { ctx in
             let channel = ctx.channel("cache-")
             let c = try await ctx.subscribed(channel)
             try await ctx.mustReceive(c, PusherEventName.cacheMiss, channel: channel)
             return .pass("pusher:cache_miss")
         },
-        ConformanceCase("cache.last-event-replayed", .optional, .cacheChannels,
-                        "A new subscriber of a cache channel receives its last event at once.", feature: .cacheChannels) { ctx in
+        ConformanceCase(
+            "cache.last-event-replayed", .optional, .cacheChannels,
+            "A new subscriber of a cache channel receives its last event at once.", feature: .cacheChannels
+        ) { ctx in
             try await replayed(ctx, kind: "cache-")
         },
-        ConformanceCase("cache.no-miss-when-cached", .optional, .cacheChannels,
-                        "No pusher:cache_miss when an event is cached.", feature: .cacheChannels) { ctx in
+        ConformanceCase(
+            "cache.no-miss-when-cached", .optional, .cacheChannels,
+            "No pusher:cache_miss when an event is cached.", feature: .cacheChannels
+        ) { ctx in
             let channel = ctx.channel("cache-")
             try ok(await ctx.trigger(channels: [channel], event: "conform-cached", data: "{}"), "the event")
             let c = try await ctx.subscribed(channel)
@@ -40,15 +46,20 @@ enum CacheChannelCases {
             try check(ctx.received(c, PusherEventName.cacheMiss).isEmpty, "no cache_miss", "pusher:cache_miss", ctx)
             return .pass("no miss")
         },
-        ConformanceCase("cache.private-replayed", .optional, .cacheChannels,
-                        "private-cache- channels need auth and replay their last event.", feature: .cacheChannels) { ctx in
+        ConformanceCase(
+            "cache.private-replayed", .optional, .cacheChannels,
+            "private-cache- channels need auth and replay their last event.", feature: .cacheChannels
+        ) { ctx in
             let c = try await ctx.connect()
-            _ = try refused(await ctx.subscribe(c, ctx.channel("private-cache-"), auth: "\(ctx.target.key):00"),
-                            "a wrong signature", ctx)
+            _ = try refused(
+                await ctx.subscribe(c, ctx.channel("private-cache-"), auth: "\(ctx.target.key):00"),
+                "a wrong signature", ctx)
             return try await replayed(ctx, kind: "private-cache-")
         },
-        ConformanceCase("cache.presence-replayed", .optional, .cacheChannels,
-                        "presence-cache- channels replay their last event to a new member.", feature: .cacheChannels) { ctx in
+        ConformanceCase(
+            "cache.presence-replayed", .optional, .cacheChannels,
+            "presence-cache- channels replay their last event to a new member.", feature: .cacheChannels
+        ) { ctx in
             try await replayed(ctx, kind: "presence-cache-")
         },
     ]

@@ -12,10 +12,12 @@ enum ClusterCases {
     }
 
     static let all: [ConformanceCase] = [
-        clusterCase("cluster.publish-anywhere", "An event published through node B reaches a subscriber on node A.") { ctx in
+        clusterCase("cluster.publish-anywhere", "An event published through node B reaches a subscriber on node A.") {
+            ctx in
             let channel = ctx.channel()
             let c = try await ctx.subscribed(channel, node: 0)
-            try ok(await ctx.trigger(node: 1, channels: [channel], event: "conform-cross", data: "{}"), "the trigger on B")
+            try ok(
+                await ctx.trigger(node: 1, channels: [channel], event: "conform-cross", data: "{}"), "the trigger on B")
             try await ctx.mustReceive(c, "conform-cross", channel: channel)
             return .pass("delivered across nodes")
         },
@@ -29,16 +31,19 @@ enum ClusterCases {
             try check(ids.contains(user), "\(user) in B's roster", frame.text ?? "-", ctx)
             return .pass("roster \(ids)")
         },
-        clusterCase("cluster.member-added-across", "A member joining on node A is announced to members on node B.") { ctx in
+        clusterCase("cluster.member-added-across", "A member joining on node A is announced to members on node B.") {
+            ctx in
             let channel = ctx.channel("presence-")
             let watcher = try await ctx.subscribed(channel, node: 1)
             let user = ctx.user()
             _ = try await ctx.subscribed(channel, node: 0, user: user)
             let added = try await ctx.mustReceive(watcher, PusherEventName.memberAdded, channel: channel)
-            try check(added.dataJSON?["user_id"]?.stringValue == user, "member_added \(user)", added.dataText ?? "-", ctx)
+            try check(
+                added.dataJSON?["user_id"]?.stringValue == user, "member_added \(user)", added.dataText ?? "-", ctx)
             return .pass("announced on B")
         },
-        clusterCase("cluster.member-removed-across", "A member leaving node A is removed for members on node B.") { ctx in
+        clusterCase("cluster.member-removed-across", "A member leaving node A is removed for members on node B.") {
+            ctx in
             let channel = ctx.channel("presence-")
             let watcher = try await ctx.subscribed(channel, node: 1)
             let user = ctx.user()
@@ -65,10 +70,14 @@ enum ClusterCases {
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel, node: 0)
             _ = try await ctx.subscribed(channel, node: 1)
-            let answer = await HTTPAPICases.poll(ctx, "/channels/\(channel)", query: ["info": "subscription_count"], node: 1) {
+            let answer = await HTTPAPICases.poll(
+                ctx, "/channels/\(channel)", query: ["info": "subscription_count"], node: 1
+            ) {
                 $0.json?["subscription_count"]?.intValue == 2
             }
-            try check(answer.json?["subscription_count"]?.intValue == 2, "subscription_count 2 from B", answer.description, ctx)
+            try check(
+                answer.json?["subscription_count"]?.intValue == 2, "subscription_count 2 from B", answer.description,
+                ctx)
             return .pass(answer.body)
         },
         clusterCase("cluster.users-from-any-node", "Node B's API lists the users on node A.") { ctx in
@@ -78,11 +87,13 @@ enum ClusterCases {
             let answer = await HTTPAPICases.poll(ctx, "/channels/\(channel)/users", node: 1) {
                 ($0.json?["users"]?.arrayValue ?? []).contains { $0["id"]?.stringValue == user }
             }
-            try check((answer.json?["users"]?.arrayValue ?? []).contains { $0["id"]?.stringValue == user },
-                      "\(user) in B's users", answer.description, ctx)
+            try check(
+                (answer.json?["users"]?.arrayValue ?? []).contains { $0["id"]?.stringValue == user },
+                "\(user) in B's users", answer.description, ctx)
             return .pass(answer.body)
         },
-        clusterCase("cluster.channels-from-any-node", "Node B's GET /channels lists a channel occupied on node A.") { ctx in
+        clusterCase("cluster.channels-from-any-node", "Node B's GET /channels lists a channel occupied on node A.") {
+            ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel, node: 0)
             let answer = await HTTPAPICases.poll(ctx, "/channels", query: ["filter_by_prefix": ctx.prefix], node: 1) {
@@ -91,7 +102,8 @@ enum ClusterCases {
             try check(answer.json?["channels"]?[channel] != nil, "\(channel) listed by B", answer.description, ctx)
             return .pass("listed")
         },
-        clusterCase("cluster.client-event-across", "A client event sent on node A reaches a subscriber on node B.") { ctx in
+        clusterCase("cluster.client-event-across", "A client event sent on node A reaches a subscriber on node B.") {
+            ctx in
             let channel = ctx.channel("private-")
             let receiver = try await ctx.subscribed(channel, node: 1)
             let sender = try await ctx.subscribed(channel, node: 0)
@@ -99,27 +111,36 @@ enum ClusterCases {
             try await ctx.mustReceive(receiver, "client-conform-cross", channel: channel)
             return .pass("delivered across nodes")
         },
-        clusterCase("cluster.socket-id-excluded-across", "socket_id excludes a connection on node A from a publish through B.") { ctx in
+        clusterCase(
+            "cluster.socket-id-excluded-across", "socket_id excludes a connection on node A from a publish through B."
+        ) { ctx in
             let channel = ctx.channel()
             let excluded = try await ctx.subscribed(channel, node: 0)
             let other = try await ctx.subscribed(channel, node: 0)
-            try ok(await ctx.trigger(node: 1, channels: [channel], event: "conform-excl", data: "{}",
-                                     socketID: excluded.socketID), "the trigger on B")
+            try ok(
+                await ctx.trigger(
+                    node: 1, channels: [channel], event: "conform-excl", data: "{}",
+                    socketID: excluded.socketID), "the trigger on B")
             try await ctx.mustReceive(other, "conform-excl", channel: channel)
             try await ctx.barrier([excluded], channel: channel, node: 1)
-            try check(ctx.received(excluded, "conform-excl").isEmpty, "nothing for the excluded socket", "it arrived", ctx)
+            try check(
+                ctx.received(excluded, "conform-excl").isEmpty, "nothing for the excluded socket", "it arrived", ctx)
             return .pass("excluded across nodes")
         },
-        clusterCase("cluster.server-to-user-across", "An event to a user signed in on node A, sent through B, arrives.",
-                    feature: .serverToUser) { ctx in
+        clusterCase(
+            "cluster.server-to-user-across", "An event to a user signed in on node A, sent through B, arrives.",
+            feature: .serverToUser
+        ) { ctx in
             let user = ctx.user()
             let c = try await UserCases.signedIn(ctx, user, node: 0)
             try ok(await ctx.sendToUser(node: 1, user, event: "conform-to-user"), "POST on B")
             try await ctx.mustReceive(c, "conform-to-user")
             return .pass("delivered")
         },
-        clusterCase("cluster.webhook-once", "A channel occupied on two nodes sends one channel_occupied.",
-                    feature: .webhooks, needs: [.webhooks]) { ctx in
+        clusterCase(
+            "cluster.webhook-once", "A channel occupied on two nodes sends one channel_occupied.",
+            feature: .webhooks, needs: [.webhooks]
+        ) { ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel, node: 0)
             _ = try await ctx.subscribed(channel, node: 1)

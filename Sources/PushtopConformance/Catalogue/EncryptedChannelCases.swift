@@ -8,21 +8,28 @@ enum EncryptedChannelCases {
     static let masterKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 
     static let all: [ConformanceCase] = [
-        ConformanceCase("encrypted.subscribe", .optional, .encrypted,
-                        "A signed private-encrypted- subscription succeeds.", feature: .encryptedChannels) { ctx in
+        ConformanceCase(
+            "encrypted.subscribe", .optional, .encrypted,
+            "A signed private-encrypted- subscription succeeds.", feature: .encryptedChannels
+        ) { ctx in
             let c = try await ctx.connect()
             try await ctx.mustSubscribe(c, ctx.channel("private-encrypted-"))
             return .pass("subscribed")
         },
-        ConformanceCase("encrypted.refused-without-auth", .optional, .encrypted,
-                        "A private-encrypted- subscription without a valid auth is refused.", feature: .encryptedChannels) { ctx in
+        ConformanceCase(
+            "encrypted.refused-without-auth", .optional, .encrypted,
+            "A private-encrypted- subscription without a valid auth is refused.", feature: .encryptedChannels
+        ) { ctx in
             let c = try await ctx.connect()
-            return try refused(await ctx.subscribe(c, ctx.channel("private-encrypted-"), auth: "\(ctx.target.key):00"),
-                               "a wrong signature", ctx)
+            return try refused(
+                await ctx.subscribe(c, ctx.channel("private-encrypted-"), auth: "\(ctx.target.key):00"),
+                "a wrong signature", ctx)
         },
-        ConformanceCase("encrypted.ciphertext-relayed", .optional, .encrypted,
-                        "An encrypted event (nonce and ciphertext) reaches subscribers unchanged and decrypts.",
-                        feature: .encryptedChannels) { ctx in
+        ConformanceCase(
+            "encrypted.ciphertext-relayed", .optional, .encrypted,
+            "An encrypted event (nonce and ciphertext) reaches subscribers unchanged and decrypts.",
+            feature: .encryptedChannels
+        ) { ctx in
             let channel = ctx.channel("private-encrypted-")
             let c = try await ctx.subscribed(channel)
             let key = ChannelAuthSignature.sharedSecret(channel: channel, masterKey: masterKey)
@@ -31,20 +38,24 @@ enum EncryptedChannelCases {
             try ok(await ctx.trigger(channels: [channel], event: "conform-sealed", data: sealed), "the trigger")
             let message = try await ctx.mustReceive(c, "conform-sealed", channel: channel)
             guard let text = message.dataText else { throw failure("data", "none", ctx) }
-            try check(JSONValue.parseIfJSON(text) == JSONValue.parseIfJSON(sealed), "the sealed payload unchanged", text, ctx)
+            try check(
+                JSONValue.parseIfJSON(text) == JSONValue.parseIfJSON(sealed), "the sealed payload unchanged", text, ctx)
             let opened = try ClientSecretBox.openPusherPayload(text, key: key)
             try check(opened == plaintext, plaintext, opened, ctx)
             return .pass("relayed unchanged, decrypted")
         },
-        ConformanceCase("encrypted.client-events-refused", .optional, .encrypted,
-                        "Client events on private-encrypted- channels are not delivered (clients cannot encrypt them).",
-                        feature: .encryptedChannels) { ctx in
+        ConformanceCase(
+            "encrypted.client-events-refused", .optional, .encrypted,
+            "Client events on private-encrypted- channels are not delivered (clients cannot encrypt them).",
+            feature: .encryptedChannels
+        ) { ctx in
             let channel = ctx.channel("private-encrypted-")
             let receiver = try await ctx.subscribed(channel)
             let sender = try await ctx.subscribed(channel)
             ctx.sendClientEvent(sender, channel, event: "client-conform-plain", data: ["plain": "text"])
-            let error = try await ClientEventCases.notDelivered(ctx, sender, receiver, event: "client-conform-plain",
-                                                                barrierChannel: channel)
+            let error = try await ClientEventCases.notDelivered(
+                ctx, sender, receiver, event: "client-conform-plain",
+                barrierChannel: channel)
             return .pass(error.map { "refused: \(SubscribeAnswer.describe($0))" } ?? "dropped")
         },
     ]

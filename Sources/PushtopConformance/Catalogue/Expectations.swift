@@ -12,8 +12,9 @@ func refused(_ answer: SubscribeAnswer, _ what: String, _ ctx: CaseContext) thro
     case .refused(let frame): return .pass("refused: \(SubscribeAnswer.describe(frame))")
     case .succeeded: throw failure("\(what) to be refused", "pusher_internal:subscription_succeeded", ctx)
     case .silent:
-        throw failure("\(what) to be refused with pusher:error or pusher:subscription_error",
-                      "no answer within \(ctx.patience) s (a client cannot tell a refusal from a slow server)", ctx)
+        throw failure(
+            "\(what) to be refused with pusher:error or pusher:subscription_error",
+            "no answer within \(ctx.patience) s (a client cannot tell a refusal from a slow server)", ctx)
     }
 }
 
@@ -32,8 +33,10 @@ func ok(_ answer: APIAnswer, _ what: String) throws {
 }
 
 /// Fails unless `condition` holds.
-func check(_ condition: Bool, _ expected: @autoclosure () -> String, _ got: @autoclosure () -> String,
-           _ ctx: CaseContext? = nil) throws {
+func check(
+    _ condition: Bool, _ expected: @autoclosure () -> String, _ got: @autoclosure () -> String,
+    _ ctx: CaseContext? = nil
+) throws {
     if !condition { throw failure(expected(), got(), ctx) }
 }
 

@@ -4,17 +4,21 @@ import PusherProtocol
 /// The HTTP API: publishing, its limits, signatures and timestamps, channel queries.
 enum HTTPAPICases {
     static let events = DocSource.rest("POST /apps/[app_id]/events", anchor: "post-event-trigger-an-event")
-    static let batch = DocSource.rest("POST /apps/[app_id]/batch_events", anchor: "post-batch-events-trigger-multiple-events")
+    static let batch = DocSource.rest(
+        "POST /apps/[app_id]/batch_events", anchor: "post-batch-events-trigger-multiple-events")
     static let auth = DocSource.rest("Authentication (signature, body_md5, auth_timestamp)", anchor: "authentication")
-    static let channels = DocSource.rest("GET /apps/[app_id]/channels", anchor: "get-channels-fetch-info-for-multiple-channels")
-    static let channel = DocSource.rest("GET /apps/[app_id]/channels/[channel_name]", anchor: "get-channel-fetch-info-for-one-channel")
+    static let channels = DocSource.rest(
+        "GET /apps/[app_id]/channels", anchor: "get-channels-fetch-info-for-multiple-channels")
+    static let channel = DocSource.rest(
+        "GET /apps/[app_id]/channels/[channel_name]", anchor: "get-channel-fetch-info-for-one-channel")
     static let users = DocSource.rest("GET /apps/[app_id]/channels/[channel_name]/users", anchor: "get-users")
 
     static func publish(_ ctx: CaseContext, signing: APISigning) async -> APIAnswer {
         await ctx.trigger(channels: [ctx.channel()], event: "conform-signed", data: "{}", signing: signing)
     }
 
-    static func batchBody(_ events: [(channel: String, name: String, socketID: String?)], info: String? = nil) -> String {
+    static func batchBody(_ events: [(channel: String, name: String, socketID: String?)], info: String? = nil) -> String
+    {
         let items: [JSONValue] = events.map { e in
             var fields: [String: JSONValue] = ["channel": .string(e.channel), "name": .string(e.name), "data": "{}"]
             if let socketID = e.socketID { fields["socket_id"] = .string(socketID) }
@@ -25,8 +29,10 @@ enum HTTPAPICases {
     }
 
     /// Polls `GET path` until `accept` holds (or `timeout`): counts converge after a socket leaves.
-    static func poll(_ ctx: CaseContext, _ path: String, query: [String: String] = [:], node: Int = 0,
-                     timeout: Double = 5, _ accept: (APIAnswer) -> Bool) async -> APIAnswer {
+    static func poll(
+        _ ctx: CaseContext, _ path: String, query: [String: String] = [:], node: Int = 0,
+        timeout: Double = 5, _ accept: (APIAnswer) -> Bool
+    ) async -> APIAnswer {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         var answer = await ctx.request(node: node, method: "GET", path: path, query: query)
         while !accept(answer), ContinuousClock.now < deadline {
@@ -39,15 +45,19 @@ enum HTTPAPICases {
     static let all: [ConformanceCase] = publishing + signing + queries
 
     static let publishing: [ConformanceCase] = [
-        ConformanceCase("api.trigger-answers-json", .should, events,
-                        "POST /events answers 200 with a JSON object.") { ctx in
+        ConformanceCase(
+            "api.trigger-answers-json", .should, events,
+            "POST /events answers 200 with a JSON object."
+        ) { ctx in
             let answer = await ctx.trigger(channels: [ctx.channel()], event: "conform", data: "{}")
             try ok(answer, "POST /events")
             try check(answer.json?.objectValue != nil, "a JSON object body", answer.body)
             return .pass(answer.body)
         },
-        ConformanceCase("api.trigger-several-channels", .should, events,
-                        "One POST /events with three channels delivers the event on each.") { ctx in
+        ConformanceCase(
+            "api.trigger-several-channels", .should, events,
+            "One POST /events with three channels delivers the event on each."
+        ) { ctx in
             let names = (1...3).map { ctx.channel("", "c\($0)") }
             let c = try await ctx.connect()
             for name in names { try await ctx.mustSubscribe(c, name) }
@@ -55,96 +65,138 @@ enum HTTPAPICases {
             for name in names { try await ctx.mustReceive(c, "conform-multi", channel: name) }
             return .pass("3 channels")
         },
-        ConformanceCase("api.trigger-100-channels-accepted", .should, DocSource.limits,
-                        "An event on 100 channels at once is accepted.", messages: 100) { ctx in
+        ConformanceCase(
+            "api.trigger-100-channels-accepted", .should, DocSource.limits,
+            "An event on 100 channels at once is accepted.", messages: 100
+        ) { ctx in
             let names = (1...100).map { ctx.channel("", "c\($0)") }
             try ok(await ctx.trigger(channels: names, event: "conform", data: "{}"), "100 channels")
             return .pass("HTTP 200")
         },
-        ConformanceCase("api.trigger-101-channels-refused", .should, DocSource.limits,
-                        "An event on 101 channels is refused with a 4xx.") { ctx in
+        ConformanceCase(
+            "api.trigger-101-channels-refused", .should, DocSource.limits,
+            "An event on 101 channels is refused with a 4xx."
+        ) { ctx in
             let names = (1...101).map { ctx.channel("", "c\($0)") }
-            return try clientError(await ctx.trigger(channels: names, event: "conform", data: "{}"), "101 channels", documented: 400)
+            return try clientError(
+                await ctx.trigger(channels: names, event: "conform", data: "{}"), "101 channels", documented: 400)
         },
-        ConformanceCase("api.data-10kb-accepted", .should, DocSource.limits,
-                        "Data of exactly 10 KB (10,240 bytes) is accepted and delivered whole.") { ctx in
+        ConformanceCase(
+            "api.data-10kb-accepted", .should, DocSource.limits,
+            "Data of exactly 10 KB (10,240 bytes) is accepted and delivered whole."
+        ) { ctx in
             let channel = ctx.channel()
             let c = try await ctx.subscribed(channel)
             let data = String(repeating: "x", count: 10_240)
             try ok(await ctx.trigger(channels: [channel], event: "conform-10kb", data: data), "10,240 bytes")
             let message = try await ctx.mustReceive(c, "conform-10kb", channel: channel)
-            try check(message.dataText == data, "10,240 bytes delivered", "\(message.dataText?.utf8.count ?? 0) bytes", ctx)
+            try check(
+                message.dataText == data, "10,240 bytes delivered", "\(message.dataText?.utf8.count ?? 0) bytes", ctx)
             return .pass("delivered whole")
         },
-        ConformanceCase("api.data-over-10kb-413", .should, DocSource.limits,
-                        "Data over 10 KB is refused with 413.") { ctx in
-            try clientError(await ctx.trigger(channels: [ctx.channel()], event: "conform", data: String(repeating: "x", count: 10_241)),
-                            "10,241 bytes of data", documented: 413)
+        ConformanceCase(
+            "api.data-over-10kb-413", .should, DocSource.limits,
+            "Data over 10 KB is refused with 413."
+        ) { ctx in
+            try clientError(
+                await ctx.trigger(
+                    channels: [ctx.channel()], event: "conform", data: String(repeating: "x", count: 10_241)),
+                "10,241 bytes of data", documented: 413)
         },
-        ConformanceCase("api.event-name-over-200-refused", .should, events,
-                        "An event name over 200 characters is refused with a 4xx.") { ctx in
-            try clientError(await ctx.trigger(channels: [ctx.channel()], event: String(repeating: "e", count: 201), data: "{}"),
-                            "a 201-character event name", documented: 400)
+        ConformanceCase(
+            "api.event-name-over-200-refused", .should, events,
+            "An event name over 200 characters is refused with a 4xx."
+        ) { ctx in
+            try clientError(
+                await ctx.trigger(channels: [ctx.channel()], event: String(repeating: "e", count: 201), data: "{}"),
+                "a 201-character event name", documented: 400)
         },
-        ConformanceCase("api.missing-name-refused", .should, events,
-                        "An event without a name is refused with 400.") { ctx in
+        ConformanceCase(
+            "api.missing-name-refused", .should, events,
+            "An event without a name is refused with 400."
+        ) { ctx in
             let body = JSONValue.object(["channels": [.string(ctx.channel())], "data": "{}"]).jsonString
-            return try clientError(await ctx.request(method: "POST", path: "/events", body: body), "no name", documented: 400)
+            return try clientError(
+                await ctx.request(method: "POST", path: "/events", body: body), "no name", documented: 400)
         },
-        ConformanceCase("api.missing-channels-refused", .should, events,
-                        "An event without channels is refused with 400.") { ctx in
+        ConformanceCase(
+            "api.missing-channels-refused", .should, events,
+            "An event without channels is refused with 400."
+        ) { ctx in
             let body = JSONValue.object(["name": "conform", "data": "{}"]).jsonString
-            return try clientError(await ctx.request(method: "POST", path: "/events", body: body), "no channels", documented: 400)
+            return try clientError(
+                await ctx.request(method: "POST", path: "/events", body: body), "no channels", documented: 400)
         },
-        ConformanceCase("api.invalid-json-refused", .should, events,
-                        "A body that is not JSON is refused with 400.") { ctx in
-            try clientError(await ctx.request(method: "POST", path: "/events", body: "{not json"), "a body that is not JSON",
-                            documented: 400)
+        ConformanceCase(
+            "api.invalid-json-refused", .should, events,
+            "A body that is not JSON is refused with 400."
+        ) { ctx in
+            try clientError(
+                await ctx.request(method: "POST", path: "/events", body: "{not json"), "a body that is not JSON",
+                documented: 400)
         },
-        ConformanceCase("api.invalid-channel-refused", .should, DocSource.channelNames,
-                        "An event on an invalid channel name is refused with 400.") { ctx in
-            try clientError(await ctx.trigger(channels: ["conform bad name!"], event: "conform", data: "{}"),
-                            "an invalid channel name", documented: 400)
+        ConformanceCase(
+            "api.invalid-channel-refused", .should, DocSource.channelNames,
+            "An event on an invalid channel name is refused with 400."
+        ) { ctx in
+            try clientError(
+                await ctx.trigger(channels: ["conform bad name!"], event: "conform", data: "{}"),
+                "an invalid channel name", documented: 400)
         },
-        ConformanceCase("api.socket-id-excluded", .should, DocSource.excludingRecipients,
-                        "socket_id keeps an event from that connection; the others receive it.") { ctx in
+        ConformanceCase(
+            "api.socket-id-excluded", .should, DocSource.excludingRecipients,
+            "socket_id keeps an event from that connection; the others receive it."
+        ) { ctx in
             let channel = ctx.channel()
             let excluded = try await ctx.subscribed(channel), other = try await ctx.subscribed(channel)
-            try ok(await ctx.trigger(channels: [channel], event: "conform-excl", data: "{}", socketID: excluded.socketID),
-                   "the trigger")
+            try ok(
+                await ctx.trigger(channels: [channel], event: "conform-excl", data: "{}", socketID: excluded.socketID),
+                "the trigger")
             try await ctx.mustReceive(other, "conform-excl", channel: channel)
             try await ctx.barrier([excluded], channel: channel)
-            try check(ctx.received(excluded, "conform-excl").isEmpty, "nothing for socket_id \(excluded.socketID)",
-                      "the excluded connection received it", ctx)
+            try check(
+                ctx.received(excluded, "conform-excl").isEmpty, "nothing for socket_id \(excluded.socketID)",
+                "the excluded connection received it", ctx)
             return .pass("excluded")
         },
-        ConformanceCase("api.socket-id-invalid-refused", .should, DocSource.excludingRecipients,
-                        "A socket_id that is not NUMBER.NUMBER is refused with 400.") { ctx in
-            try clientError(await ctx.trigger(channels: [ctx.channel()], event: "conform", data: "{}", socketID: "not-a-socket"),
-                            "socket_id 'not-a-socket'", documented: 400)
+        ConformanceCase(
+            "api.socket-id-invalid-refused", .should, DocSource.excludingRecipients,
+            "A socket_id that is not NUMBER.NUMBER is refused with 400."
+        ) { ctx in
+            try clientError(
+                await ctx.trigger(channels: [ctx.channel()], event: "conform", data: "{}", socketID: "not-a-socket"),
+                "socket_id 'not-a-socket'", documented: 400)
         },
-        ConformanceCase("api.info-subscription-count", .should, events,
-                        "info=subscription_count in a trigger returns each channel's count.") { ctx in
+        ConformanceCase(
+            "api.info-subscription-count", .should, events,
+            "info=subscription_count in a trigger returns each channel's count."
+        ) { ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel)
-            let answer = await ctx.trigger(channels: [channel], event: "conform", data: "{}", info: "subscription_count")
+            let answer = await ctx.trigger(
+                channels: [channel], event: "conform", data: "{}", info: "subscription_count")
             try ok(answer, "the trigger")
             let count = answer.json?["channels"]?[channel]?["subscription_count"]?.intValue
             try check(count == 1, "channels.\(channel).subscription_count = 1", answer.body, ctx)
             return .pass(answer.body)
         },
-        ConformanceCase("api.info-user-count", .should, events,
-                        "info=user_count in a trigger on a presence channel returns its user count.") { ctx in
+        ConformanceCase(
+            "api.info-user-count", .should, events,
+            "info=user_count in a trigger on a presence channel returns its user count."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             _ = try await ctx.subscribed(channel)
             let answer = await ctx.trigger(channels: [channel], event: "conform", data: "{}", info: "user_count")
             try ok(answer, "the trigger")
-            try check(answer.json?["channels"]?[channel]?["user_count"]?.intValue == 1,
-                      "channels.\(channel).user_count = 1", answer.body, ctx)
+            try check(
+                answer.json?["channels"]?[channel]?["user_count"]?.intValue == 1,
+                "channels.\(channel).user_count = 1", answer.body, ctx)
             return .pass(answer.body)
         },
-        ConformanceCase("api.batch-delivers", .should, batch,
-                        "POST /batch_events delivers each event of the batch.") { ctx in
+        ConformanceCase(
+            "api.batch-delivers", .should, batch,
+            "POST /batch_events delivers each event of the batch."
+        ) { ctx in
             let a = ctx.channel("", "a"), b = ctx.channel("", "b")
             let c = try await ctx.connect()
             try await ctx.mustSubscribe(c, a)
@@ -155,36 +207,47 @@ enum HTTPAPICases {
             try await ctx.mustReceive(c, "conform-batch-b", channel: b)
             return .pass("2 events")
         },
-        ConformanceCase("api.batch-10-accepted", .should, DocSource.limits,
-                        "A batch of 10 events is accepted.", messages: 10) { ctx in
+        ConformanceCase(
+            "api.batch-10-accepted", .should, DocSource.limits,
+            "A batch of 10 events is accepted.", messages: 10
+        ) { ctx in
             let body = batchBody((1...10).map { (ctx.channel("", "c\($0)"), "conform", nil) })
             try ok(await ctx.request(method: "POST", path: "/batch_events", body: body), "10 events")
             return .pass("HTTP 200")
         },
-        ConformanceCase("api.batch-11-refused", .should, DocSource.limits,
-                        "A batch of 11 events is refused with a 4xx.") { ctx in
+        ConformanceCase(
+            "api.batch-11-refused", .should, DocSource.limits,
+            "A batch of 11 events is refused with a 4xx."
+        ) { ctx in
             let body = batchBody((1...11).map { (ctx.channel("", "c\($0)"), "conform", nil) })
-            return try clientError(await ctx.request(method: "POST", path: "/batch_events", body: body), "11 events",
-                                   documented: 400)
+            return try clientError(
+                await ctx.request(method: "POST", path: "/batch_events", body: body), "11 events",
+                documented: 400)
         },
-        ConformanceCase("api.batch-socket-id-excluded", .should, DocSource.excludingRecipients,
-                        "A batch event's own socket_id excludes that connection.") { ctx in
+        ConformanceCase(
+            "api.batch-socket-id-excluded", .should, DocSource.excludingRecipients,
+            "A batch event's own socket_id excludes that connection."
+        ) { ctx in
             let channel = ctx.channel()
             let excluded = try await ctx.subscribed(channel), other = try await ctx.subscribed(channel)
             let body = batchBody([(channel, "conform-batch-excl", excluded.socketID)])
             try ok(await ctx.request(method: "POST", path: "/batch_events", body: body), "the batch")
             try await ctx.mustReceive(other, "conform-batch-excl", channel: channel)
             try await ctx.barrier([excluded], channel: channel)
-            try check(ctx.received(excluded, "conform-batch-excl").isEmpty, "nothing for the excluded socket",
-                      "it received the event", ctx)
+            try check(
+                ctx.received(excluded, "conform-batch-excl").isEmpty, "nothing for the excluded socket",
+                "it received the event", ctx)
             return .pass("excluded")
         },
-        ConformanceCase("api.batch-info", .should, batch,
-                        "A batch with info=subscription_count answers one attributes object per event.") { ctx in
+        ConformanceCase(
+            "api.batch-info", .should, batch,
+            "A batch with info=subscription_count answers one attributes object per event."
+        ) { ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel)
-            let answer = await ctx.request(method: "POST", path: "/batch_events",
-                                           body: batchBody([(channel, "conform", nil)], info: "subscription_count"))
+            let answer = await ctx.request(
+                method: "POST", path: "/batch_events",
+                body: batchBody([(channel, "conform", nil)], info: "subscription_count"))
             try ok(answer, "the batch")
             let count = answer.json?["batch"]?.arrayValue?.first?["subscription_count"]?.intValue
             try check(count == 1, "batch[0].subscription_count = 1", answer.body, ctx)
@@ -193,50 +256,70 @@ enum HTTPAPICases {
     ]
 
     static let signing: [ConformanceCase] = [
-        ConformanceCase("api.unsigned-401", .should, auth, "A request without a signature is refused with 401.") { ctx in
+        ConformanceCase("api.unsigned-401", .should, auth, "A request without a signature is refused with 401.") {
+            ctx in
             try clientError(await publish(ctx, signing: .unsigned), "an unsigned request", documented: 401)
         },
         ConformanceCase("api.bad-signature-401", .should, auth, "A wrong auth_signature is refused with 401.") { ctx in
             try clientError(await publish(ctx, signing: .badSignature), "a wrong signature", documented: 401)
         },
-        ConformanceCase("api.wrong-secret-401", .should, auth, "A request signed with another secret is refused with 401.") { ctx in
+        ConformanceCase(
+            "api.wrong-secret-401", .should, auth, "A request signed with another secret is refused with 401."
+        ) { ctx in
             try clientError(await publish(ctx, signing: .wrongSecret), "another secret's signature", documented: 401)
         },
         ConformanceCase("api.wrong-key-401", .should, auth, "An auth_key of no app is refused with 401.") { ctx in
             try clientError(await publish(ctx, signing: .wrongKey), "an unknown auth_key", documented: 401)
         },
-        ConformanceCase("api.body-md5-mismatch-401", .should, auth,
-                        "A body_md5 that is not the body's MD5 is refused with 401.") { ctx in
+        ConformanceCase(
+            "api.body-md5-mismatch-401", .should, auth,
+            "A body_md5 that is not the body's MD5 is refused with 401."
+        ) { ctx in
             try clientError(await publish(ctx, signing: .badBodyMD5), "a body_md5 of other bytes", documented: 401)
         },
-        ConformanceCase("api.stale-timestamp-401", .should, auth,
-                        "An auth_timestamp 700 seconds old is refused with 401 (the window is 600 seconds).") { ctx in
-            try clientError(await publish(ctx, signing: .timestampOffset(-700)), "a timestamp 700 s old", documented: 401)
+        ConformanceCase(
+            "api.stale-timestamp-401", .should, auth,
+            "An auth_timestamp 700 seconds old is refused with 401 (the window is 600 seconds)."
+        ) { ctx in
+            try clientError(
+                await publish(ctx, signing: .timestampOffset(-700)), "a timestamp 700 s old", documented: 401)
         },
-        ConformanceCase("api.future-timestamp-401", .should, auth,
-                        "An auth_timestamp 700 seconds ahead is refused with 401.") { ctx in
-            try clientError(await publish(ctx, signing: .timestampOffset(700)), "a timestamp 700 s ahead", documented: 401)
+        ConformanceCase(
+            "api.future-timestamp-401", .should, auth,
+            "An auth_timestamp 700 seconds ahead is refused with 401."
+        ) { ctx in
+            try clientError(
+                await publish(ctx, signing: .timestampOffset(700)), "a timestamp 700 s ahead", documented: 401)
         },
-        ConformanceCase("api.timestamp-in-window-accepted", .should, auth,
-                        "An auth_timestamp 300 seconds old is accepted (clocks differ).") { ctx in
+        ConformanceCase(
+            "api.timestamp-in-window-accepted", .should, auth,
+            "An auth_timestamp 300 seconds old is accepted (clocks differ)."
+        ) { ctx in
             let answer = await publish(ctx, signing: .timestampOffset(-300))
             try ok(answer, "a timestamp 300 s old")
             return .pass("HTTP 200")
         },
-        ConformanceCase("api.unknown-app-refused", .should, auth,
-                        "A request to an app id the server does not have is refused with a 4xx.") { ctx in
-            try clientError(await ctx.request(method: "GET", path: "/channels", appID: "987654321"), "an unknown app id",
-                            documented: 404)
+        ConformanceCase(
+            "api.unknown-app-refused", .should, auth,
+            "A request to an app id the server does not have is refused with a 4xx."
+        ) { ctx in
+            try clientError(
+                await ctx.request(method: "GET", path: "/channels", appID: "987654321"), "an unknown app id",
+                documented: 404)
         },
-        ConformanceCase("api.get-unsigned-401", .should, auth, "An unsigned GET /channels is refused with 401.") { ctx in
-            try clientError(await ctx.request(method: "GET", path: "/channels", signing: .unsigned), "an unsigned query",
-                            documented: 401)
+        ConformanceCase("api.get-unsigned-401", .should, auth, "An unsigned GET /channels is refused with 401.") {
+            ctx in
+            try clientError(
+                await ctx.request(method: "GET", path: "/channels", signing: .unsigned), "an unsigned query",
+                documented: 401)
         },
     ]
 
     static let queries: [ConformanceCase] = [
-        ConformanceCase("api.channels-lists-occupied", .should, channels,
-                        "GET /channels lists an occupied channel.") { ctx in
+        ConformanceCase(
+            "api.channels-lists-occupied", .should, channels,
+            "GET /channels lists an occupied channel."
+        ) { ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel)
             let answer = await poll(ctx, "/channels", query: ["filter_by_prefix": ctx.prefix]) {
@@ -245,8 +328,10 @@ enum HTTPAPICases {
             try check(answer.json?["channels"]?[channel] != nil, "\(channel) in channels", answer.description, ctx)
             return .pass("listed")
         },
-        ConformanceCase("api.channels-drops-vacated", .should, channels,
-                        "A channel leaves GET /channels once its last subscriber unsubscribes.") { ctx in
+        ConformanceCase(
+            "api.channels-drops-vacated", .should, channels,
+            "A channel leaves GET /channels once its last subscriber unsubscribes."
+        ) { ctx in
             let channel = ctx.channel()
             let c = try await ctx.subscribed(channel)
             ctx.unsubscribe(c, channel)
@@ -254,12 +339,15 @@ enum HTTPAPICases {
             let answer = await poll(ctx, "/channels", query: ["filter_by_prefix": ctx.prefix]) {
                 $0.status == 200 && $0.json?["channels"]?[channel] == nil
             }
-            try check(answer.status == 200 && answer.json?["channels"]?[channel] == nil, "\(channel) no longer listed",
-                      answer.description, ctx)
+            try check(
+                answer.status == 200 && answer.json?["channels"]?[channel] == nil, "\(channel) no longer listed",
+                answer.description, ctx)
             return .pass("gone")
         },
-        ConformanceCase("api.channels-filter-by-prefix", .should, channels,
-                        "filter_by_prefix lists only the channels with that prefix.") { ctx in
+        ConformanceCase(
+            "api.channels-filter-by-prefix", .should, channels,
+            "filter_by_prefix lists only the channels with that prefix."
+        ) { ctx in
             let inside = ctx.channel("", "in-a"), outside = ctx.channel("", "out-b")
             let c = try await ctx.connect()
             try await ctx.mustSubscribe(c, inside)
@@ -271,23 +359,32 @@ enum HTTPAPICases {
             try check(names == [inside], "only \(inside)", answer.body, ctx)
             return .pass(names.joined(separator: ","))
         },
-        ConformanceCase("api.channels-user-count-needs-presence-prefix", .should, channels,
-                        "info=user_count on GET /channels without filter_by_prefix=presence- is refused with 400.") { ctx in
-            try clientError(await ctx.request(method: "GET", path: "/channels", query: ["info": "user_count"]),
-                            "user_count over every channel", documented: 400)
+        ConformanceCase(
+            "api.channels-user-count-needs-presence-prefix", .should, channels,
+            "info=user_count on GET /channels without filter_by_prefix=presence- is refused with 400."
+        ) { ctx in
+            try clientError(
+                await ctx.request(method: "GET", path: "/channels", query: ["info": "user_count"]),
+                "user_count over every channel", documented: 400)
         },
-        ConformanceCase("api.channels-user-count", .should, channels,
-                        "GET /channels?filter_by_prefix=presence-…&info=user_count gives each presence channel's users.") { ctx in
+        ConformanceCase(
+            "api.channels-user-count", .should, channels,
+            "GET /channels?filter_by_prefix=presence-…&info=user_count gives each presence channel's users."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             _ = try await ctx.subscribed(channel)
-            let answer = await ctx.request(method: "GET", path: "/channels",
-                                           query: ["filter_by_prefix": "presence-" + ctx.prefix, "info": "user_count"])
+            let answer = await ctx.request(
+                method: "GET", path: "/channels",
+                query: ["filter_by_prefix": "presence-" + ctx.prefix, "info": "user_count"])
             try ok(answer, "GET /channels")
-            try check(answer.json?["channels"]?[channel]?["user_count"]?.intValue == 1, "user_count 1", answer.body, ctx)
+            try check(
+                answer.json?["channels"]?[channel]?["user_count"]?.intValue == 1, "user_count 1", answer.body, ctx)
             return .pass(answer.body)
         },
-        ConformanceCase("api.channel-occupied", .should, channel,
-                        "GET /channels/NAME says occupied: true for a channel with subscribers.") { ctx in
+        ConformanceCase(
+            "api.channel-occupied", .should, channel,
+            "GET /channels/NAME says occupied: true for a channel with subscribers."
+        ) { ctx in
             let name = ctx.channel()
             _ = try await ctx.subscribed(name)
             let answer = await ctx.request(method: "GET", path: "/channels/\(name)")
@@ -295,32 +392,40 @@ enum HTTPAPICases {
             try check(answer.json?["occupied"]?.boolValue == true, "occupied: true", answer.body, ctx)
             return .pass(answer.body)
         },
-        ConformanceCase("api.channel-unoccupied", .should, channel,
-                        "GET /channels/NAME says occupied: false for a channel nobody is on.") { ctx in
+        ConformanceCase(
+            "api.channel-unoccupied", .should, channel,
+            "GET /channels/NAME says occupied: false for a channel nobody is on."
+        ) { ctx in
             let name = ctx.channel("", "empty")
             let answer = await ctx.request(method: "GET", path: "/channels/\(name)")
             try ok(answer, "GET /channels/\(name)")
             try check(answer.json?["occupied"]?.boolValue == false, "occupied: false", answer.body, ctx)
             return .pass(answer.body)
         },
-        ConformanceCase("api.channel-subscription-count", .should, channel,
-                        "info=subscription_count counts connections (two here).") { ctx in
+        ConformanceCase(
+            "api.channel-subscription-count", .should, channel,
+            "info=subscription_count counts connections (two here)."
+        ) { ctx in
             let name = ctx.channel()
             _ = try await ctx.subscribed(name)
             _ = try await ctx.subscribed(name)
-            let answer = await ctx.request(method: "GET", path: "/channels/\(name)", query: ["info": "subscription_count"])
+            let answer = await ctx.request(
+                method: "GET", path: "/channels/\(name)", query: ["info": "subscription_count"])
             try ok(answer, "GET /channels/\(name)")
             try check(answer.json?["subscription_count"]?.intValue == 2, "subscription_count 2", answer.body, ctx)
             return .pass(answer.body)
         },
-        ConformanceCase("api.channel-user-count-deduplicated", .should, channel,
-                        "On a presence channel a user with two connections is one user and two subscriptions.") { ctx in
+        ConformanceCase(
+            "api.channel-user-count-deduplicated", .should, channel,
+            "On a presence channel a user with two connections is one user and two subscriptions."
+        ) { ctx in
             let name = ctx.channel("presence-")
             let user = ctx.user()
             _ = try await ctx.subscribed(name, user: user)
             _ = try await ctx.subscribed(name, user: user)
-            let answer = await ctx.request(method: "GET", path: "/channels/\(name)",
-                                           query: ["info": "user_count,subscription_count"])
+            let answer = await ctx.request(
+                method: "GET", path: "/channels/\(name)",
+                query: ["info": "user_count,subscription_count"])
             try ok(answer, "GET /channels/\(name)")
             try check(answer.json?["user_count"]?.intValue == 1, "user_count 1", answer.body, ctx)
             if let subscriptions = answer.json?["subscription_count"]?.intValue {
@@ -328,13 +433,18 @@ enum HTTPAPICases {
             }
             return .pass(answer.body)
         },
-        ConformanceCase("api.channel-user-count-on-public-refused", .should, channel,
-                        "info=user_count on a channel that is not presence is refused with 400.") { ctx in
-            try clientError(await ctx.request(method: "GET", path: "/channels/\(ctx.channel())", query: ["info": "user_count"]),
-                            "user_count of a public channel", documented: 400)
+        ConformanceCase(
+            "api.channel-user-count-on-public-refused", .should, channel,
+            "info=user_count on a channel that is not presence is refused with 400."
+        ) { ctx in
+            try clientError(
+                await ctx.request(method: "GET", path: "/channels/\(ctx.channel())", query: ["info": "user_count"]),
+                "user_count of a public channel", documented: 400)
         },
-        ConformanceCase("api.users-lists-members", .should, users,
-                        "GET /channels/presence-…/users lists the user ids, once each.") { ctx in
+        ConformanceCase(
+            "api.users-lists-members", .should, users,
+            "GET /channels/presence-…/users lists the user ids, once each."
+        ) { ctx in
             let name = ctx.channel("presence-")
             let a = ctx.user("a"), b = ctx.user("b")
             _ = try await ctx.subscribed(name, user: a)
@@ -346,13 +456,18 @@ enum HTTPAPICases {
             try check(ids == [a, b].sorted(), "users \(a), \(b)", answer.body, ctx)
             return .pass(answer.body)
         },
-        ConformanceCase("api.users-on-public-refused", .should, users,
-                        "GET …/users of a channel that is not presence is refused with 400.") { ctx in
-            try clientError(await ctx.request(method: "GET", path: "/channels/\(ctx.channel())/users"),
-                            "users of a public channel", documented: 400)
+        ConformanceCase(
+            "api.users-on-public-refused", .should, users,
+            "GET …/users of a channel that is not presence is refused with 400."
+        ) { ctx in
+            try clientError(
+                await ctx.request(method: "GET", path: "/channels/\(ctx.channel())/users"),
+                "users of a public channel", documented: 400)
         },
-        ConformanceCase("api.answers-are-json", .should, channels,
-                        "API answers are JSON objects.") { ctx in
+        ConformanceCase(
+            "api.answers-are-json", .should, channels,
+            "API answers are JSON objects."
+        ) { ctx in
             let answer = await ctx.request(method: "GET", path: "/channels")
             try ok(answer, "GET /channels")
             try check(answer.json?.objectValue != nil, "a JSON object", answer.body)

@@ -19,33 +19,43 @@ enum PresenceCases {
     }
 
     static let all: [ConformanceCase] = [
-        ConformanceCase("presence.subscribe", .must, auth,
-                        "A presence channel with auth over socket_id:channel:channel_data is subscribed.") { ctx in
+        ConformanceCase(
+            "presence.subscribe", .must, auth,
+            "A presence channel with auth over socket_id:channel:channel_data is subscribed."
+        ) { ctx in
             let c = try await ctx.connect()
             try await ctx.mustSubscribe(c, ctx.channel("presence-"))
             return .pass("subscribed")
         },
-        ConformanceCase("presence.succeeded-roster-shape", .must, events,
-                        "subscription_succeeded carries presence: ids, hash and count.") { ctx in
+        ConformanceCase(
+            "presence.succeeded-roster-shape", .must, events,
+            "subscription_succeeded carries presence: ids, hash and count."
+        ) { ctx in
             let c = try await ctx.connect()
             let frame = try await ctx.mustSubscribe(c, ctx.channel("presence-"))
-            guard let presence = presence(frame), presence["ids"]?.arrayValue != nil, presence["hash"]?.objectValue != nil,
+            guard let presence = presence(frame), presence["ids"]?.arrayValue != nil,
+                presence["hash"]?.objectValue != nil,
                 presence["count"]?.intValue != nil
             else { throw failure("data.presence with ids, hash and count", frame.text ?? "-", ctx) }
             return .pass("count \(presence["count"]!.intValue!)")
         },
-        ConformanceCase("presence.roster-includes-subscriber", .should, DocSource.presence,
-                        "The subscriber is in its own roster (ids, hash and count).") { ctx in
+        ConformanceCase(
+            "presence.roster-includes-subscriber", .should, DocSource.presence,
+            "The subscriber is in its own roster (ids, hash and count)."
+        ) { ctx in
             let c = try await ctx.connect()
             let user = ctx.user()
             let frame = try await ctx.mustSubscribe(c, ctx.channel("presence-"), user: user)
             let ids = presence(frame)?["ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
-            try check(ids.contains(user) && presence(frame)?["hash"]?[user] != nil, "\(user) in ids and hash",
-                      frame.text ?? "-", ctx)
+            try check(
+                ids.contains(user) && presence(frame)?["hash"]?[user] != nil, "\(user) in ids and hash",
+                frame.text ?? "-", ctx)
             return .pass("ids \(ids)")
         },
-        ConformanceCase("presence.roster-lists-members", .must, events,
-                        "A new subscriber's roster lists the members already there, with their user_info.") { ctx in
+        ConformanceCase(
+            "presence.roster-lists-members", .must, events,
+            "A new subscriber's roster lists the members already there, with their user_info."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let first = ctx.user("first")
             _ = try await ctx.subscribed(channel, user: first, info: ["name": "First"])
@@ -55,76 +65,112 @@ enum PresenceCases {
             try check(info == ["name": "First"], "hash[\(first)] = {\"name\":\"First\"}", frame.text ?? "-", ctx)
             return .pass("existing member listed with its info")
         },
-        ConformanceCase("presence.user-info-verbatim", .must, events,
-                        "user_info arrives as the same JSON value (nested objects, numbers, unicode) in hash and member_added.") { ctx in
+        ConformanceCase(
+            "presence.user-info-verbatim", .must, events,
+            "user_info arrives as the same JSON value (nested objects, numbers, unicode) in hash and member_added."
+        ) { ctx in
             let channel = ctx.channel("presence-")
-            let info: JSONValue = ["name": "Zoë 世界", "n": 42, "tags": ["a", "b"], "nested": ["ok": true, "none": nil]]
+            let info: JSONValue = [
+                "name": "Zoë 世界", "n": 42, "tags": ["a", "b"], "nested": ["ok": true, "none": nil],
+            ]
             let watcher = try await ctx.subscribed(channel)
             let user = ctx.user()
             let c = try await ctx.connect()
             let frame = try await ctx.mustSubscribe(c, channel, user: user, info: info)
             let added = try await ctx.mustReceive(watcher, PusherEventName.memberAdded, channel: channel)
-            try check(added.dataJSON?["user_info"] == info, "member_added user_info \(info.jsonString)",
-                      added.dataText ?? "-", ctx)
-            try check(presence(frame)?["hash"]?[user] == info, "hash user_info \(info.jsonString)", frame.text ?? "-", ctx)
+            try check(
+                added.dataJSON?["user_info"] == info, "member_added user_info \(info.jsonString)",
+                added.dataText ?? "-", ctx)
+            try check(
+                presence(frame)?["hash"]?[user] == info, "hash user_info \(info.jsonString)", frame.text ?? "-", ctx)
             return .pass("user_info unchanged")
         },
-        ConformanceCase("presence.refused-without-auth", .must, auth,
-                        "A presence subscription without auth is refused.") { ctx in
+        ConformanceCase(
+            "presence.refused-without-auth", .must, auth,
+            "A presence subscription without auth is refused."
+        ) { ctx in
             let c = try await ctx.connect()
             let channel = ctx.channel("presence-")
             let from = c.socket.count
-            c.socket.send(event: PusherEventName.subscribe, data: .object(["channel": .string(channel),
-                "channel_data": .string(ctx.channelData(user: ctx.user()))]))
-            return try refused(await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience), "no auth", ctx)
+            c.socket.send(
+                event: PusherEventName.subscribe,
+                data: .object([
+                    "channel": .string(channel),
+                    "channel_data": .string(ctx.channelData(user: ctx.user())),
+                ]))
+            return try refused(
+                await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience), "no auth", ctx)
         },
-        ConformanceCase("presence.refused-without-channel-data", .must, auth,
-                        "A presence subscription without channel_data is refused.") { ctx in
+        ConformanceCase(
+            "presence.refused-without-channel-data", .must, auth,
+            "A presence subscription without channel_data is refused."
+        ) { ctx in
             let c = try await ctx.connect()
             let channel = ctx.channel("presence-")
             let from = c.socket.count
-            c.socket.send(event: PusherEventName.subscribe, data: .object(["channel": .string(channel),
-                "auth": .string(ctx.auth(c, channel))]))
-            return try refused(await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience),
-                               "no channel_data", ctx)
+            c.socket.send(
+                event: PusherEventName.subscribe,
+                data: .object([
+                    "channel": .string(channel),
+                    "auth": .string(ctx.auth(c, channel)),
+                ]))
+            return try refused(
+                await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience),
+                "no channel_data", ctx)
         },
-        ConformanceCase("presence.channel-data-bound-to-signature", .must, auth,
-                        "channel_data is part of what is signed: other data than was signed is refused.") { ctx in
+        ConformanceCase(
+            "presence.channel-data-bound-to-signature", .must, auth,
+            "channel_data is part of what is signed: other data than was signed is refused."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let signed = ctx.channelData(user: ctx.user("alice")), sent = ctx.channelData(user: ctx.user("mallory"))
             let first = try await ctx.connect()
-            let answer = await ctx.subscribe(first, channel, auth: ctx.auth(first, channel, channelData: signed),
-                                             channelData: sent)
+            let answer = await ctx.subscribe(
+                first, channel, auth: ctx.auth(first, channel, channelData: signed),
+                channelData: sent)
             if case .succeeded = answer {
-                throw failure("channel_data other than the signed one refused",
-                              "accepted: data signed for one user was used as another (the signature is not checked over channel_data)", ctx)
+                throw failure(
+                    "channel_data other than the signed one refused",
+                    "accepted: data signed for one user was used as another (the signature is not checked over channel_data)",
+                    ctx)
             }
             let second = try await ctx.connect()
             let unbound = await ctx.subscribe(second, channel, auth: ctx.auth(second, channel), channelData: sent)
             if case .succeeded = unbound {
-                throw failure("a signature over socket_id:channel alone (without channel_data) refused",
-                              "accepted: presence data is not bound to the signature", ctx)
+                throw failure(
+                    "a signature over socket_id:channel alone (without channel_data) refused",
+                    "accepted: presence data is not bound to the signature", ctx)
             }
             return .pass("both refused: \(answer.refusal ?? "silently"); \(unbound.refusal ?? "silently")")
         },
-        ConformanceCase("presence.refused-channel-data-not-json", .must, auth,
-                        "channel_data that is not JSON is refused (even when signed).") { ctx in
+        ConformanceCase(
+            "presence.refused-channel-data-not-json", .must, auth,
+            "channel_data that is not JSON is refused (even when signed)."
+        ) { ctx in
             let c = try await ctx.connect()
             let channel = ctx.channel("presence-")
             let data = "not json"
-            return try refused(await ctx.subscribe(c, channel, auth: ctx.auth(c, channel, channelData: data),
-                                                   channelData: data), "channel_data that is not JSON", ctx)
+            return try refused(
+                await ctx.subscribe(
+                    c, channel, auth: ctx.auth(c, channel, channelData: data),
+                    channelData: data), "channel_data that is not JSON", ctx)
         },
-        ConformanceCase("presence.refused-without-user-id", .must, auth,
-                        "channel_data without user_id is refused (even when signed).") { ctx in
+        ConformanceCase(
+            "presence.refused-without-user-id", .must, auth,
+            "channel_data without user_id is refused (even when signed)."
+        ) { ctx in
             let c = try await ctx.connect()
             let channel = ctx.channel("presence-")
             let data = #"{"user_info":{"name":"nobody"}}"#
-            return try refused(await ctx.subscribe(c, channel, auth: ctx.auth(c, channel, channelData: data),
-                                                   channelData: data), "channel_data without user_id", ctx)
+            return try refused(
+                await ctx.subscribe(
+                    c, channel, auth: ctx.auth(c, channel, channelData: data),
+                    channelData: data), "channel_data without user_id", ctx)
         },
-        ConformanceCase("presence.member-added", .must, events,
-                        "Members get pusher_internal:member_added with user_id and user_info when another user joins.") { ctx in
+        ConformanceCase(
+            "presence.member-added", .must, events,
+            "Members get pusher_internal:member_added with user_id and user_info when another user joins."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let watcher = try await ctx.subscribed(channel)
             let user = ctx.user()
@@ -133,41 +179,53 @@ enum PresenceCases {
             try check(added.dataJSON?["user_id"]?.stringValue == user, "user_id \(user)", added.dataText ?? "-", ctx)
             return .pass(added.dataText ?? "")
         },
-        ConformanceCase("presence.member-added-not-to-self", .must, events,
-                        "The joining connection does not get member_added for itself.") { ctx in
+        ConformanceCase(
+            "presence.member-added-not-to-self", .must, events,
+            "The joining connection does not get member_added for itself."
+        ) { ctx in
             let channel = ctx.channel("presence-"), marker = ctx.channel("", "marker")
             let user = ctx.user()
             let c = try await ctx.subscribed(channel, user: user)
             try await ctx.mustSubscribe(c, marker)
             try await ctx.barrier([c], channel: marker)
-            try check(memberEvents(ctx, c, PusherEventName.memberAdded, channel, user: user) == 0,
-                      "no member_added for itself", "it came", ctx)
+            try check(
+                memberEvents(ctx, c, PusherEventName.memberAdded, channel, user: user) == 0,
+                "no member_added for itself", "it came", ctx)
             return .pass("none for itself")
         },
-        ConformanceCase("presence.member-removed-on-unsubscribe", .must, events,
-                        "Members get member_removed when a user unsubscribes.") { ctx in
+        ConformanceCase(
+            "presence.member-removed-on-unsubscribe", .must, events,
+            "Members get member_removed when a user unsubscribes."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let watcher = try await ctx.subscribed(channel)
             let user = ctx.user()
             let c = try await ctx.subscribed(channel, user: user)
             ctx.unsubscribe(c, channel)
             let removed = try await ctx.mustReceive(watcher, PusherEventName.memberRemoved, channel: channel)
-            try check(removed.dataJSON?["user_id"]?.stringValue == user, "user_id \(user)", removed.dataText ?? "-", ctx)
+            try check(
+                removed.dataJSON?["user_id"]?.stringValue == user, "user_id \(user)", removed.dataText ?? "-", ctx)
             return .pass(removed.dataText ?? "")
         },
-        ConformanceCase("presence.member-removed-on-disconnect", .must, events,
-                        "Members get member_removed when a user's connection drops without a goodbye.") { ctx in
+        ConformanceCase(
+            "presence.member-removed-on-disconnect", .must, events,
+            "Members get member_removed when a user's connection drops without a goodbye."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let watcher = try await ctx.subscribed(channel)
             let user = ctx.user()
             let c = try await ctx.subscribed(channel, user: user)
             c.socket.drop()
-            let removed = try await ctx.mustReceive(watcher, PusherEventName.memberRemoved, channel: channel, timeout: 10)
-            try check(removed.dataJSON?["user_id"]?.stringValue == user, "user_id \(user)", removed.dataText ?? "-", ctx)
+            let removed = try await ctx.mustReceive(
+                watcher, PusherEventName.memberRemoved, channel: channel, timeout: 10)
+            try check(
+                removed.dataJSON?["user_id"]?.stringValue == user, "user_id \(user)", removed.dataText ?? "-", ctx)
             return .pass("removed")
         },
-        ConformanceCase("presence.member-added-once-per-user", .should, DocSource.presence,
-                        "A user with two connections (two tabs) is one member: one member_added.") { ctx in
+        ConformanceCase(
+            "presence.member-added-once-per-user", .should, DocSource.presence,
+            "A user with two connections (two tabs) is one member: one member_added."
+        ) { ctx in
             let channel = ctx.channel("presence-"), marker = ctx.channel("", "marker")
             let watcher = try await ctx.subscribed(channel)
             try await ctx.mustSubscribe(watcher, marker)
@@ -176,11 +234,15 @@ enum PresenceCases {
             _ = try await ctx.subscribed(channel, user: user)
             try await ctx.barrier([watcher], channel: marker)
             let count = memberEvents(ctx, watcher, PusherEventName.memberAdded, channel, user: user)
-            try check(count == 1, "one member_added for \(user)", "\(count) (one per connection, as Reverb before PR #216)", ctx)
+            try check(
+                count == 1, "one member_added for \(user)", "\(count) (one per connection, as Reverb before PR #216)",
+                ctx)
             return .pass("one member_added for two connections")
         },
-        ConformanceCase("presence.member-removed-once-per-user", .should, DocSource.presence,
-                        "member_removed comes only when a user's last connection leaves.") { ctx in
+        ConformanceCase(
+            "presence.member-removed-once-per-user", .should, DocSource.presence,
+            "member_removed comes only when a user's last connection leaves."
+        ) { ctx in
             let channel = ctx.channel("presence-"), marker = ctx.channel("", "marker")
             let watcher = try await ctx.subscribed(channel)
             try await ctx.mustSubscribe(watcher, marker)
@@ -196,8 +258,10 @@ enum PresenceCases {
             try await ctx.mustReceive(watcher, PusherEventName.memberRemoved, channel: channel)
             return .pass("removed once, with the last connection")
         },
-        ConformanceCase("presence.count-counts-users", .should, DocSource.presence,
-                        "The roster counts users, not connections.") { ctx in
+        ConformanceCase(
+            "presence.count-counts-users", .should, DocSource.presence,
+            "The roster counts users, not connections."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let user = ctx.user()
             _ = try await ctx.subscribed(channel, user: user)
@@ -205,11 +269,14 @@ enum PresenceCases {
             let c = try await ctx.connect()
             let frame = try await ctx.mustSubscribe(c, channel)
             let count = presence(frame)?["count"]?.intValue
-            try check(count == 2, "count 2 (two users, three connections)", "count \(count.map(String.init) ?? "-")", ctx)
+            try check(
+                count == 2, "count 2 (two users, three connections)", "count \(count.map(String.init) ?? "-")", ctx)
             return .pass("count 2")
         },
-        ConformanceCase("presence.rejoin-announced", .must, events,
-                        "A user who left and comes back is announced again with member_added.") { ctx in
+        ConformanceCase(
+            "presence.rejoin-announced", .must, events,
+            "A user who left and comes back is announced again with member_added."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let watcher = try await ctx.subscribed(channel)
             let user = ctx.user()
@@ -221,28 +288,37 @@ enum PresenceCases {
             try await ctx.mustReceive(watcher, PusherEventName.memberAdded, channel: channel, from: from)
             return .pass("added, removed, added")
         },
-        ConformanceCase("presence.events-delivered", .must, events,
-                        "Events triggered on a presence channel reach its members.") { ctx in
+        ConformanceCase(
+            "presence.events-delivered", .must, events,
+            "Events triggered on a presence channel reach its members."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let c = try await ctx.subscribed(channel)
             try ok(await ctx.trigger(channels: [channel], event: "conform-presence", data: "{}"), "the trigger")
             try await ctx.mustReceive(c, "conform-presence", channel: channel)
             return .pass("delivered")
         },
-        ConformanceCase("presence.user-info-over-1kb-refused", .should, DocSource.presenceLimits,
-                        "user_info over 1 KB is refused.") { ctx in
+        ConformanceCase(
+            "presence.user-info-over-1kb-refused", .should, DocSource.presenceLimits,
+            "user_info over 1 KB is refused."
+        ) { ctx in
             let c = try await ctx.connect()
             let info: JSONValue = ["blob": .string(String(repeating: "x", count: 1100))]
             return try refused(await ctx.subscribe(c, ctx.channel("presence-"), info: info), "1.1 KB of user_info", ctx)
         },
-        ConformanceCase("presence.user-id-over-128-refused", .should, DocSource.presenceLimits,
-                        "A user_id longer than 128 characters is refused.") { ctx in
+        ConformanceCase(
+            "presence.user-id-over-128-refused", .should, DocSource.presenceLimits,
+            "A user_id longer than 128 characters is refused."
+        ) { ctx in
             let c = try await ctx.connect()
-            return try refused(await ctx.subscribe(c, ctx.channel("presence-"), user: String(repeating: "u", count: 129)),
-                               "a 129-character user_id", ctx)
+            return try refused(
+                await ctx.subscribe(c, ctx.channel("presence-"), user: String(repeating: "u", count: 129)),
+                "a 129-character user_id", ctx)
         },
-        ConformanceCase("presence.member-limit-100", .should, DocSource.presenceLimits,
-                        "The 101st member of a presence channel is refused.", needs: [.destructive], messages: 5400) { ctx in
+        ConformanceCase(
+            "presence.member-limit-100", .should, DocSource.presenceLimits,
+            "The 101st member of a presence channel is refused.", needs: [.destructive], messages: 5400
+        ) { ctx in
             let channel = ctx.channel("presence-")
             for n in 1...100 {
                 let c = try await ctx.connect()

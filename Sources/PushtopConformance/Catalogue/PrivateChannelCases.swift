@@ -16,74 +16,98 @@ enum PrivateChannelCases {
     }
 
     static let all: [ConformanceCase] = [
-        ConformanceCase("private.subscribe", .must, auth,
-                        "A private channel with a valid auth (key:HMAC-SHA256 of socket_id:channel) is subscribed.") { ctx in
+        ConformanceCase(
+            "private.subscribe", .must, auth,
+            "A private channel with a valid auth (key:HMAC-SHA256 of socket_id:channel) is subscribed."
+        ) { ctx in
             let c = try await ctx.connect()
             try await ctx.mustSubscribe(c, ctx.channel("private-"))
             return .pass("subscribed")
         },
-        ConformanceCase("private.events-delivered", .must, subscribe,
-                        "Events triggered on a private channel reach its subscribers.") { ctx in
+        ConformanceCase(
+            "private.events-delivered", .must, subscribe,
+            "Events triggered on a private channel reach its subscribers."
+        ) { ctx in
             let channel = ctx.channel("private-")
             let c = try await ctx.subscribed(channel)
             try ok(await ctx.trigger(channels: [channel], event: "conform-private", data: "{}"), "the trigger")
             try await ctx.mustReceive(c, "conform-private", channel: channel)
             return .pass("delivered")
         },
-        ConformanceCase("private.refused-without-auth", .must, subscribe,
-                        "A private subscription without auth is refused.") { ctx in
+        ConformanceCase(
+            "private.refused-without-auth", .must, subscribe,
+            "A private subscription without auth is refused."
+        ) { ctx in
             let c = try await ctx.connect()
             let channel = ctx.channel("private-")
             let from = c.socket.count
             c.socket.send(event: PusherEventName.subscribe, data: .object(["channel": .string(channel)]))
-            return try refused(await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience), "no auth", ctx)
+            return try refused(
+                await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience), "no auth", ctx)
         },
-        ConformanceCase("private.refused-bad-signature", .must, auth,
-                        "A private subscription whose signature is wrong is refused.") { ctx in
+        ConformanceCase(
+            "private.refused-bad-signature", .must, auth,
+            "A private subscription whose signature is wrong is refused."
+        ) { ctx in
             try await refusedAuth(ctx, "a wrong signature") { c, channel in
                 let good = ctx.auth(c, channel)
                 return String(good.dropLast()) + (good.last == "0" ? "1" : "0")
             }
         },
-        ConformanceCase("private.refused-other-socket", .must, auth,
-                        "An auth signed for another socket_id is refused.") { ctx in
+        ConformanceCase(
+            "private.refused-other-socket", .must, auth,
+            "An auth signed for another socket_id is refused."
+        ) { ctx in
             try await refusedAuth(ctx, "a signature for another socket") { _, channel in
-                ChannelAuthSignature.auth(key: ctx.target.key, secret: ctx.target.secret, socketID: "1234.5678",
-                                          channel: channel)
+                ChannelAuthSignature.auth(
+                    key: ctx.target.key, secret: ctx.target.secret, socketID: "1234.5678",
+                    channel: channel)
             }
         },
-        ConformanceCase("private.refused-other-channel", .must, auth,
-                        "An auth signed for another channel is refused.") { ctx in
+        ConformanceCase(
+            "private.refused-other-channel", .must, auth,
+            "An auth signed for another channel is refused."
+        ) { ctx in
             try await refusedAuth(ctx, "a signature for another channel") { c, _ in
                 ctx.auth(c, ctx.channel("private-", "elsewhere"))
             }
         },
-        ConformanceCase("private.refused-other-key", .must, auth,
-                        "An auth whose key part names another app is refused.") { ctx in
+        ConformanceCase(
+            "private.refused-other-key", .must, auth,
+            "An auth whose key part names another app is refused."
+        ) { ctx in
             try await refusedAuth(ctx, "another app's key in auth") { c, channel in
                 "conform-other-key:" + ctx.auth(c, channel).split(separator: ":").last!
             }
         },
-        ConformanceCase("private.refused-wrong-secret", .must, auth,
-                        "An auth signed with another secret is refused.") { ctx in
+        ConformanceCase(
+            "private.refused-wrong-secret", .must, auth,
+            "An auth signed with another secret is refused."
+        ) { ctx in
             try await refusedAuth(ctx, "a signature made with another secret") { c, channel in
-                ChannelAuthSignature.auth(key: ctx.target.key, secret: ctx.target.secret + "x", socketID: c.socketID,
-                                          channel: channel)
+                ChannelAuthSignature.auth(
+                    key: ctx.target.key, secret: ctx.target.secret + "x", socketID: c.socketID,
+                    channel: channel)
             }
         },
-        ConformanceCase("private.refused-malformed-auth", .must, auth,
-                        "An auth that is not key:signature is refused.") { ctx in
+        ConformanceCase(
+            "private.refused-malformed-auth", .must, auth,
+            "An auth that is not key:signature is refused."
+        ) { ctx in
             try await refusedAuth(ctx, "an auth without 'key:'") { _, _ in "not-a-valid-auth-value" }
         },
-        ConformanceCase("private.refusal-keeps-connection", .must, subscribe,
-                        "After a refused subscription the connection still works (other channels subscribe).") { ctx in
+        ConformanceCase(
+            "private.refusal-keeps-connection", .must, subscribe,
+            "After a refused subscription the connection still works (other channels subscribe)."
+        ) { ctx in
             let c = try await ctx.connect()
             let channel = ctx.channel("private-")
             _ = await ctx.subscribe(c, channel, auth: "\(ctx.target.key):0000")
             let answer = await ctx.subscribe(c, ctx.channel("", "after"))
             guard case .succeeded = answer else {
-                throw failure("the connection to stay usable after a refusal",
-                              answer.refusal ?? "no answer to the next subscription", ctx)
+                throw failure(
+                    "the connection to stay usable after a refusal",
+                    answer.refusal ?? "no answer to the next subscription", ctx)
             }
             return .pass("next subscription succeeded")
         },

@@ -7,47 +7,61 @@ enum SubscriptionCountCases {
     }
 
     static let all: [ConformanceCase] = [
-        ConformanceCase("subscription-count.on-subscribe", .optional, .subscriptionCount,
-                        "A subscriber of a public channel gets its subscription_count.", feature: .subscriptionCount) { ctx in
+        ConformanceCase(
+            "subscription-count.on-subscribe", .optional, .subscriptionCount,
+            "A subscriber of a public channel gets its subscription_count.", feature: .subscriptionCount
+        ) { ctx in
             let channel = ctx.channel()
             let c = try await ctx.subscribed(channel)
             let message = try await ctx.mustReceive(c, PusherEventName.subscriptionCount, channel: channel)
             try check(count(message) == 1, "subscription_count 1", message.dataText ?? "-", ctx)
             return .pass(message.dataText ?? "")
         },
-        ConformanceCase("subscription-count.updates", .optional, .subscriptionCount,
-                        "When a second connection subscribes, the first learns the new count.", feature: .subscriptionCount) { ctx in
+        ConformanceCase(
+            "subscription-count.updates", .optional, .subscriptionCount,
+            "When a second connection subscribes, the first learns the new count.", feature: .subscriptionCount
+        ) { ctx in
             let channel = ctx.channel()
             let first = try await ctx.subscribed(channel)
             _ = try await ctx.subscribed(channel)
             let got = await first.socket.waitFor(ctx.patience + 2) { frame in
                 frame.message?.event == PusherEventName.subscriptionCount && count(frame.message) == 2
             }
-            try check(got != nil, "subscription_count 2", ctx.received(first, PusherEventName.subscriptionCount)
-                .compactMap(\.dataText).joined(separator: ", "), ctx)
+            try check(
+                got != nil, "subscription_count 2",
+                ctx.received(first, PusherEventName.subscriptionCount)
+                    .compactMap(\.dataText).joined(separator: ", "), ctx)
             return .pass("count 2")
         },
-        ConformanceCase("subscription-count.not-on-presence", .optional, .subscriptionCount,
-                        "Presence channels get member events, not subscription_count.", feature: .subscriptionCount) { ctx in
+        ConformanceCase(
+            "subscription-count.not-on-presence", .optional, .subscriptionCount,
+            "Presence channels get member events, not subscription_count.", feature: .subscriptionCount
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let c = try await ctx.subscribed(channel)
             _ = try await ctx.subscribed(channel)
             try await ctx.barrier([c], channel: channel)
             await ctx.settle()
-            try check(ctx.received(c, PusherEventName.subscriptionCount).isEmpty, "no subscription_count on presence",
-                      "subscription_count sent", ctx)
+            try check(
+                ctx.received(c, PusherEventName.subscriptionCount).isEmpty, "no subscription_count on presence",
+                "subscription_count sent", ctx)
             return .pass("none on presence")
         },
-        ConformanceCase("subscription-count.agrees-with-api", .optional, .subscriptionCount,
-                        "The count sent to subscribers is the HTTP API's subscription_count.", feature: .subscriptionCount) { ctx in
+        ConformanceCase(
+            "subscription-count.agrees-with-api", .optional, .subscriptionCount,
+            "The count sent to subscribers is the HTTP API's subscription_count.", feature: .subscriptionCount
+        ) { ctx in
             let channel = ctx.channel()
             let first = try await ctx.subscribed(channel)
             _ = try await ctx.subscribed(channel)
             _ = await first.socket.waitFor(ctx.patience + 2) { count($0.message) == 2 }
-            let answer = await ctx.request(method: "GET", path: "/channels/\(channel)", query: ["info": "subscription_count"])
+            let answer = await ctx.request(
+                method: "GET", path: "/channels/\(channel)", query: ["info": "subscription_count"])
             let last = count(ctx.received(first, PusherEventName.subscriptionCount).last)
-            try check(answer.json?["subscription_count"]?.intValue == last, "the API's count = \(last.map(String.init) ?? "-")",
-                      answer.description, ctx)
+            try check(
+                answer.json?["subscription_count"]?.intValue == last,
+                "the API's count = \(last.map(String.init) ?? "-")",
+                answer.description, ctx)
             return .pass("both \(last ?? 0)")
         },
     ]

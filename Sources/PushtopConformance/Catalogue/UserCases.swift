@@ -25,7 +25,9 @@ enum UserCases {
         }
     }
 
-    static func watchlistEvents(_ ctx: CaseContext, _ c: ProbeConnection, _ status: String, _ user: String, from: Int = 0)
+    static func watchlistEvents(
+        _ ctx: CaseContext, _ c: ProbeConnection, _ status: String, _ user: String, from: Int = 0
+    )
         async -> Bool
     {
         await c.socket.waitFor(ctx.patience, from: from) { frame in
@@ -39,9 +41,11 @@ enum UserCases {
     static let all: [ConformanceCase] = signIn + toUsers + watchlist + terminate
 
     static let signIn: [ConformanceCase] = [
-        ConformanceCase("signin.succeeds", .optional, .userAuthentication,
-                        "pusher:signin with a valid signature gets pusher:signin_success with the user_data.",
-                        feature: .userSignIn) { ctx in
+        ConformanceCase(
+            "signin.succeeds", .optional, .userAuthentication,
+            "pusher:signin with a valid signature gets pusher:signin_success with the user_data.",
+            feature: .userSignIn
+        ) { ctx in
             let c = try await ctx.connect()
             let user = ctx.user()
             guard case .success(let message) = await ctx.signIn(c, user: user) else {
@@ -51,21 +55,30 @@ enum UserCases {
             try check(data?["id"]?.stringValue == user, "user_data with id \(user)", message.dataText ?? "-", ctx)
             return .pass("signed in as \(user)")
         },
-        ConformanceCase("signin.refused-bad-signature", .optional, .userAuthentication,
-                        "A sign-in with a wrong signature is refused (pusher:error 4009).", feature: .userSignIn) { ctx in
+        ConformanceCase(
+            "signin.refused-bad-signature", .optional, .userAuthentication,
+            "A sign-in with a wrong signature is refused (pusher:error 4009).", feature: .userSignIn
+        ) { ctx in
             let c = try await ctx.connect()
-            return try refusedSignIn(await ctx.signIn(c, user: ctx.user(), auth: "\(ctx.target.key):00"), "a wrong signature", ctx)
+            return try refusedSignIn(
+                await ctx.signIn(c, user: ctx.user(), auth: "\(ctx.target.key):00"), "a wrong signature", ctx)
         },
-        ConformanceCase("signin.user-data-bound", .optional, .userAuthentication,
-                        "user_data other than what was signed is refused.", feature: .userSignIn) { ctx in
+        ConformanceCase(
+            "signin.user-data-bound", .optional, .userAuthentication,
+            "user_data other than what was signed is refused.", feature: .userSignIn
+        ) { ctx in
             let c = try await ctx.connect()
             let signed = ctx.userData(user: ctx.user("alice")), sent = ctx.userData(user: ctx.user("mallory"))
-            let auth = UserAuthSignature.auth(key: ctx.target.key, secret: ctx.target.secret, socketID: c.socketID,
-                                              userData: signed)
-            return try refusedSignIn(await ctx.signIn(c, user: "", userData: sent, auth: auth), "another user's data", ctx)
+            let auth = UserAuthSignature.auth(
+                key: ctx.target.key, secret: ctx.target.secret, socketID: c.socketID,
+                userData: signed)
+            return try refusedSignIn(
+                await ctx.signIn(c, user: "", userData: sent, auth: auth), "another user's data", ctx)
         },
-        ConformanceCase("signin.user-data-needs-id", .optional, .userAuthentication,
-                        "user_data without an id is refused, even when signed.", feature: .userSignIn) { ctx in
+        ConformanceCase(
+            "signin.user-data-needs-id", .optional, .userAuthentication,
+            "user_data without an id is refused, even when signed.", feature: .userSignIn
+        ) { ctx in
             let c = try await ctx.connect()
             let data = #"{"user_info":{"name":"nobody"}}"#
             return try refusedSignIn(await ctx.signIn(c, user: "", userData: data), "user_data without id", ctx)
@@ -73,19 +86,24 @@ enum UserCases {
     ]
 
     static let toUsers: [ConformanceCase] = [
-        ConformanceCase("server-to-user.delivered", .optional, .sendingToUsers,
-                        "An event on #server-to-user-ID (sendToUser) reaches the user's signed-in connection.",
-                        feature: .serverToUser) { ctx in
+        ConformanceCase(
+            "server-to-user.delivered", .optional, .sendingToUsers,
+            "An event on #server-to-user-ID (sendToUser) reaches the user's signed-in connection.",
+            feature: .serverToUser
+        ) { ctx in
             let user = ctx.user()
             let c = try await signedIn(ctx, user)
             try ok(await ctx.sendToUser(user, event: "conform-to-user"), "sendToUser \(user)")
             let message = try await ctx.mustReceive(c, "conform-to-user")
-            try check(message.channel == "#server-to-user-\(user)", "channel #server-to-user-\(user)",
-                      message.channel ?? "none", ctx)
+            try check(
+                message.channel == "#server-to-user-\(user)", "channel #server-to-user-\(user)",
+                message.channel ?? "none", ctx)
             return .pass("delivered on \(message.channel!)")
         },
-        ConformanceCase("server-to-user.every-connection", .optional, .sendingToUsers,
-                        "An event to a user reaches each of the user's connections.", feature: .serverToUser) { ctx in
+        ConformanceCase(
+            "server-to-user.every-connection", .optional, .sendingToUsers,
+            "An event to a user reaches each of the user's connections.", feature: .serverToUser
+        ) { ctx in
             let user = ctx.user()
             let a = try await signedIn(ctx, user), b = try await signedIn(ctx, user)
             try ok(await ctx.sendToUser(user, event: "conform-to-user"), "sendToUser \(user)")
@@ -93,8 +111,10 @@ enum UserCases {
             try await ctx.mustReceive(b, "conform-to-user")
             return .pass("both connections")
         },
-        ConformanceCase("server-to-user.not-to-others", .optional, .sendingToUsers,
-                        "An event to one user does not reach another user.", feature: .serverToUser) { ctx in
+        ConformanceCase(
+            "server-to-user.not-to-others", .optional, .sendingToUsers,
+            "An event to one user does not reach another user.", feature: .serverToUser
+        ) { ctx in
             let user = ctx.user("to"), other = ctx.user("other")
             let target = try await signedIn(ctx, user), bystander = try await signedIn(ctx, other)
             try ok(await ctx.sendToUser(user, event: "conform-to-user"), "the event")
@@ -104,17 +124,22 @@ enum UserCases {
             try check(ctx.received(bystander, "conform-to-user").isEmpty, "nothing for \(other)", "it arrived", ctx)
             return .pass("only its user")
         },
-        ConformanceCase("server-to-user.others-cannot-subscribe", .optional, .sendingToUsers,
-                        "Subscribing to another user's #server-to-user- channel is refused.", feature: .serverToUser) { ctx in
+        ConformanceCase(
+            "server-to-user.others-cannot-subscribe", .optional, .sendingToUsers,
+            "Subscribing to another user's #server-to-user- channel is refused.", feature: .serverToUser
+        ) { ctx in
             let c = try await signedIn(ctx, ctx.user("me"))
-            return try refused(await ctx.subscribe(c, "#server-to-user-\(ctx.user("someone-else"))", auth: ""),
-                               "another user's channel", ctx)
+            return try refused(
+                await ctx.subscribe(c, "#server-to-user-\(ctx.user("someone-else"))", auth: ""),
+                "another user's channel", ctx)
         },
     ]
 
     static let watchlist: [ConformanceCase] = [
-        ConformanceCase("watchlist.online", .optional, .watchlist,
-                        "A user whose watchlist names B gets watchlist_events online when B signs in.", feature: .watchlist) { ctx in
+        ConformanceCase(
+            "watchlist.online", .optional, .watchlist,
+            "A user whose watchlist names B gets watchlist_events online when B signs in.", feature: .watchlist
+        ) { ctx in
             let b = ctx.user("b")
             let watcher = try await signedIn(ctx, ctx.user("a"), watchlist: [b])
             let from = watcher.socket.count
@@ -122,15 +147,19 @@ enum UserCases {
             try check(await watchlistEvents(ctx, watcher, "online", b, from: from), "online [\(b)]", "none", ctx)
             return .pass("online")
         },
-        ConformanceCase("watchlist.offline", .optional, .watchlist,
-                        "The watcher gets watchlist_events offline when B's last connection leaves.", feature: .watchlist) { ctx in
+        ConformanceCase(
+            "watchlist.offline", .optional, .watchlist,
+            "The watcher gets watchlist_events offline when B's last connection leaves.", feature: .watchlist
+        ) { ctx in
             let b = ctx.user("b")
             let watcher = try await signedIn(ctx, ctx.user("a"), watchlist: [b])
             let friend = try await signedIn(ctx, b)
             let from = watcher.socket.count
             friend.socket.close()
             let got = await watcher.socket.waitFor(10, from: from) { frame in
-                guard let message = frame.message, message.event == PusherEventName.watchlistEvents else { return false }
+                guard let message = frame.message, message.event == PusherEventName.watchlistEvents else {
+                    return false
+                }
                 return WatchlistChange.changes(fromWatchlistData: message.dataJSON).contains {
                     $0.status == .offline && $0.userIDs.contains(b)
                 }
@@ -138,8 +167,10 @@ enum UserCases {
             try check(got != nil, "offline [\(b)]", "none", ctx)
             return .pass("offline")
         },
-        ConformanceCase("watchlist.initial-state", .optional, .watchlist,
-                        "Signing in with B online in the watchlist reports B online at once.", feature: .watchlist) { ctx in
+        ConformanceCase(
+            "watchlist.initial-state", .optional, .watchlist,
+            "Signing in with B online in the watchlist reports B online at once.", feature: .watchlist
+        ) { ctx in
             let b = ctx.user("b")
             _ = try await signedIn(ctx, b)
             let watcher = try await signedIn(ctx, ctx.user("a"), watchlist: [b])
@@ -149,12 +180,16 @@ enum UserCases {
     ]
 
     static let terminate: [ConformanceCase] = [
-        ConformanceCase("terminate.closes-user-connections", .optional, .terminate,
-                        "POST /users/ID/terminate_connections closes every connection of the user.",
-                        feature: .terminateConnections) { ctx in
+        ConformanceCase(
+            "terminate.closes-user-connections", .optional, .terminate,
+            "POST /users/ID/terminate_connections closes every connection of the user.",
+            feature: .terminateConnections
+        ) { ctx in
             let user = ctx.user()
             let a = try await signedIn(ctx, user), b = try await signedIn(ctx, user)
-            try ok(await ctx.request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}"), "terminate")
+            try ok(
+                await ctx.request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}"), "terminate"
+            )
             for c in [a, b] {
                 let end = await c.socket.waitFor(ctx.patience) { f in
                     if case .ended = f.kind { return true }
@@ -165,12 +200,18 @@ enum UserCases {
             }
             return .pass("both closed")
         },
-        ConformanceCase("terminate.others-unaffected", .optional, .terminate,
-                        "Terminating one user's connections leaves other users connected.", feature: .terminateConnections) { ctx in
+        ConformanceCase(
+            "terminate.others-unaffected", .optional, .terminate,
+            "Terminating one user's connections leaves other users connected.", feature: .terminateConnections
+        ) { ctx in
             let user = ctx.user("gone"), other = ctx.user("stays")
             let victim = try await signedIn(ctx, user), bystander = try await signedIn(ctx, other)
-            try ok(await ctx.request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}"), "terminate")
-            _ = await victim.socket.waitFor(ctx.patience) { if case .ended = $0.kind { return true } else { return false } }
+            try ok(
+                await ctx.request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}"), "terminate"
+            )
+            _ = await victim.socket.waitFor(ctx.patience) {
+                if case .ended = $0.kind { return true } else { return false }
+            }
             try check(await ctx.roundTrip(bystander), "the other user's connection still answering", "no pong", ctx)
             return .pass("other users kept")
         },

@@ -8,10 +8,12 @@ enum WebhookCases {
     static let format = DocSource.webhooks("Webhook format", anchor: "webhook-format")
     static let security = DocSource.webhooks("Security: X-Pusher-Key and X-Pusher-Signature", anchor: "security")
     static let occupied = DocSource.webhooks("Channel existence events", anchor: "channel-existence-events")
-    static let presence = DocSource.webhooks("Presence events (delayed: a return within 3 s sends neither)", anchor: "presence-events")
+    static let presence = DocSource.webhooks(
+        "Presence events (delayed: a return within 3 s sends neither)", anchor: "presence-events")
     static let client = DocSource.webhooks("Client events", anchor: "client-events")
     static let cacheMiss = DocSource.webhooks("Cache miss", anchor: "cache-miss")
-    static let retries = DocSource.webhooks("Retries: a non-2xx answer is retried with back-off for 5 minutes", anchor: "webhook-format")
+    static let retries = DocSource.webhooks(
+        "Retries: a non-2xx answer is retried with back-off for 5 minutes", anchor: "webhook-format")
     /// Seconds a case gives a debounced webhook to show up (Pusher's 3 s grace, and a margin).
     static let grace = 6.0
 
@@ -43,11 +45,14 @@ enum WebhookCases {
         }
     }
 
-    static func mustWait(_ ctx: CaseContext, _ name: String, _ channel: String, user: String? = nil,
-                         timeout: Double? = nil) async throws -> WebhookListener.Received {
+    static func mustWait(
+        _ ctx: CaseContext, _ name: String, _ channel: String, user: String? = nil,
+        timeout: Double? = nil
+    ) async throws -> WebhookListener.Received {
         guard let post = await wait(ctx, name, channel, user: user, timeout: timeout) else {
-            throw failure("a \(name) webhook for \(channel)\(user.map { " (user \($0))" } ?? "") within "
-                          + "\(Int(timeout ?? ctx.patience + 2)) s", "none", ctx)
+            throw failure(
+                "a \(name) webhook for \(channel)\(user.map { " (user \($0))" } ?? "") within "
+                    + "\(Int(timeout ?? ctx.patience + 2)) s", "none", ctx)
         }
         return post
     }
@@ -62,8 +67,10 @@ enum WebhookCases {
     static let all: [ConformanceCase] = formatCases + lifecycle + debounce + others
 
     static let formatCases: [ConformanceCase] = [
-        webhookCase("webhooks.wrapped-in-events", format,
-                    "A webhook body is {\"time_ms\":…,\"events\":[…]} (soketi #137 posted bare events).") { ctx in
+        webhookCase(
+            "webhooks.wrapped-in-events", format,
+            "A webhook body is {\"time_ms\":…,\"events\":[…]} (soketi #137 posted bare events)."
+        ) { ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel)
             guard let post = await ctx.webhooks?.waitFor(ctx.patience + 2, { $0.bodyText.contains(channel) }) else {
@@ -73,13 +80,16 @@ enum WebhookCases {
             try check((post.json?["time_ms"]?.numberValue ?? 0) > 1e12, "time_ms in milliseconds", post.bodyText)
             return .pass(post.bodyText.prefix(160).description)
         },
-        webhookCase("webhooks.signed", security,
-                    "X-Pusher-Key is the app key and X-Pusher-Signature the HMAC-SHA256 of the body with the secret.") { ctx in
+        webhookCase(
+            "webhooks.signed", security,
+            "X-Pusher-Key is the app key and X-Pusher-Signature the HMAC-SHA256 of the body with the secret."
+        ) { ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel)
             let post = try await mustWait(ctx, "channel_occupied", channel)
-            try check(post.headers["x-pusher-key"] == ctx.target.key, "X-Pusher-Key \(ctx.target.key)",
-                      post.headers["x-pusher-key"] ?? "no header")
+            try check(
+                post.headers["x-pusher-key"] == ctx.target.key, "X-Pusher-Key \(ctx.target.key)",
+                post.headers["x-pusher-key"] ?? "no header")
             let expected = ChannelAuthSignature.hmacHex(secret: ctx.target.secret, message: post.bodyText)
             let got = post.headers["x-pusher-signature"] ?? "no header"
             try check(ChannelAuthSignature.constantTimeEquals(expected, got), "X-Pusher-Signature \(expected)", got)
@@ -90,14 +100,16 @@ enum WebhookCases {
             _ = try await ctx.subscribed(channel)
             let post = try await mustWait(ctx, "channel_occupied", channel)
             let type = post.headers["content-type"] ?? "none"
-            try check(post.method == "POST" && type.lowercased().hasPrefix("application/json"), "POST application/json",
-                      "\(post.method) \(type)")
+            try check(
+                post.method == "POST" && type.lowercased().hasPrefix("application/json"), "POST application/json",
+                "\(post.method) \(type)")
             return .pass("\(post.method) \(type)")
         },
     ]
 
     static let lifecycle: [ConformanceCase] = [
-        webhookCase("webhooks.channel-occupied", occupied, "The first subscriber of a channel sends channel_occupied.") { ctx in
+        webhookCase("webhooks.channel-occupied", occupied, "The first subscriber of a channel sends channel_occupied.")
+        { ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel)
             _ = try await mustWait(ctx, "channel_occupied", channel)
@@ -110,8 +122,10 @@ enum WebhookCases {
             _ = try await mustWait(ctx, "channel_vacated", channel, timeout: grace + ctx.patience)
             return .pass("channel_vacated")
         },
-        webhookCase("webhooks.occupied-once", occupied,
-                    "Each change sends one webhook, not one per node or per retry (soketi PR #438).") { ctx in
+        webhookCase(
+            "webhooks.occupied-once", occupied,
+            "Each change sends one webhook, not one per node or per retry (soketi PR #438)."
+        ) { ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel)
             _ = try await ctx.subscribed(channel)
@@ -128,7 +142,8 @@ enum WebhookCases {
             _ = try await mustWait(ctx, "member_added", channel, user: user)
             return .pass("member_added \(user)")
         },
-        webhookCase("webhooks.member-removed", presence, "A user leaving a presence channel sends member_removed.") { ctx in
+        webhookCase("webhooks.member-removed", presence, "A user leaving a presence channel sends member_removed.") {
+            ctx in
             let channel = ctx.channel("presence-")
             let user = ctx.user()
             let c = try await ctx.subscribed(channel, user: user)
@@ -136,8 +151,10 @@ enum WebhookCases {
             _ = try await mustWait(ctx, "member_removed", channel, user: user, timeout: grace + ctx.patience)
             return .pass("member_removed \(user)")
         },
-        webhookCase("webhooks.member-added-once-per-user", presence,
-                    "A user with two connections sends one member_added.") { ctx in
+        webhookCase(
+            "webhooks.member-added-once-per-user", presence,
+            "A user with two connections sends one member_added."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let user = ctx.user()
             _ = try await ctx.subscribed(channel, user: user)
@@ -151,8 +168,10 @@ enum WebhookCases {
     ]
 
     static let debounce: [ConformanceCase] = [
-        webhookCase("webhooks.vacated-cancelled-on-quick-return", presence,
-                    "Leaving and coming back within a second sends no channel_vacated (a page reload).") { ctx in
+        webhookCase(
+            "webhooks.vacated-cancelled-on-quick-return", presence,
+            "Leaving and coming back within a second sends no channel_vacated (a page reload)."
+        ) { ctx in
             let channel = ctx.channel()
             let c = try await ctx.subscribed(channel)
             _ = try await mustWait(ctx, "channel_occupied", channel)
@@ -162,13 +181,16 @@ enum WebhookCases {
             await ctx.settle(grace)
             let vacated = accepted(ctx, "channel_vacated", channel).count
             let occupied = accepted(ctx, "channel_occupied", channel).count
-            try check(vacated == 0 && occupied == 1,
-                      "no channel_vacated and one channel_occupied for a return within the grace",
-                      "\(vacated) channel_vacated, \(occupied) channel_occupied (no grace, as soketi #830)")
+            try check(
+                vacated == 0 && occupied == 1,
+                "no channel_vacated and one channel_occupied for a return within the grace",
+                "\(vacated) channel_vacated, \(occupied) channel_occupied (no grace, as soketi #830)")
             return .pass("neither sent")
         },
-        webhookCase("webhooks.member-removed-cancelled-on-quick-return", presence,
-                    "A member who leaves and returns within a second sends no member_removed (Pusher's 3 s grace).") { ctx in
+        webhookCase(
+            "webhooks.member-removed-cancelled-on-quick-return", presence,
+            "A member who leaves and returns within a second sends no member_removed (Pusher's 3 s grace)."
+        ) { ctx in
             let channel = ctx.channel("presence-")
             let stay = try await ctx.subscribed(channel)
             _ = stay
@@ -181,30 +203,37 @@ enum WebhookCases {
             await ctx.settle(grace)
             let removed = accepted(ctx, "member_removed", channel, user: user).count
             let added = accepted(ctx, "member_added", channel, user: user).count
-            try check(removed == 0 && added == 1, "no member_removed and one member_added for a quick return",
-                      "\(removed) member_removed, \(added) member_added (no grace, as soketi #830)")
+            try check(
+                removed == 0 && added == 1, "no member_removed and one member_added for a quick return",
+                "\(removed) member_removed, \(added) member_added (no grace, as soketi #830)")
             return .pass("neither sent")
         },
-        webhookCase("webhooks.vacated-only-when-empty", occupied,
-                    "channel_vacated is sent only when no one is left, and the API agrees then (soketi #616).") { ctx in
+        webhookCase(
+            "webhooks.vacated-only-when-empty", occupied,
+            "channel_vacated is sent only when no one is left, and the API agrees then (soketi #616)."
+        ) { ctx in
             let channel = ctx.channel()
             let a = try await ctx.subscribed(channel), b = try await ctx.subscribed(channel)
             ctx.unsubscribe(a, channel)
             await ctx.settle(grace)
-            try check(accepted(ctx, "channel_vacated", channel).isEmpty, "no channel_vacated while a subscriber remains",
-                      "channel_vacated sent with one subscriber left")
+            try check(
+                accepted(ctx, "channel_vacated", channel).isEmpty, "no channel_vacated while a subscriber remains",
+                "channel_vacated sent with one subscriber left")
             ctx.unsubscribe(b, channel)
             _ = try await mustWait(ctx, "channel_vacated", channel, timeout: grace + ctx.patience)
             let answer = await ctx.request(method: "GET", path: "/channels/\(channel)")
-            try check(answer.json?["occupied"]?.boolValue == false, "the API to say occupied: false once vacated",
-                      answer.description)
+            try check(
+                answer.json?["occupied"]?.boolValue == false, "the API to say occupied: false once vacated",
+                answer.description)
             return .pass("vacated once empty; the API agrees")
         },
     ]
 
     static let others: [ConformanceCase] = [
-        webhookCase("webhooks.client-event", client,
-                    "A client event sends client_event with channel, event, data, socket_id and user_id.") { ctx in
+        webhookCase(
+            "webhooks.client-event", client,
+            "A client event sends client_event with channel, event, data, socket_id and user_id."
+        ) { ctx in
             let user = ctx.user("sender")
             let (channel, sender, receiver) = try await ClientEventCases.pair(ctx, kind: "presence-", sender: user)
             ctx.sendClientEvent(sender, channel, event: "client-conform-hook", data: ["n": 1])
@@ -213,15 +242,20 @@ enum WebhookCases {
             guard let event = events(post).first(where: { matches($0, "client_event", channel) }) else {
                 throw failure("client_event", post.bodyText)
             }
-            try check(event["event"]?.stringValue == "client-conform-hook", "event client-conform-hook", event.jsonString)
-            try check(event["socket_id"]?.stringValue == sender.socketID, "socket_id \(sender.socketID)", event.jsonString)
+            try check(
+                event["event"]?.stringValue == "client-conform-hook", "event client-conform-hook", event.jsonString)
+            try check(
+                event["socket_id"]?.stringValue == sender.socketID, "socket_id \(sender.socketID)", event.jsonString)
             try check(event["user_id"]?.stringValue == user, "user_id \(user)", event.jsonString)
-            try check(event["data"]?.stringValue.flatMap(JSONValue.parseIfJSON) == ["n": 1], #"data "{\"n\":1}""#,
-                      event.jsonString)
+            try check(
+                event["data"]?.stringValue.flatMap(JSONValue.parseIfJSON) == ["n": 1], #"data "{\"n\":1}""#,
+                event.jsonString)
             return .pass(event.jsonString)
         },
-        webhookCase("webhooks.cache-miss", cacheMiss,
-                    "Subscribing to an empty cache channel sends cache_miss.") { ctx in
+        webhookCase(
+            "webhooks.cache-miss", cacheMiss,
+            "Subscribing to an empty cache channel sends cache_miss."
+        ) { ctx in
             if let why = await ctx.supports(.cacheChannels) { return .unsupported("cache channels: \(why)") }
             let channel = ctx.channel("cache-")
             _ = try await ctx.subscribed(channel)

@@ -23,11 +23,15 @@ extension CaseContext {
         userData: String? = nil, auth: String? = nil
     ) async -> SignInAnswer {
         let userData = userData ?? self.userData(user: user, info: info, watchlist: watchlist)
-        let auth = auth ?? UserAuthSignature.auth(key: target.key, secret: target.secret, socketID: connection.socketID,
-                                                   userData: userData)
+        let auth =
+            auth
+            ?? UserAuthSignature.auth(
+                key: target.key, secret: target.secret, socketID: connection.socketID,
+                userData: userData)
         let from = connection.socket.count
-        connection.socket.send(event: PusherEventName.signin,
-                               data: .object(["auth": .string(auth), "user_data": .string(userData)]))
+        connection.socket.send(
+            event: PusherEventName.signin,
+            data: .object(["auth": .string(auth), "user_data": .string(userData)]))
         let frame = await connection.socket.waitFor(patience, from: from) { frame in
             if case .ended = frame.kind { return true }
             if case .close = frame.kind { return frame.direction == .received }

@@ -18,8 +18,10 @@ public final class CaseContext: Sendable {
     private let sockets = Mutex<[ProbeSocket]>([])
     private let counter = Atomic<Int>(0)
 
-    init(target: ConformanceTarget, prefix: String, webhooks: WebhookListener?, features: FeatureProbe,
-         traffic: TrafficCounter, httpClient: HTTPClient) {
+    init(
+        target: ConformanceTarget, prefix: String, webhooks: WebhookListener?, features: FeatureProbe,
+        traffic: TrafficCounter, httpClient: HTTPClient
+    ) {
         self.target = target
         self.prefix = prefix
         self.webhooks = webhooks
@@ -73,23 +75,26 @@ public final class CaseContext: Sendable {
         }
         guard let frame = await socket.waitFor(patience, { $0.message?.event == "pusher:connection_established" })
         else {
-            throw CaseFailure(expected: "pusher:connection_established within \(patience) s",
-                              got: socket.frames.last.map { $0.line() } ?? "nothing", evidence: evidence())
+            throw CaseFailure(
+                expected: "pusher:connection_established within \(patience) s",
+                got: socket.frames.last.map { $0.line() } ?? "nothing", evidence: evidence())
         }
         let data = frame.message?.dataJSON
         guard let socketID = data?["socket_id"]?.stringValue else {
             throw CaseFailure(expected: "connection_established data with a socket_id", got: frame.line())
         }
-        return ProbeConnection(socket: socket, socketID: socketID,
-                               activityTimeout: data?["activity_timeout"]?.numberValue, node: node)
+        return ProbeConnection(
+            socket: socket, socketID: socketID,
+            activityTimeout: data?["activity_timeout"]?.numberValue, node: node)
     }
 
     // MARK: - Subscriptions
 
     /// The `auth` of a private or presence subscription, signed with the app secret.
     public func auth(_ connection: ProbeConnection, _ channel: String, channelData: String? = nil) -> String {
-        ChannelAuthSignature.auth(key: target.key, secret: target.secret, socketID: connection.socketID,
-                                  channel: channel, channelData: channelData)
+        ChannelAuthSignature.auth(
+            key: target.key, secret: target.secret, socketID: connection.socketID,
+            channel: channel, channelData: channelData)
     }
 
     /// A presence `channel_data`: `{"user_id":…,"user_info":…}`.
@@ -115,7 +120,10 @@ public final class CaseContext: Sendable {
         }
         if let channelData { data.append(("channel_data", .string(channelData))) }
         let from = connection.socket.count
-        connection.socket.send(JSONValue.orderedObject([("event", "pusher:subscribe"), ("data", .object(Dictionary(uniqueKeysWithValues: data)))]))
+        connection.socket.send(
+            JSONValue.orderedObject([
+                ("event", "pusher:subscribe"), ("data", .object(Dictionary(uniqueKeysWithValues: data))),
+            ]))
         return await answer(to: connection, channel: channel, from: from, wait: wait ?? patience)
     }
 
@@ -126,7 +134,9 @@ public final class CaseContext: Sendable {
             if case .close = frame.kind { return frame.direction == .received }
             guard frame.direction == .received, let message = frame.message else { return false }
             if message.event == "pusher_internal:subscription_succeeded" { return message.channel == channel }
-            if message.event == "pusher:subscription_error" { return message.channel == nil || message.channel == channel }
+            if message.event == "pusher:subscription_error" {
+                return message.channel == nil || message.channel == channel
+            }
             return message.event == "pusher:error"
         }
         guard let frame else { return .silent }
@@ -142,18 +152,23 @@ public final class CaseContext: Sendable {
         switch await subscribe(connection, channel, user: user, info: info) {
         case .succeeded(let frame): return frame
         case .refused(let frame):
-            throw CaseFailure(expected: "subscription_succeeded for \(channel)", got: SubscribeAnswer.describe(frame),
-                              evidence: evidence())
+            throw CaseFailure(
+                expected: "subscription_succeeded for \(channel)", got: SubscribeAnswer.describe(frame),
+                evidence: evidence())
         case .silent:
-            throw CaseFailure(expected: "subscription_succeeded for \(channel) within \(patience) s", got: "no answer",
-                              evidence: evidence())
+            throw CaseFailure(
+                expected: "subscription_succeeded for \(channel) within \(patience) s", got: "no answer",
+                evidence: evidence())
         }
     }
 
     /// Sends `pusher:unsubscribe`.
     public func unsubscribe(_ connection: ProbeConnection, _ channel: String) {
-        connection.socket.send(JSONValue.orderedObject([("event", "pusher:unsubscribe"),
-                                                        ("data", .object(["channel": .string(channel)]))]))
+        connection.socket.send(
+            JSONValue.orderedObject([
+                ("event", "pusher:unsubscribe"),
+                ("data", .object(["channel": .string(channel)])),
+            ]))
     }
 
     /// Sends a client event on `channel`.
@@ -189,8 +204,9 @@ public final class CaseContext: Sendable {
         if let message = await self.event(connection, event, channel: channel, from: from, timeout: timeout) {
             return message
         }
-        throw CaseFailure(expected: "\(event)\(channel.map { " on \($0)" } ?? "") within \(timeout ?? patience) s",
-                          got: "none", evidence: evidence())
+        throw CaseFailure(
+            expected: "\(event)\(channel.map { " on \($0)" } ?? "") within \(timeout ?? patience) s",
+            got: "none", evidence: evidence())
     }
 
     /// Messages named `event` (on `channel`) received so far.
@@ -228,12 +244,15 @@ public final class CaseContext: Sendable {
         node: Int = 0, channels: [String], event: String, data: String, socketID: String? = nil, info: String? = nil,
         signing: APISigning = .valid
     ) async -> APIAnswer {
-        var body: [(String, JSONValue)] = [("name", .string(event)), ("data", .string(data)),
-                                            ("channels", .array(channels.map { .string($0) }))]
+        var body: [(String, JSONValue)] = [
+            ("name", .string(event)), ("data", .string(data)),
+            ("channels", .array(channels.map { .string($0) })),
+        ]
         if let socketID { body.append(("socket_id", .string(socketID))) }
         if let info { body.append(("info", .string(info))) }
-        return await request(node: node, method: "POST", path: "/events", body: JSONValue.orderedObject(body),
-                             signing: signing)
+        return await request(
+            node: node, method: "POST", path: "/events", body: JSONValue.orderedObject(body),
+            signing: signing)
     }
 
     /// A request to `/apps/ID` + `path`, signed as asked; any status is returned, never thrown.
@@ -249,17 +268,21 @@ public final class CaseContext: Sendable {
         case .unsigned:
             parameters = query
         case .valid, .badSignature:
-            parameters = APIRequestSignature.sign(method: method, path: fullPath, key: target.key, secret: target.secret,
-                                                  body: bytes, parameters: query)
+            parameters = APIRequestSignature.sign(
+                method: method, path: fullPath, key: target.key, secret: target.secret,
+                body: bytes, parameters: query)
         case .wrongSecret:
-            parameters = APIRequestSignature.sign(method: method, path: fullPath, key: target.key,
-                                                  secret: target.secret + "-wrong", body: bytes, parameters: query)
+            parameters = APIRequestSignature.sign(
+                method: method, path: fullPath, key: target.key,
+                secret: target.secret + "-wrong", body: bytes, parameters: query)
         case .wrongKey:
-            parameters = APIRequestSignature.sign(method: method, path: fullPath, key: "conform-no-such-key",
-                                                  secret: target.secret, body: bytes, parameters: query)
+            parameters = APIRequestSignature.sign(
+                method: method, path: fullPath, key: "conform-no-such-key",
+                secret: target.secret, body: bytes, parameters: query)
         case .badBodyMD5:
-            parameters = APIRequestSignature.sign(method: method, path: fullPath, key: target.key, secret: target.secret,
-                                                  body: (bytes ?? []) + Array(" ".utf8), parameters: query)
+            parameters = APIRequestSignature.sign(
+                method: method, path: fullPath, key: target.key, secret: target.secret,
+                body: (bytes ?? []) + Array(" ".utf8), parameters: query)
         case .timestampOffset(let offset):
             parameters = APIRequestSignature.sign(
                 method: method, path: fullPath, key: target.key, secret: target.secret, body: bytes, parameters: query,
@@ -287,8 +310,9 @@ public final class CaseContext: Sendable {
         }
     }
 
-    private static let unreserved = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let unreserved = CharacterSet(
+        charactersIn:
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text

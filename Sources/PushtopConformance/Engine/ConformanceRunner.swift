@@ -18,8 +18,10 @@ public struct ConformanceRunner: Sendable {
     /// The prefix of every channel of the run (`conform-XXXXXX-`): random, so runs never meet.
     public let runPrefix: String
 
-    public init(target: ConformanceTarget, webhooks: WebhookListener? = nil, only: [String] = [], parallel: Int = 8,
-                caseTimeout: Double = 45) {
+    public init(
+        target: ConformanceTarget, webhooks: WebhookListener? = nil, only: [String] = [], parallel: Int = 8,
+        caseTimeout: Double = 45
+    ) {
         self.target = target
         self.webhooks = webhooks
         self.only = only
@@ -34,7 +36,8 @@ public struct ConformanceRunner: Sendable {
     }
 
     func selected(_ c: ConformanceCase) -> Bool {
-        only.isEmpty || only.contains { c.id == $0 || c.id.hasPrefix($0.hasSuffix(".") ? $0 : $0 + ".") || c.id.hasPrefix($0) }
+        only.isEmpty
+            || only.contains { c.id == $0 || c.id.hasPrefix($0.hasSuffix(".") ? $0 : $0 + ".") || c.id.hasPrefix($0) }
     }
 
     func skipReason(_ c: ConformanceCase) -> String? {
@@ -89,7 +92,8 @@ public struct ConformanceRunner: Sendable {
                 return event == PusherEventName.connectionEstablished || event == PusherEventName.error
             }
             guard let frame else {
-                return .unreachable(node: node.name, why: "no pusher:connection_established within \(max(target.patience, 5)) s")
+                return .unreachable(
+                    node: node.name, why: "no pusher:connection_established within \(max(target.patience, 5)) s")
             }
             if frame.message?.event != PusherEventName.connectionEstablished {
                 return .unknownKey(key: target.key, how: SubscribeAnswer.describe(frame))
@@ -111,11 +115,14 @@ public struct ConformanceRunner: Sendable {
         return nil
     }
 
-    func makeContext(prefix: String, client: HTTPClient, features: FeatureProbe, traffic: TrafficCounter = TrafficCounter())
+    func makeContext(
+        prefix: String, client: HTTPClient, features: FeatureProbe, traffic: TrafficCounter = TrafficCounter()
+    )
         -> CaseContext
     {
-        CaseContext(target: target, prefix: prefix, webhooks: webhooks, features: features, traffic: traffic,
-                    httpClient: client)
+        CaseContext(
+            target: target, prefix: prefix, webhooks: webhooks, features: features, traffic: traffic,
+            httpClient: client)
     }
 
     /// Runs the planned cases; `progress` sees each result as it comes.
@@ -134,8 +141,9 @@ public struct ConformanceRunner: Sendable {
                 let index = next
                 next += 1
                 let (c, skip) = plan[index]
-                let context = makeContext(prefix: "\(runPrefix)\(index)-", client: client, features: features,
-                                          traffic: traffic)
+                let context = makeContext(
+                    prefix: "\(runPrefix)\(index)-", client: client, features: features,
+                    traffic: traffic)
                 group.addTask { (index, await runCase(c, skip: skip, context: context)) }
             }
             for _ in 0..<parallel { launch() }
@@ -154,26 +162,34 @@ public struct ConformanceRunner: Sendable {
     }
 
     func runCase(_ c: ConformanceCase, skip: String?, context: CaseContext) async -> CaseRecord {
-        func record(_ verdict: CaseVerdict, _ message: String, seconds: Double = 0, evidence: [String]? = nil) -> CaseRecord {
-            CaseRecord(id: c.id, group: c.group, level: c.level, result: verdict, message: message, title: c.title,
-                       source: c.source, seconds: (seconds * 1000).rounded() / 1000, evidence: evidence)
+        func record(_ verdict: CaseVerdict, _ message: String, seconds: Double = 0, evidence: [String]? = nil)
+            -> CaseRecord
+        {
+            CaseRecord(
+                id: c.id, group: c.group, level: c.level, result: verdict, message: message, title: c.title,
+                source: c.source, seconds: (seconds * 1000).rounded() / 1000, evidence: evidence)
         }
         if let skip { return record(.skipped, skip) }
         let start = ContinuousClock.now
         if let feature = c.feature, let why = await context.supports(feature) {
             await context.finish()
-            return record(.unsupported, "\(feature.rawValue): \(why)", seconds: ProbeSocket.seconds(ContinuousClock.now - start))
+            return record(
+                .unsupported, "\(feature.rawValue): \(why)", seconds: ProbeSocket.seconds(ContinuousClock.now - start))
         }
         let timeout = caseTimeout
-        let outcome: Result<CaseOutcome, any Error> = await withTaskGroup(of: Result<CaseOutcome, any Error>?.self) { group in
+        let outcome: Result<CaseOutcome, any Error> = await withTaskGroup(of: Result<CaseOutcome, any Error>?.self) {
+            group in
             group.addTask {
                 do { return .success(try await c.body(context)) } catch { return .failure(error) }
             }
             group.addTask {
                 try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                return Task.isCancelled ? nil : .failure(CaseFailure(
-                    expected: "the case to finish within \(Int(timeout)) s", got: "still waiting",
-                    evidence: context.evidence()))
+                return Task.isCancelled
+                    ? nil
+                    : .failure(
+                        CaseFailure(
+                            expected: "the case to finish within \(Int(timeout)) s", got: "still waiting",
+                            evidence: context.evidence()))
             }
             let first = await group.next() ?? nil
             group.cancelAll()
@@ -186,8 +202,9 @@ public struct ConformanceRunner: Sendable {
         case .success(.unsupported(let message)): return record(.unsupported, message, seconds: seconds)
         case .success(.skipped(let message)): return record(.skipped, message, seconds: seconds)
         case .failure(let failure as CaseFailure):
-            return record(.fail, failure.description, seconds: seconds,
-                          evidence: failure.evidence.isEmpty ? context.evidence() : failure.evidence)
+            return record(
+                .fail, failure.description, seconds: seconds,
+                evidence: failure.evidence.isEmpty ? context.evidence() : failure.evidence)
         case .failure(let error):
             return record(.fail, "the case stopped: \(error)", seconds: seconds, evidence: context.evidence())
         }

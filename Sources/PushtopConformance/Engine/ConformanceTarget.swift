@@ -25,14 +25,16 @@ public struct ConformanceTarget: Sendable {
             let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
             return Node(
                 webSocketBase: "\(useTLS ? "wss" : "ws")://\(hostPart):\(port)",
-                api: PusherAPIConfiguration(appID: appID, key: key, secret: secret, host: host, port: port, useTLS: useTLS),
+                api: PusherAPIConfiguration(
+                    appID: appID, key: key, secret: secret, host: host, port: port, useTLS: useTLS),
                 name: "\(hostPart):\(port)")
         }
 
         /// Pusher's hosted service in `cluster` (eu, mt1, ...).
         public static func pusher(cluster: String, appID: String, key: String, secret: String) -> Node {
-            Node(webSocketBase: "wss://ws-\(cluster).pusher.com:443",
-                 api: .cluster(cluster, appID: appID, key: key, secret: secret), name: "Pusher (\(cluster))")
+            Node(
+                webSocketBase: "wss://ws-\(cluster).pusher.com:443",
+                api: .cluster(cluster, appID: appID, key: key, secret: secret), name: "Pusher (\(cluster))")
         }
     }
 
@@ -48,8 +50,10 @@ public struct ConformanceTarget: Sendable {
     /// Seconds a case waits for a frame or a webhook that should come at once.
     public var patience: Double
 
-    public init(nodes: [Node], appID: String, key: String, secret: String, caFile: String? = nil,
-                destructive: Bool = false, patience: Double = 3) {
+    public init(
+        nodes: [Node], appID: String, key: String, secret: String, caFile: String? = nil,
+        destructive: Bool = false, patience: Double = 3
+    ) {
         self.nodes = nodes
         self.appID = appID
         self.key = key

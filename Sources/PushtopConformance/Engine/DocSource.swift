@@ -68,13 +68,15 @@ extension DocSource {
         page: "Encrypted channels", section: "End-to-end encrypted channels",
         url: "https://pusher.com/docs/channels/using_channels/encrypted-channels/")
     static func webhooks(_ section: String, anchor: String) -> DocSource {
-        DocSource(page: "Webhooks", section: section,
-                  url: "https://pusher.com/docs/channels/server_api/webhooks/#" + anchor)
+        DocSource(
+            page: "Webhooks", section: section,
+            url: "https://pusher.com/docs/channels/server_api/webhooks/#" + anchor)
     }
     static let rfc6455 = DocSource(
         page: "RFC 6455 (The WebSocket Protocol)", section: "5.5 Control frames; 5.6 Data frames",
         url: "https://www.rfc-editor.org/rfc/rfc6455#section-5.5")
     static let clusterDocs = DocSource(
-        page: "Pusher Channels Protocol", section: "One app, any connection (Pusher is one app however many nodes serve it)",
+        page: "Pusher Channels Protocol",
+        section: "One app, any connection (Pusher is one app however many nodes serve it)",
         url: protocolPage)
 }

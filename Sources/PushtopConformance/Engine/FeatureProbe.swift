@@ -42,8 +42,9 @@ actor FeatureProbe {
             if let why = await ctx.supports(.userSignIn) { return why }
             return nil
         case .terminateConnections:
-            let answer = await ctx.request(method: "POST", path: "/users/\(ctx.user("probe"))/terminate_connections",
-                                           body: "{}")
+            let answer = await ctx.request(
+                method: "POST", path: "/users/\(ctx.user("probe"))/terminate_connections",
+                body: "{}")
             return answer.status == 200 ? nil : "POST /users/{id}/terminate_connections answered \(answer)"
         case .cacheChannels:
             guard let c = try? await ctx.connect() else { return "no connection" }
@@ -63,7 +64,8 @@ actor FeatureProbe {
             let channel = ctx.channel("private-encrypted-", "probe")
             switch await ctx.subscribe(c, channel) {
             case .succeeded: return nil
-            case .refused(let frame): return "a signed private-encrypted- subscription was refused: \(SubscribeAnswer.describe(frame))"
+            case .refused(let frame):
+                return "a signed private-encrypted- subscription was refused: \(SubscribeAnswer.describe(frame))"
             case .silent: return "no answer to a private-encrypted- subscription"
             }
         case .webhooks:

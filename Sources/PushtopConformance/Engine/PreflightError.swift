@@ -18,7 +18,8 @@ public enum PreflightError: Error, Sendable, Hashable, CustomStringConvertible {
         case .refusedSignature(let node, let answer):
             return "the HTTP API at \(node) refused a signed request (\(answer)): check --app-id and --secret"
         case .noWebhooks(let listener, let waited):
-            return "no webhook reached http://\(listener)/ within \(Int(waited)) s of occupying a channel: configure the "
+            return
+                "no webhook reached http://\(listener)/ within \(Int(waited)) s of occupying a channel: configure the "
                 + "server to post its webhooks there (an address the server can reach), or leave --webhook-listen out "
                 + "to skip the webhook cases"
         }

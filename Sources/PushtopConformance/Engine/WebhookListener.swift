@@ -64,9 +64,10 @@ public final class WebhookListener: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(WebhookRequestHandler { request in
-                        box.withLock { $0 }?.take(request) ?? 503
-                    })
+                    try channel.pipeline.syncOperations.addHandler(
+                        WebhookRequestHandler { request in
+                            box.withLock { $0 }?.take(request) ?? 503
+                        })
                 }
             }
             .bind(host: host, port: port).get()
@@ -123,8 +124,9 @@ public final class WebhookListener: Sendable {
     public var now: Double { ProbeSocket.seconds(ContinuousClock.now - started) }
 
     fileprivate func take(_ request: WebhookRequestHandler.Request) -> Int {
-        var received = Received(at: now, method: request.method, path: request.path, headers: request.headers,
-                                body: request.body, status: 200)
+        var received = Received(
+            at: now, method: request.method, path: request.path, headers: request.headers,
+            body: request.body, status: 200)
         return state.withLock { s in
             if let index = s.failures.firstIndex(where: { $0.remaining > 0 && $0.matches(received) }) {
                 s.failures[index].remaining -= 1
@@ -184,7 +186,8 @@ final class WebhookRequestHandler: ChannelInboundHandler {
             let status = tooLarge ? 413 : answer(request)
             var headers = HTTPHeaders()
             headers.add(name: "Content-Length", value: "0")
-            let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
+            let head = HTTPResponseHead(
+                version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }

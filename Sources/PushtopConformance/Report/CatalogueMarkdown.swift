@@ -8,7 +8,8 @@ public enum CatalogueMarkdown {
             out += "\(cases.filter { $0.level == level }.count) \(level.rawValue.uppercased())"
             out += level == .optional ? ".\n\n" : ", "
         }
-        out += "MUST follows the protocol page, SHOULD Pusher's behaviour documented elsewhere, OPTIONAL a feature a "
+        out +=
+            "MUST follows the protocol page, SHOULD Pusher's behaviour documented elsewhere, OPTIONAL a feature a "
             + "server may lack (reported *unsupported*, not failed). Needs: `webhooks` runs with `--webhook-listen`, "
             + "`cluster` with two `--node`s, `destructive` with `--destructive`.\n"
         var groups: [String] = []
@@ -18,7 +19,8 @@ public enum CatalogueMarkdown {
             for c in cases where c.group == group {
                 let needs = c.needs.map(\.rawValue).sorted().joined(separator: ", ")
                 let title = c.title.replacingOccurrences(of: "|", with: "\\|")
-                out += "| `\(c.id)` | \(c.level.rawValue) | \(title) | [\(c.source.page): \(c.source.section)](\(c.source.url)) | \(needs) |\n"
+                out +=
+                    "| `\(c.id)` | \(c.level.rawValue) | \(title) | [\(c.source.page): \(c.source.section)](\(c.source.url)) | \(needs) |\n"
             }
         }
         return out

@@ -44,8 +44,10 @@ public struct CaseRecord: Codable, Sendable, Hashable {
     /// For a failure: the frames (and requests) that show it.
     public var evidence: [String]?
 
-    public init(id: String, group: String, level: ConformanceLevel, result: CaseVerdict, message: String, title: String,
-                source: DocSource, seconds: Double, evidence: [String]? = nil) {
+    public init(
+        id: String, group: String, level: ConformanceLevel, result: CaseVerdict, message: String, title: String,
+        source: DocSource, seconds: Double, evidence: [String]? = nil
+    ) {
         self.id = id
         self.group = group
         self.level = level

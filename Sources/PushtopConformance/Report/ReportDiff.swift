@@ -38,8 +38,10 @@ public struct ReportDiff: Sendable, Hashable {
                 continue
             }
             let any = (y ?? x)!
-            changes.append(Change(id: id, level: any.level, title: any.title, before: x?.result, after: y?.result,
-                                  beforeMessage: x?.message ?? "", afterMessage: y?.message ?? ""))
+            changes.append(
+                Change(
+                    id: id, level: any.level, title: any.title, before: x?.result, after: y?.result,
+                    beforeMessage: x?.message ?? "", afterMessage: y?.message ?? ""))
         }
         self.changes = changes
         self.unchanged = same
@@ -58,7 +60,8 @@ public struct ReportDiff: Sendable, Hashable {
         if !regressions.isEmpty {
             out += "What your app may notice (\(regressions.count)):\n"
             for c in regressions {
-                out += "  ✗ \(c.title)\n    \(c.id) [\(c.level.rawValue)]: \(word(c.before)) on \(a), \(word(c.after)) on \(b)"
+                out +=
+                    "  ✗ \(c.title)\n    \(c.id) [\(c.level.rawValue)]: \(word(c.before)) on \(a), \(word(c.after)) on \(b)"
                 out += c.afterMessage.isEmpty ? "\n" : ": \(c.afterMessage)\n"
             }
             out += "\n"
@@ -66,7 +69,8 @@ public struct ReportDiff: Sendable, Hashable {
         if !gains.isEmpty {
             out += "Better on \(b) (\(gains.count)):\n"
             for c in gains {
-                out += "  ✓ \(c.title)\n    \(c.id): \(word(c.before)) on \(a)\(c.beforeMessage.isEmpty ? "" : " (\(c.beforeMessage))")\n"
+                out +=
+                    "  ✓ \(c.title)\n    \(c.id): \(word(c.before)) on \(a)\(c.beforeMessage.isEmpty ? "" : " (\(c.beforeMessage))")\n"
             }
             out += "\n"
         }

@@ -5,26 +5,34 @@ import Foundation
 public enum ReportJUnit {
     public static func render(_ report: ConformanceReport) -> String {
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        out += #"<testsuites name="pushtop conform" tests="\#(report.summary.total)" failures="\#(report.summary.fail)" "#
-            + #"skipped="\#(report.summary.skipped + report.summary.unsupported)" time="\#(time(report.seconds))">"# + "\n"
+        out +=
+            #"<testsuites name="pushtop conform" tests="\#(report.summary.total)" failures="\#(report.summary.fail)" "#
+            + #"skipped="\#(report.summary.skipped + report.summary.unsupported)" time="\#(time(report.seconds))">"#
+            + "\n"
         var groups: [String] = []
         for c in report.cases where !groups.contains(c.group) { groups.append(c.group) }
         for group in groups {
             let cases = report.cases.filter { $0.group == group }
             let failures = cases.filter { $0.result == .fail }.count
             let skipped = cases.filter { $0.result == .skipped || $0.result == .unsupported }.count
-            out += #"  <testsuite name="\#(escape(group))" tests="\#(cases.count)" failures="\#(failures)" "#
+            out +=
+                #"  <testsuite name="\#(escape(group))" tests="\#(cases.count)" failures="\#(failures)" "#
                 + #"skipped="\#(skipped)" time="\#(time(cases.map(\.seconds).reduce(0, +)))">"# + "\n"
             for c in cases {
-                out += #"    <testcase classname="conform.\#(escape(group))" name="\#(escape(c.id))" time="\#(time(c.seconds))">"#
+                out +=
+                    #"    <testcase classname="conform.\#(escape(group))" name="\#(escape(c.id))" time="\#(time(c.seconds))">"#
                 switch c.result {
                 case .pass: break
                 case .fail:
-                    let body = ([c.title, c.message, "source: \(c.source.url)"] + (c.evidence ?? [])).joined(separator: "\n")
-                    out += "\n" + #"      <failure type="\#(c.level.rawValue)" message="\#(escape(c.message))">"#
+                    let body = ([c.title, c.message, "source: \(c.source.url)"] + (c.evidence ?? [])).joined(
+                        separator: "\n")
+                    out +=
+                        "\n" + #"      <failure type="\#(c.level.rawValue)" message="\#(escape(c.message))">"#
                         + escape(body) + "</failure>\n    "
                 case .unsupported, .skipped:
-                    out += "\n" + #"      <skipped message="\#(escape("\(c.result.rawValue): \(c.message)"))"/>"# + "\n    "
+                    out +=
+                        "\n" + #"      <skipped message="\#(escape("\(c.result.rawValue): \(c.message)"))"/>"#
+                        + "\n    "
                 }
                 out += "</testcase>\n"
             }

@@ -28,7 +28,8 @@ public enum ReportText {
         for group in groups {
             let cases = report.cases.filter { $0.group == group }
             func n(_ v: CaseVerdict) -> String { String(cases.filter { $0.result == v }.count) }
-            out += group.padding(toLength: 22, withPad: " ", startingAt: 0)
+            out +=
+                group.padding(toLength: 22, withPad: " ", startingAt: 0)
                 + n(.pass).padding(toLength: 6, withPad: " ", startingAt: 0)
                 + n(.fail).padding(toLength: 6, withPad: " ", startingAt: 0)
                 + n(.unsupported).padding(toLength: 13, withPad: " ", startingAt: 0) + n(.skipped) + "\n"
@@ -50,7 +51,8 @@ public enum ReportText {
             }
         }
         let s = report.summary
-        out += "\n\(s.pass) passed, \(s.fail) failed (must \(s.failedByLevel["must"] ?? 0), should "
+        out +=
+            "\n\(s.pass) passed, \(s.fail) failed (must \(s.failedByLevel["must"] ?? 0), should "
             + "\(s.failedByLevel["should"] ?? 0), optional \(s.failedByLevel["optional"] ?? 0)), \(s.unsupported) "
             + "unsupported, \(s.skipped) skipped of \(s.total) cases in \(String(format: "%.1f", report.seconds)) s; "
             + "\(report.messages) messages; server \(report.server.joined(separator: ", "))\n"

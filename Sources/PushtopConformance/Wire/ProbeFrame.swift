@@ -42,11 +42,13 @@ public struct ProbeFrame: Sendable, Hashable {
     public func line(limit: Int = 300) -> String {
         let body: String
         switch kind {
-        case .text(let text): body = text.count > limit ? String(text.prefix(limit)) + "…(\(text.utf8.count) bytes)" : text
+        case .text(let text):
+            body = text.count > limit ? String(text.prefix(limit)) + "…(\(text.utf8.count) bytes)" : text
         case .binary(let count): body = "[binary frame, \(count) bytes]"
         case .ping: body = "[ping]"
         case .pong: body = "[pong]"
-        case .close(let code, let reason): body = "[close \(code.map(String.init) ?? "(no code)")\(reason.isEmpty ? "" : " \(reason)")]"
+        case .close(let code, let reason):
+            body = "[close \(code.map(String.init) ?? "(no code)")\(reason.isEmpty ? "" : " \(reason)")]"
         case .ended(let why): body = "[connection ended: \(why)]"
         }
         return "\(direction.rawValue) \(String(format: "%6.3f", at))s \(body)"

@@ -67,8 +67,9 @@ public final class ProbeSocket: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let sslContext {
-                        try sync.addHandler(NIOSSLClientHandler(
-                            context: sslContext, serverHostname: target.hostIsIPAddress ? nil : target.host))
+                        try sync.addHandler(
+                            NIOSSLClientHandler(
+                                context: sslContext, serverHostname: target.hostIsIPAddress ? nil : target.host))
                     }
                     let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 16 << 20, automaticErrorHandling: false) {
                         channel, _ in
@@ -83,8 +84,9 @@ public final class ProbeSocket: Sendable {
                     try sync.addHTTPClientHandlers(
                         leftOverBytesStrategy: .forwardBytes,
                         withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
-                    try sync.addHandler(ProbeUpgradeRequest(
-                        host: target.hostHeader, target: target.target, headers: headers, upgraded: upgraded))
+                    try sync.addHandler(
+                        ProbeUpgradeRequest(
+                            host: target.hostHeader, target: target.target, headers: headers, upgraded: upgraded))
                 }
             }
         let channel: any Channel
@@ -94,7 +96,9 @@ public final class ProbeSocket: Sendable {
             upgraded.fail(error)
             throw .unreachable(Self.describe(error))
         }
-        channel.closeFuture.whenComplete { _ in upgraded.fail(ProbeError.unreachable("the connection closed during the upgrade")) }
+        channel.closeFuture.whenComplete { _ in
+            upgraded.fail(ProbeError.unreachable("the connection closed during the upgrade"))
+        }
         let timer = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
             upgraded.fail(ProbeError.unreachable("no answer to the WebSocket upgrade within \(timeout) s"))
             channel.close(promise: nil)

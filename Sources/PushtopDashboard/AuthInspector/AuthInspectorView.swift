@@ -8,18 +8,33 @@ public enum AuthInspectorView {
         var lines: [(String, Role)] = []
         let ok = trace.error == nil
         lines.append(("channel      " + trace.channel, .eventChannel))
-        lines.append(("result       " + (ok ? "authorized" : "refused: " + (trace.error ?? "")), ok ? .stateConnected : .eventError))
+        lines.append(
+            (
+                "result       " + (ok ? "authorized" : "refused: " + (trace.error ?? "")),
+                ok ? .stateConnected : .eventError
+            ))
         lines.append(("authorizer   " + trace.authorizer, .value))
-        lines.append(("HTTP status  " + (trace.status.map(String.init) ?? "-"), (trace.status ?? 200) < 300 ? .value : .eventError))
-        lines.append(("time         " + Format.millis(trace.duration) + " at "
-            + Format.clock(trace.startedAt, utcOffset: state.configuration.utcOffset), .value))
+        lines.append(
+            (
+                "HTTP status  " + (trace.status.map(String.init) ?? "-"),
+                (trace.status ?? 200) < 300 ? .value : .eventError
+            ))
+        lines.append(
+            (
+                "time         " + Format.millis(trace.duration) + " at "
+                    + Format.clock(trace.startedAt, utcOffset: state.configuration.utcOffset), .value
+            ))
         // The trace is the newest attempt, which may be from an earlier connection than the one now open.
         let current = state.connection.socketID
         let which = current == nil ? "" : current == trace.socketID ? " (this connection)" : " (an earlier connection)"
-        lines.append(("socket id    " + trace.socketID + which, current == nil || current == trace.socketID ? .value : .dim))
+        lines.append(
+            ("socket id    " + trace.socketID + which, current == nil || current == trace.socketID ? .value : .dim))
         if ChannelKind(channelName: trace.channel) == .encrypted {
-            lines.append(("shared key   " + (trace.hasSharedSecret ? "received (not shown)" : "missing"),
-                trace.hasSharedSecret ? .value : .eventError))
+            lines.append(
+                (
+                    "shared key   " + (trace.hasSharedSecret ? "received (not shown)" : "missing"),
+                    trace.hasSharedSecret ? .value : .eventError
+                ))
         }
         lines.append(("", .text))
         lines.append(("signed string (socket_id:channel[:channel_data])", .header))
@@ -28,14 +43,16 @@ public enum AuthInspectorView {
         lines.append(("signature", .header))
         lines.append(("received     " + (trace.auth ?? "(none)"), .value))
         if let credentials = state.credentials {
-            if let check = SignatureCheck(trace: trace, credentials: credentials, otherSocketIDs: state.auth.socketIDs,
+            if let check = SignatureCheck(
+                trace: trace, credentials: credentials, otherSocketIDs: state.auth.socketIDs,
                 otherChannels: state.appChannelNames)
             {
                 lines.append(("expected     " + check.expected, .value))
                 lines.append((check.verdict.text, check.verdict == .matches ? .stateConnected : .eventError))
             }
         } else {
-            lines.append(("expected     needs the app secret (--secret, PUSHER_APP_SECRET or a profile's secret)", .dim))
+            lines.append(
+                ("expected     needs the app secret (--secret, PUSHER_APP_SECRET or a profile's secret)", .dim))
         }
         lines.append(("", .text))
         lines.append(("response (excerpt, shared_secret removed)", .header))
@@ -63,12 +80,16 @@ public enum AuthInspectorView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         canvas.fill(rect, role: .text)
         let name = state.auth.selected ?? ""
-        canvas.box(rect, title: "Auth inspector\(state.appTitleSuffix) · \(name)", focused: true,
-            badge: "←→ channel · ↑↓ PgUp PgDn g G scroll · Esc back · \(Format.counted(state.auth.traces.count, "authorization"))")
+        canvas.box(
+            rect, title: "Auth inspector\(state.appTitleSuffix) · \(name)", focused: true,
+            badge:
+                "←→ channel · ↑↓ PgUp PgDn g G scroll · Esc back · \(Format.counted(state.auth.traces.count, "authorization"))"
+        )
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         guard let trace = state.auth.traces[name] else {
-            canvas.draw("no authorization seen for this channel", row: inner.row, column: inner.column + 1,
+            canvas.draw(
+                "no authorization seen for this channel", row: inner.row, column: inner.column + 1,
                 maxWidth: inner.width - 2, role: .dim)
             return
         }

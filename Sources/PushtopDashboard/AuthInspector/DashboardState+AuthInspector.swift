@@ -8,7 +8,8 @@ extension DashboardState {
                 return []
             }
             guard self.auth.traces[channel.name] != nil else {
-                setStatus("\(channel.name): no authorization seen (\(channel.kind.rawValue) channels \(channel.kind.requiresAuthorization ? "authorize when subscribing" : "need none"))",
+                setStatus(
+                    "\(channel.name): no authorization seen (\(channel.kind.rawValue) channels \(channel.kind.requiresAuthorization ? "authorize when subscribing" : "need none"))",
                     isError: channel.kind.requiresAuthorization)
                 return []
             }

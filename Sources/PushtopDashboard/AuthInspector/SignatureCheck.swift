@@ -25,7 +25,8 @@ public struct SignatureCheck: Sendable, Hashable {
             case .matches: return "✓ signature matches"
             case .malformed: return "✗ auth is not key:signature"
             case .wrongKey(let received): return "✗ wrong key: signed with key \(received)"
-            case .wrongSocketID(let id): return "✗ wrong socket id: signed for \(id), another connection of this dashboard"
+            case .wrongSocketID(let id):
+                return "✗ wrong socket id: signed for \(id), another connection of this dashboard"
             case .wrongChannel(let channel): return "✗ wrong channel: signed for \(channel)"
             case .wrongChannelData: return "✗ wrong channel_data: the signed string leaves it out or differs"
             case .wrongSecret: return "✗ wrong secret (or the signed string differs in a way not found)"
@@ -39,13 +40,15 @@ public struct SignatureCheck: Sendable, Hashable {
 
     /// Compares `trace`'s signature with the one `credentials` give; `otherSocketIDs` and `otherChannels` are
     /// tried to name the field that was signed wrongly.
-    public init?(trace: AuthorizationTrace, credentials: KnownCredentials, otherSocketIDs: [String],
-        otherChannels: [String])
-    {
+    public init?(
+        trace: AuthorizationTrace, credentials: KnownCredentials, otherSocketIDs: [String],
+        otherChannels: [String]
+    ) {
         guard let auth = trace.auth else { return nil }
         received = auth
         func sign(_ socketID: String, _ channel: String, _ data: String?) -> String {
-            ChannelAuthSignature.hmacHex(secret: credentials.secret,
+            ChannelAuthSignature.hmacHex(
+                secret: credentials.secret,
                 message: ChannelAuthSignature.stringToSign(socketID: socketID, channel: channel, channelData: data))
         }
         expected = "\(credentials.key):" + sign(trace.socketID, trace.channel, trace.channelData)
@@ -59,9 +62,13 @@ public struct SignatureCheck: Sendable, Hashable {
             verdict = .matches
         } else if key != credentials.key {
             verdict = .wrongKey(received: key)
-        } else if let id = otherSocketIDs.first(where: { $0 != trace.socketID && sign($0, trace.channel, trace.channelData) == signature }) {
+        } else if let id = otherSocketIDs.first(where: {
+            $0 != trace.socketID && sign($0, trace.channel, trace.channelData) == signature
+        }) {
             verdict = .wrongSocketID(signedFor: id)
-        } else if let c = otherChannels.first(where: { $0 != trace.channel && sign(trace.socketID, $0, trace.channelData) == signature }) {
+        } else if let c = otherChannels.first(where: {
+            $0 != trace.channel && sign(trace.socketID, $0, trace.channelData) == signature
+        }) {
             verdict = .wrongChannel(signedFor: c)
         } else if trace.channelData != nil, sign(trace.socketID, trace.channel, nil) == signature {
             verdict = .wrongChannelData

@@ -36,7 +36,8 @@ extension Canvas {
         draw(bl + horizontal + br, row: rect.bottom - 1, column: rect.column, maxWidth: rect.width, role: role)
         let room = rect.width - 4
         guard room > 0 else { return }
-        let used = draw(" \(title) ", row: rect.row, column: rect.column + 1, maxWidth: room,
+        let used = draw(
+            " \(title) ", row: rect.row, column: rect.column + 1, maxWidth: room,
             role: focused ? .titleFocus : .title)
         if !badge.isEmpty, room - used > 3 {
             let text = " \(badge) "

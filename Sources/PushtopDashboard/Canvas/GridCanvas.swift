@@ -57,7 +57,9 @@ public struct GridCanvas: Canvas, Sendable {
         for r in r0..<r1 {
             // A wide character cut by the rectangle's edge loses its other half too.
             if c0 > 0, cells[r * size.columns + c0] == Self.continuation { cells[r * size.columns + c0 - 1] = " " }
-            if c1 < size.columns, cells[r * size.columns + c1] == Self.continuation { cells[r * size.columns + c1] = " " }
+            if c1 < size.columns, cells[r * size.columns + c1] == Self.continuation {
+                cells[r * size.columns + c1] = " "
+            }
             for c in c0..<c1 {
                 cells[r * size.columns + c] = " "
                 roles[r * size.columns + c] = role

@@ -1,3 +1,5 @@
+import PusherProtocol
+
 /// `b`: the app's occupied channels from the HTTP API: name, kind, subscribers, users, whether this
 /// dashboard is subscribed; sorted, filtered, refreshed every few seconds.
 public enum ChannelBrowserView {
@@ -25,14 +27,16 @@ public enum ChannelBrowserView {
                 "in the profile); the demo (pushtop demo) knows them.",
             ]
             for (i, line) in lines.enumerated() where i < inner.height {
-                canvas.draw(line, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2,
+                canvas.draw(
+                    line, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2,
                     role: i == 0 ? .statusError : .text)
             }
             return
         }
         var row = inner.row
         if let error = browser.error {
-            canvas.draw("HTTP API: \(error)", row: row, column: inner.column + 1, maxWidth: inner.width - 2,
+            canvas.draw(
+                "HTTP API: \(error)", row: row, column: inner.column + 1, maxWidth: inner.width - 2,
                 role: .statusError)
             row += 1
         }
@@ -41,15 +45,18 @@ public enum ChannelBrowserView {
             var col = inner.column + 1
             for (text, w) in cells where col < inner.right - 1 {
                 let width = min(w, inner.right - 1 - col)
-                canvas.draw(DisplayWidth.truncate(text, to: width - 1), row: r, column: col, maxWidth: width, role: role)
+                canvas.draw(
+                    DisplayWidth.truncate(text, to: width - 1), row: r, column: col, maxWidth: width, role: role)
                 col += width
             }
         }
-        line([("Channel", nameW), ("Kind", 10), ("Subscribers", 12), ("Users", 8), ("Here", 8)], role: .header, at: row)
+        line(
+            [("Channel", nameW), ("Kind", 10), ("Subscribers", 12), ("Users", 8), ("Here", 8)], role: .header, at: row)
         row += 1
         let rows = browser.rows
         if rows.isEmpty {
-            canvas.draw(browser.fetchedAt == nil ? "asking the HTTP API…" : "no occupied channels", row: row,
+            canvas.draw(
+                browser.fetchedAt == nil ? "asking the HTTP API…" : "no occupied channels", row: row,
                 column: inner.column + 1, maxWidth: inner.width - 2, role: .dim)
             return
         }
@@ -57,7 +64,9 @@ public enum ChannelBrowserView {
         let top = max(0, min(browser.selected - visible + 1, rows.count - visible))
         for (i, channel) in rows.enumerated().dropFirst(max(0, top)).prefix(max(0, visible)) {
             let selected = i == browser.selected
-            if selected { canvas.fill(Rect(row: row, column: inner.column, height: 1, width: inner.width), role: .selection) }
+            if selected {
+                canvas.fill(Rect(row: row, column: inner.column, height: 1, width: inner.width), role: .selection)
+            }
             // ✓ only once the server confirmed the subscription; … while subscribing, ✗ when it was refused.
             let here: String
             switch state.channels.first(where: { $0.name == channel.name && $0.app == state.selectedApp })?.status {
@@ -66,12 +75,14 @@ public enum ChannelBrowserView {
             case .error?: here = "✗"
             case nil: here = ""
             }
-            line([(channel.name, nameW), (ChannelKind(channelName: channel.name).rawValue, 10),
-                (channel.subscriptionCount.map(String.init) ?? "-", 12), (channel.userCount.map(String.init) ?? "-", 8),
-                (here, 8)], role: selected ? .selection : .text, at: row)
+            line(
+                [
+                    (channel.name, nameW), (ChannelKind(channelName: channel.name).rawValue, 10),
+                    (channel.subscriptionCount.map(String.init) ?? "-", 12),
+                    (channel.userCount.map(String.init) ?? "-", 8),
+                    (here, 8),
+                ], role: selected ? .selection : .text, at: row)
             row += 1
         }
     }
 }
-
-import PusherProtocol

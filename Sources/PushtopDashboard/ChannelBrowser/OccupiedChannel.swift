@@ -19,6 +19,8 @@ extension OccupiedChannel {
     /// The channel `name` with the counts of its `info` object, as `GET /channels` answers them and recordings
     /// keep them (`subscription_count`, `user_count`).
     public init(name: String, info: JSONValue) {
-        self.init(name: name, subscriptionCount: info["subscription_count"]?.intValue, userCount: info["user_count"]?.intValue)
+        self.init(
+            name: name, subscriptionCount: info["subscription_count"]?.intValue, userCount: info["user_count"]?.intValue
+        )
     }
 }

@@ -55,7 +55,9 @@ public final class DashboardFeed: Sendable {
         guard !events.isEmpty else { return }
         pending.withLock { p in
             let taken = min(max(0, capacity - p.eventCount), events.count)
-            if taken > 0 { p.bursts.append(Burst(time: time, events: taken == events.count ? events : Array(events.prefix(taken)))) }
+            if taken > 0 {
+                p.bursts.append(Burst(time: time, events: taken == events.count ? events : Array(events.prefix(taken))))
+            }
             p.eventCount += taken
             p.dropped += events.count - taken
         }

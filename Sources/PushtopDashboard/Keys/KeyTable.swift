@@ -78,44 +78,53 @@ public struct KeyTable: Sendable {
     }
 
     /// The dashboard's keys.
-    public static let standard = KeyTable(bindings: [
-        KeyBinding([.tab], hint: "pane", help: "focus the next pane", action: .nextPane),
-        KeyBinding([.backTab], hint: "", help: "focus the previous pane", action: .previousPane),
-        KeyBinding([.char("1")], hint: "", help: "focus Connection", action: .focus(.connection)),
-        KeyBinding([.char("2")], hint: "", help: "focus Channels", action: .focus(.channels)),
-        KeyBinding([.char("3")], hint: "", help: "focus Members", action: .focus(.members)),
-        KeyBinding([.char("4")], hint: "", help: "focus Event log", action: .focus(.log)),
-        KeyBinding([.char("k"), .up], hint: "", help: "move up (the log stops following)", action: .up),
-        KeyBinding([.char("j"), .down], hint: "", help: "move down", action: .down),
-        KeyBinding([.pageUp], hint: "", help: "page up", action: .pageUp),
-        KeyBinding([.pageDown], hint: "", help: "page down", action: .pageDown),
-        KeyBinding([.home, .char("g")], hint: "", help: "go to the top", action: .top),
-        KeyBinding([.end, .char("G")], hint: "follow", help: "go to the end (the log follows again)",
-            action: .bottom, scope: .pane(.log)),
-        KeyBinding([.end, .char("G")], hint: "", help: "go to the end", action: .bottom),
-        KeyBinding([.enter], hint: "detail", help: "open the selected event: pretty JSON and frame",
-            action: .open, scope: .pane(.log)),
-        KeyBinding([.char("s")], hint: "sub", help: "subscribe to a channel", action: .subscribe),
-        KeyBinding([.char("u")], hint: "unsub", help: "unsubscribe the selected channel", action: .unsubscribe),
-        KeyBinding([.char("t")], hint: "trigger", help: "send a client event on the selected private/presence channel",
-            action: .trigger),
-        KeyBinding([.char("/")], hint: "filter", help: "filter the log (text, c:CHANNEL, e:EVENT, a:APP)", action: .filter),
-        KeyBinding([.char("p")], hint: "pause", help: "pause the log view (events are still collected)",
-            action: .pause),
-        KeyBinding([.char("c")], hint: "conn", help: "connect / disconnect", action: .toggleConnection),
-        KeyBinding([.char("i")], hint: "sign in", help: "sign the user in / out (user events, watchlist)",
-            action: .toggleSignIn),
-        KeyBinding([.char("A")], hint: "app", help: "select the next app: keys act on it (several --profile)",
-            action: .nextApp),
-        KeyBinding([.char("T")], hint: "theme", help: "next theme", action: .nextTheme),
-        KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
-        KeyBinding([.ctrl("l")], hint: "", help: "redraw the screen", action: .redraw),
-        KeyBinding([.escape], hint: "", help: "close / clear the filter", action: .close),
-    ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + ChannelBrowserKeys.bindings + RecordingKeys.bindings
-        + ReplayKeys.bindings + [
-        KeyBinding([.char("?")], hint: "help", help: "show / hide this help", action: .help),
-        KeyBinding([.char("q"), .ctrl("c")], hint: "quit", help: "quit", action: .quit),
-    ])
+    public static let standard = KeyTable(
+        bindings: [
+            KeyBinding([.tab], hint: "pane", help: "focus the next pane", action: .nextPane),
+            KeyBinding([.backTab], hint: "", help: "focus the previous pane", action: .previousPane),
+            KeyBinding([.char("1")], hint: "", help: "focus Connection", action: .focus(.connection)),
+            KeyBinding([.char("2")], hint: "", help: "focus Channels", action: .focus(.channels)),
+            KeyBinding([.char("3")], hint: "", help: "focus Members", action: .focus(.members)),
+            KeyBinding([.char("4")], hint: "", help: "focus Event log", action: .focus(.log)),
+            KeyBinding([.char("k"), .up], hint: "", help: "move up (the log stops following)", action: .up),
+            KeyBinding([.char("j"), .down], hint: "", help: "move down", action: .down),
+            KeyBinding([.pageUp], hint: "", help: "page up", action: .pageUp),
+            KeyBinding([.pageDown], hint: "", help: "page down", action: .pageDown),
+            KeyBinding([.home, .char("g")], hint: "", help: "go to the top", action: .top),
+            KeyBinding(
+                [.end, .char("G")], hint: "follow", help: "go to the end (the log follows again)",
+                action: .bottom, scope: .pane(.log)),
+            KeyBinding([.end, .char("G")], hint: "", help: "go to the end", action: .bottom),
+            KeyBinding(
+                [.enter], hint: "detail", help: "open the selected event: pretty JSON and frame",
+                action: .open, scope: .pane(.log)),
+            KeyBinding([.char("s")], hint: "sub", help: "subscribe to a channel", action: .subscribe),
+            KeyBinding([.char("u")], hint: "unsub", help: "unsubscribe the selected channel", action: .unsubscribe),
+            KeyBinding(
+                [.char("t")], hint: "trigger", help: "send a client event on the selected private/presence channel",
+                action: .trigger),
+            KeyBinding(
+                [.char("/")], hint: "filter", help: "filter the log (text, c:CHANNEL, e:EVENT, a:APP)", action: .filter),
+            KeyBinding(
+                [.char("p")], hint: "pause", help: "pause the log view (events are still collected)",
+                action: .pause),
+            KeyBinding([.char("c")], hint: "conn", help: "connect / disconnect", action: .toggleConnection),
+            KeyBinding(
+                [.char("i")], hint: "sign in", help: "sign the user in / out (user events, watchlist)",
+                action: .toggleSignIn),
+            KeyBinding(
+                [.char("A")], hint: "app", help: "select the next app: keys act on it (several --profile)",
+                action: .nextApp),
+            KeyBinding([.char("T")], hint: "theme", help: "next theme", action: .nextTheme),
+            KeyBinding([.ctrl("s")], hint: "save", help: "save the log as JSON lines", action: .saveLog),
+            KeyBinding([.ctrl("l")], hint: "", help: "redraw the screen", action: .redraw),
+            KeyBinding([.escape], hint: "", help: "close / clear the filter", action: .close),
+        ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + ChannelBrowserKeys.bindings
+            + RecordingKeys.bindings
+            + ReplayKeys.bindings + [
+                KeyBinding([.char("?")], hint: "help", help: "show / hide this help", action: .help),
+                KeyBinding([.char("q"), .ctrl("c")], hint: "quit", help: "quit", action: .quit),
+            ])
 
     /// The action of a key with `focus` on a pane: bindings of the open view first, then replay controls,
     /// then the focused pane's, then global ones. In a debugger view only its own keys, the replay controls
@@ -150,8 +159,10 @@ public struct KeyTable: Sendable {
 
     /// The bindings the hint bar shows for a focused pane (or an open view), in table order.
     /// - Parameter severalApps: whether several apps are open (only then is the app key worth a hint).
-    public func hints(focus: Pane, view: ScreenView = .panes, replaying: Bool = false,
-                      severalApps: Bool = false) -> [KeyBinding] {
+    public func hints(
+        focus: Pane, view: ScreenView = .panes, replaying: Bool = false,
+        severalApps: Bool = false
+    ) -> [KeyBinding] {
         bindings.filter { binding in
             guard !binding.hint.isEmpty else { return false }
             if binding.action == .nextApp, !severalApps { return false }

@@ -9,7 +9,8 @@ extension DashboardState {
             applyState(change)
         case .connectingIn(let delay):
             self.connection.nextAttemptAt = now + delay
-            log.append(app: selectedApp, time: now, kind: .info, channel: "", event: "retry",
+            log.append(
+                app: selectedApp, time: now, kind: .info, channel: "", event: "retry",
                 dataText: "next attempt in \(Format.seconds(delay))")
         case .closed(let closure):
             self.connection.lastClosure = closure
@@ -32,7 +33,9 @@ extension DashboardState {
             let reason = status.map { "HTTP \($0): \(message)" } ?? message
             upsertChannel(channel, status: .error(reason))
             let pointer = self.auth.traces[channel] != nil ? " (auth inspector: select the channel, press a)" : ""
-            log.append(app: selectedApp, time: now, kind: .error, channel: channel, event: "subscription error", dataText: reason + pointer)
+            log.append(
+                app: selectedApp, time: now, kind: .error, channel: channel, event: "subscription error",
+                dataText: reason + pointer)
         case .unsubscribed(let channel):
             removeChannel(channel)
         case .event(let e):
@@ -45,25 +48,31 @@ extension DashboardState {
             self.connection.rate.record(at: at)
             self.connection.totalEvents += 1
             let kind: LogEntry.Kind = e.name == "pusher:error" ? .error : .event
-            log.append(app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel, event: e.name,
+            log.append(
+                app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel,
+                event: e.name,
                 dataText: e.dataText, userID: e.userID, rawFrame: e.rawFrame)
             if e.rawFrame != nil { self.wire.note(e) }
         case .memberAdded(let channel, let member):
             self.rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
             self.presenceCheck.memberChanged(channel, userID: member.userID)
-            log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "member added",
+            log.append(
+                app: selectedApp, time: now, kind: .info, channel: channel, event: "member added",
                 dataText: member.userInfo.map { "\(member.userID) \($0.jsonString)" } ?? member.userID)
         case .memberRemoved(let channel, let member):
             self.rosters[channel]?.remove(userID: member.userID, at: now)
             self.presenceCheck.memberChanged(channel, userID: member.userID)
-            log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "member removed", dataText: member.userID)
+            log.append(
+                app: selectedApp, time: now, kind: .info, channel: channel, event: "member removed",
+                dataText: member.userID)
         case .subscriptionCount(let channel, let count):
             if let i = channelIndex(channel) { channels[i].subscriptionCount = count }
         case .error(let code, let message):
             let text = code.map { "\($0): \(message)" } ?? message
             log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "error", dataText: text)
         case .decryptionError(let channel, let event, let message):
-            log.append(app: selectedApp, time: now, kind: .error, channel: channel, event: "decryption error",
+            log.append(
+                app: selectedApp, time: now, kind: .error, channel: channel, event: "decryption error",
                 dataText: "\(event): \(message)")
         case .pong(let roundTrip):
             self.connection.roundTrip = roundTrip
@@ -72,7 +81,8 @@ extension DashboardState {
             self.connection.signInRequested = true
             self.connection.signInError = nil
             self.watchlist = Watchlist(watched: user.watchlist)
-            log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
+            log.append(
+                app: selectedApp, time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
         case .signInFailed(let status, let message):
             let reason = status.map { "HTTP \($0): \(message)" } ?? message
             self.connection.signInError = reason
@@ -84,11 +94,14 @@ extension DashboardState {
         case .userEvent(let e):
             self.connection.rate.record(at: now)
             self.connection.totalEvents += 1
-            log.append(app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: .user, channel: e.userID, event: e.name,
+            log.append(
+                app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: .user, channel: e.userID,
+                event: e.name,
                 dataText: e.dataText)
         case .watchlist(let change):
             self.watchlist.apply(change)
-            log.append(app: selectedApp, time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
+            log.append(
+                app: selectedApp, time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
                 dataText: change.userIDs.joined(separator: " "))
         case .authorization(let trace):
             self.auth.record(trace)

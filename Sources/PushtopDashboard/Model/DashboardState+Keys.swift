@@ -9,8 +9,10 @@ extension DashboardState {
             if key == .char("?") || key == .escape || key == .char("q") || key == .enter { overlay = .none }
             if let move = configuration.keyTable.move(for: key) {
                 let metrics = HelpOverlayView.scrollMetrics(self)
-                helpScroll = Scrolling.apply(move, to: min(helpScroll, metrics.last), page: metrics.page,
-                    last: metrics.last) ?? helpScroll
+                helpScroll =
+                    Scrolling.apply(
+                        move, to: min(helpScroll, metrics.last), page: metrics.page,
+                        last: metrics.last) ?? helpScroll
             }
             return []
         case .detail(let seq, let scroll):
@@ -18,8 +20,11 @@ extension DashboardState {
                 overlay = .none
             } else if let move = configuration.keyTable.move(for: key) {
                 let metrics = DetailOverlayView.scrollMetrics(self, seq: seq)
-                overlay = .detail(seq: seq, scroll: Scrolling.apply(move, to: min(scroll, metrics.last),
-                    page: metrics.page, last: metrics.last) ?? scroll)
+                overlay = .detail(
+                    seq: seq,
+                    scroll: Scrolling.apply(
+                        move, to: min(scroll, metrics.last),
+                        page: metrics.page, last: metrics.last) ?? scroll)
             }
             return []
         case .none:
@@ -58,7 +63,9 @@ extension DashboardState {
                 let before = channels[..<min(removedAt, channels.count)].lastIndex { $0.app == selectedApp }
                 if let j = before ?? channels.firstIndex(where: { $0.app == selectedApp }) { selectedChannel = j }
             }
-            log.append(app: selectedApp, time: now, kind: .state, channel: channel.name, event: "unsubscribed", dataText: "unsubscribed")
+            log.append(
+                app: selectedApp, time: now, kind: .state, channel: channel.name, event: "unsubscribed",
+                dataText: "unsubscribed")
             return [.unsubscribe(channel.name)]
         case .trigger:
             guard let channel = currentChannel else {
@@ -66,7 +73,8 @@ extension DashboardState {
                 return []
             }
             guard channel.kind.allowsClientEvents else {
-                setStatus("client events need a private or presence channel; \(channel.name) is \(channel.kind.rawValue)",
+                setStatus(
+                    "client events need a private or presence channel; \(channel.name) is \(channel.kind.rawValue)",
                     isError: true)
                 return []
             }

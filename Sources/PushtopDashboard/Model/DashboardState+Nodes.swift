@@ -5,7 +5,9 @@ extension DashboardState {
     public mutating func setNodes(_ state: NodeState) {
         nodes = state
         needsDraw = true
-        if !state.canaryEnabled { setStatus("no cross-node canary: it publishes through the HTTP API (give --secret and --app-id)") }
+        if !state.canaryEnabled {
+            setStatus("no cross-node canary: it publishes through the HTTP API (give --secret and --app-id)")
+        }
     }
 
     /// Whether the apps are nodes of one app.
@@ -38,13 +40,16 @@ extension DashboardState {
 
     /// The user ids each node's connection holds, per presence channel.
     var nodeRosters: [[String: Set<String>]] {
-        apps.map { app in app.rosters.mapValues { roster in Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID)) } }
+        apps.map { app in
+            app.rosters.mapValues { roster in Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID)) }
+        }
     }
 
     @discardableResult
     private mutating func applyNodeOutcome(_ outcome: NodeState.Outcome) -> [Effect] {
         for note in outcome.notes where apps.indices.contains(note.app) {
-            log.append(app: note.app, time: now, kind: note.isError ? .error : .info, channel: "", event: "nodes",
+            log.append(
+                app: note.app, time: now, kind: note.isError ? .error : .info, channel: "", event: "nodes",
                 dataText: note.text)
             needsDraw = true
         }

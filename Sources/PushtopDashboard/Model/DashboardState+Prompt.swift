@@ -84,7 +84,9 @@ extension DashboardState {
                 return []
             }
             prompt = nil
-            log.append(app: selectedApp, time: now, kind: .info, channel: channel, event: "sent \(event)", dataText: data.jsonString)
+            log.append(
+                app: selectedApp, time: now, kind: .info, channel: channel, event: "sent \(event)",
+                dataText: data.jsonString)
             return [.trigger(channel: channel, event: event, data: data)]
         case .filter:
             prompt = nil

@@ -22,10 +22,11 @@ public struct DashboardState: Sendable {
         /// presence check use it.
         public var hasAPI: Bool
 
-        public init(logCapacity: Int = 10_000, utcOffset: Int = 0, themeNames: [String] = ["default"],
+        public init(
+            logCapacity: Int = 10_000, utcOffset: Int = 0, themeNames: [String] = ["default"],
             keyTable: KeyTable = .standard, frameCapacity: Int = 10_000, credentials: KnownCredentials? = nil,
-            hasAPI: Bool = false)
-        {
+            hasAPI: Bool = false
+        ) {
             self.hasAPI = hasAPI
             self.logCapacity = logCapacity
             self.utcOffset = utcOffset
@@ -81,8 +82,11 @@ public struct DashboardState: Sendable {
         self.size = size
         self.now = now
         log = EventLog(capacity: configuration.logCapacity)
-        apps = [AppState(setup: AppSetup(label: "", credentials: configuration.credentials, hasAPI: configuration.hasAPI),
-            frameCapacity: configuration.frameCapacity)]
+        apps = [
+            AppState(
+                setup: AppSetup(label: "", credentials: configuration.credentials, hasAPI: configuration.hasAPI),
+                frameCapacity: configuration.frameCapacity)
+        ]
     }
 
     /// The endpoint text for the connection pane (set by the runner from the backend).
@@ -133,7 +137,8 @@ public struct DashboardState: Sendable {
 
     /// The current theme's name.
     public var themeName: String {
-        configuration.themeNames.isEmpty ? "default" : configuration.themeNames[themeIndex % configuration.themeNames.count]
+        configuration.themeNames.isEmpty
+            ? "default" : configuration.themeNames[themeIndex % configuration.themeNames.count]
     }
 
     /// The layout at the current size, `nil` when the terminal is too small.

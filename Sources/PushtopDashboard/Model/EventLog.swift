@@ -27,9 +27,10 @@ public struct LogEntry: Sendable, Hashable {
     /// The app the entry belongs to (its index in ``DashboardState/apps``).
     public var app: Int
 
-    public init(seq: Int, time: Double, kind: Kind, channel: String, event: String, dataText: String?,
-        userID: String? = nil, rawFrame: String? = nil, app: Int = 0)
-    {
+    public init(
+        seq: Int, time: Double, kind: Kind, channel: String, event: String, dataText: String?,
+        userID: String? = nil, rawFrame: String? = nil, app: Int = 0
+    ) {
         self.app = app
         self.rawFrame = rawFrame
         self.seq = seq
@@ -54,7 +55,9 @@ public struct LogEntry: Sendable, Hashable {
     /// Whether the entry matches a filter; `appLabels` names the apps (by index) for `a:LABEL`.
     public func matches(_ filter: LogFilter, appLabels: [String] = []) -> Bool {
         if let app = filter.app {
-            guard appLabels.indices.contains(self.app), appLabels[self.app].containsIgnoringASCIICase(app) else { return false }
+            guard appLabels.indices.contains(self.app), appLabels[self.app].containsIgnoringASCIICase(app) else {
+                return false
+            }
         }
         if let channel = filter.channel, !self.channel.containsIgnoringASCIICase(channel) { return false }
         if let event = filter.event, !self.event.containsIgnoringASCIICase(event) { return false }
@@ -96,13 +99,21 @@ public struct LogFilter: Sendable, Hashable {
         var words: [String] = []
         for word in query.split(separator: " ") {
             let w = String(word).asciiLowercased()
-            if w.hasPrefix("channel:") { channel = String(w.dropFirst(8)) }
-            else if w.hasPrefix("c:") { channel = String(w.dropFirst(2)) }
-            else if w.hasPrefix("event:") { event = String(w.dropFirst(6)) }
-            else if w.hasPrefix("e:") { event = String(w.dropFirst(2)) }
-            else if w.hasPrefix("app:") { app = String(w.dropFirst(4)) }
-            else if w.hasPrefix("a:") { app = String(w.dropFirst(2)) }
-            else { words.append(w) }
+            if w.hasPrefix("channel:") {
+                channel = String(w.dropFirst(8))
+            } else if w.hasPrefix("c:") {
+                channel = String(w.dropFirst(2))
+            } else if w.hasPrefix("event:") {
+                event = String(w.dropFirst(6))
+            } else if w.hasPrefix("e:") {
+                event = String(w.dropFirst(2))
+            } else if w.hasPrefix("app:") {
+                app = String(w.dropFirst(4))
+            } else if w.hasPrefix("a:") {
+                app = String(w.dropFirst(2))
+            } else {
+                words.append(w)
+            }
         }
         text = words.isEmpty ? nil : words.joined(separator: " ")
         if channel?.isEmpty == true { channel = nil }
@@ -139,14 +150,17 @@ public struct EventLog: Sendable {
 
     /// Appends an entry (its seq is assigned here) and returns the seq.
     @discardableResult
-    public mutating func append(app: Int = 0, time: Double, kind: LogEntry.Kind, channel: String, event: String,
-        dataText: String?, userID: String? = nil, rawFrame: String? = nil) -> Int
-    {
+    public mutating func append(
+        app: Int = 0, time: Double, kind: LogEntry.Kind, channel: String, event: String,
+        dataText: String?, userID: String? = nil, rawFrame: String? = nil
+    ) -> Int {
         let (filter, labels) = (self.filter, appLabels)
-        return ring.append({ seq in
-            LogEntry(seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
-                userID: userID, rawFrame: rawFrame, app: app)
-        }, isShown: { entry in filter.map { entry.matches($0, appLabels: labels) } ?? true })
+        return ring.append(
+            { seq in
+                LogEntry(
+                    seq: seq, time: time, kind: kind, channel: channel, event: event, dataText: dataText,
+                    userID: userID, rawFrame: rawFrame, app: app)
+            }, isShown: { entry in filter.map { entry.matches($0, appLabels: labels) } ?? true })
     }
 
     /// The entry with a seq, if still kept.

@@ -12,7 +12,8 @@ public struct RateCounter: Sendable, Hashable {
     public mutating func record(_ n: Int = 1, at now: Double) {
         advance(to: now)
         let second = Int(now)
-        let target = second < newestSecond && newestSecond - second < Self.seconds && second >= 0 ? second : newestSecond
+        let target =
+            second < newestSecond && newestSecond - second < Self.seconds && second >= 0 ? second : newestSecond
         buckets[target % Self.seconds] &+= Int32(clamping: n)
     }
 

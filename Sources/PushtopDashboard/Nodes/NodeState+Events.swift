@@ -11,7 +11,8 @@ extension NodeState {
 
     /// Takes a node's client events: the canary channel's go to the audit (they are not shown as the app's
     /// channels and events); member events are noted for the roster comparison. Returns the events to show.
-    public mutating func take(_ batch: [ClientEvent], app: Int, now: Double) -> (shown: [ClientEvent], outcome: Outcome) {
+    public mutating func take(_ batch: [ClientEvent], app: Int, now: Double) -> (shown: [ClientEvent], outcome: Outcome)
+    {
         guard nodes.indices.contains(app) else { return (batch, Outcome()) }
         let node = nodes[app]
         var shown: [ClientEvent] = []
@@ -21,8 +22,10 @@ extension NodeState {
             switch event {
             case .event(let e) where e.channel == canaryChannel:
                 guard e.name == Self.canaryEvent, let seq = e.data?["seq"]?.intValue else { continue }
-                note(audit.received(seq: seq, via: e.data?["via"]?.stringValue, node: node,
-                    at: e.receivedAt > 0 ? e.receivedAt : now), into: &outcome)
+                note(
+                    audit.received(
+                        seq: seq, via: e.data?["via"]?.stringValue, node: node,
+                        at: e.receivedAt > 0 ? e.receivedAt : now), into: &outcome)
             case .subscribed(let channel, let presence) where channel == canaryChannel:
                 _ = presence
                 note(audit.availability(node: node, available: true, at: now), into: &outcome)
@@ -47,7 +50,9 @@ extension NodeState {
                 }
                 shown.append(event)
             case .memberAdded(let channel, let member), .memberRemoved(let channel, let member):
-                for i in agreements[channel]?.keys.sorted() ?? [] { agreements[channel]![i]!.memberChanged(member.userID) }
+                for i in agreements[channel]?.keys.sorted() ?? [] {
+                    agreements[channel]![i]!.memberChanged(member.userID)
+                }
                 apiAgreements[channel]?[app]?.memberChanged(member.userID)
                 shown.append(event)
             default:
@@ -77,7 +82,8 @@ extension NodeState {
                 let via = (seq - 1) % nodes.count
                 audit.published(seq: seq, via: nodes[via], at: now)
                 let data = #"{"seq":\#(seq),"via":"\#(nodes[via])"}"#
-                outcome.requests.append(.publishCanary(app: via, channel: canaryChannel, event: Self.canaryEvent, data: data, seq: seq))
+                outcome.requests.append(
+                    .publishCanary(app: via, channel: canaryChannel, event: Self.canaryEvent, data: data, seq: seq))
                 nextCanaryAt = max(due + interval, now + interval / 2)
             }
             note(audit.check(now: now), into: &outcome)
@@ -189,15 +195,21 @@ extension NodeState {
             switch finding {
             case .missed(let node, let seq, let via, let away):
                 lastMissed[node] = seq
-                outcome.notes.append((index(node), "node \(node) missed canary \(seq) (published via \(via))"
-                    + (away ? " while reconnecting" : ""), !away))
+                outcome.notes.append(
+                    (
+                        index(node),
+                        "node \(node) missed canary \(seq) (published via \(via))"
+                            + (away ? " while reconnecting" : ""), !away
+                    ))
             case .duplicated(let node, let seq):
                 lastProblem[node] = "canary \(seq) twice"
                 outcome.notes.append((index(node), "node \(node) received canary \(seq) twice", true))
             case .landedAfterError(let node, let seq, let via):
-                outcome.notes.append((index(node), "node \(node): canary \(seq) arrived from its failed publish via \(via)", false))
+                outcome.notes.append(
+                    (index(node), "node \(node): canary \(seq) arrived from its failed publish via \(via)", false))
             case .late(let node, let seq, let ms):
-                outcome.notes.append((index(node), "node \(node): canary \(seq) arrived late (\(Format.millis(ms / 1000)))", false))
+                outcome.notes.append(
+                    (index(node), "node \(node): canary \(seq) arrived late (\(Format.millis(ms / 1000)))", false))
             case .stalled(let node, let seconds):
                 lastProblem[node] = "no canary for \(Int(seconds)) s"
                 outcome.notes.append((index(node), "node \(node) has delivered no canary for \(Int(seconds)) s", true))

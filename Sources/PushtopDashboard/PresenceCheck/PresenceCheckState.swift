@@ -41,7 +41,9 @@ public struct PresenceCheckState: Sendable {
     public init() {}
 
     func due(_ channel: String, at now: Double) -> Bool {
-        let wait = agreements[channel]?.hasSuspects == true ? PresenceCheckState.confirmationInterval : PresenceCheckState.interval
+        let wait =
+            agreements[channel]?.hasSuspects == true
+            ? PresenceCheckState.confirmationInterval : PresenceCheckState.interval
         return !inFlight.contains(channel) && now - (requestedAt[channel] ?? -.infinity) >= wait
     }
 
@@ -70,9 +72,10 @@ public struct PresenceCheckState: Sendable {
 
     /// The server's answer; `clientUserIDs` is the client's roster now (members present, not those shown
     /// leaving).
-    mutating func received(_ channel: String, userIDs: [String]?, error: String?, clientUserIDs: Set<String>?,
-        at now: Double)
-    {
+    mutating func received(
+        _ channel: String, userIDs: [String]?, error: String?, clientUserIDs: Set<String>?,
+        at now: Double
+    ) {
         inFlight.remove(channel)
         if let userIDs {
             results[channel] = Result(serverUserIDs: Set(userIDs), error: nil, at: now)
@@ -94,7 +97,8 @@ public struct PresenceCheckState: Sendable {
         guard let result = results[channel], result.serverUserIDs != nil, let agreement = agreements[channel],
             agreement.verdict != .unknown
         else { return nil }
-        return Judgement(ghosts: agreement.ghosts, missing: agreement.missing.sorted(),
+        return Judgement(
+            ghosts: agreement.ghosts, missing: agreement.missing.sorted(),
             suspects: agreement.suspectGhosts.count + agreement.suspectMissing.count, at: result.at)
     }
 }

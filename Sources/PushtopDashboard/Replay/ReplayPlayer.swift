@@ -48,7 +48,8 @@ public struct ReplayPlayer: Sendable {
     public var isFinished: Bool { applied >= items.count }
 
     public var status: ReplayStatus {
-        ReplayStatus(file: file, position: position, duration: duration, speed: speed, playing: playing && !isFinished,
+        ReplayStatus(
+            file: file, position: position, duration: duration, speed: speed, playing: playing && !isFinished,
             applied: applied, total: items.count, damage: damage?.description)
     }
 

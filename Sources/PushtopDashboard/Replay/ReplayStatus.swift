@@ -27,9 +27,10 @@ public struct ReplayStatus: Sendable, Hashable {
     /// Where reading stopped, e.g. "line 42: not JSON"; `nil` for an intact recording.
     public var damage: String?
 
-    public init(file: String, position: Double, duration: Double, speed: Double, playing: Bool, applied: Int,
-        total: Int, damage: String? = nil)
-    {
+    public init(
+        file: String, position: Double, duration: Double, speed: Double, playing: Bool, applied: Int,
+        total: Int, damage: String? = nil
+    ) {
         self.file = file
         self.position = position
         self.duration = duration

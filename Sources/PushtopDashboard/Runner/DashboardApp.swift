@@ -15,9 +15,10 @@ public struct DashboardApp: Sendable {
     public var channels: [String]
 
     /// An app to run the dashboard on.
-    public init(setup: AppSetup, feed: DashboardFeed, backend: any DashboardBackend, api: (any AppAPI)? = nil,
-        channels: [String] = [])
-    {
+    public init(
+        setup: AppSetup, feed: DashboardFeed, backend: any DashboardBackend, api: (any AppAPI)? = nil,
+        channels: [String] = []
+    ) {
         self.setup = setup
         self.feed = feed
         self.backend = backend

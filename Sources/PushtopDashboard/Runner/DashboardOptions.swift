@@ -29,9 +29,10 @@ public struct DashboardOptions: Sendable {
     /// With several nodes of one app (`--node`): the cross-node canary and roster comparison.
     public var nodes: NodeState?
 
-    public init(theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,
-        saveDirectory: String = ".", framesPerSecond: Int = 30, mouse: Bool = true)
-    {
+    public init(
+        theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,
+        saveDirectory: String = ".", framesPerSecond: Int = 30, mouse: Bool = true
+    ) {
         self.theme = theme
         self.environment = environment
         self.logCapacity = logCapacity

@@ -77,7 +77,8 @@ extension DashboardRunner {
             Task.detached {
                 let event: UIEvent
                 do {
-                    event = .presenceUsers(channel: channel, userIDs: try await api.presenceUserIDs(channel: channel),
+                    event = .presenceUsers(
+                        channel: channel, userIDs: try await api.presenceUserIDs(channel: channel),
                         error: nil, app: app)
                 } catch {
                     event = .presenceUsers(channel: channel, userIDs: nil, error: "\(error)", app: app)

@@ -17,13 +17,18 @@ extension DashboardRunner {
             }
         case .presenceUsers(let app, let channel):
             guard apis.indices.contains(app), let api = apis[app] else {
-                inbox.update { $0.uiEvents.append(.nodes(.presenceUsers(app: app, channel: channel, userIDs: nil, error: "no HTTP API"))) }
+                inbox.update {
+                    $0.uiEvents.append(
+                        .nodes(.presenceUsers(app: app, channel: channel, userIDs: nil, error: "no HTTP API")))
+                }
                 return
             }
             Task.detached {
                 let answer: NodeAnswer
                 do {
-                    answer = .presenceUsers(app: app, channel: channel, userIDs: try await api.presenceUserIDs(channel: channel), error: nil)
+                    answer = .presenceUsers(
+                        app: app, channel: channel, userIDs: try await api.presenceUserIDs(channel: channel), error: nil
+                    )
                 } catch {
                     answer = .presenceUsers(app: app, channel: channel, userIDs: nil, error: "\(error)")
                 }

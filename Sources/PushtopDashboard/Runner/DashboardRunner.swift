@@ -40,8 +40,10 @@ final class DashboardRunner {
         screen = CursesScreen(colorAllowed: !noColor || options.theme != nil)
         var names = catalog.themes.map(\.name)
         if !names.contains(theme.name) { names.append(theme.name) }
-        state = DashboardState(size: Size(rows: 24, columns: 80), now: DashboardClock.now(),
-            configuration: .init(logCapacity: options.logCapacity, utcOffset: DashboardClock.utcOffset(),
+        state = DashboardState(
+            size: Size(rows: 24, columns: 80), now: DashboardClock.now(),
+            configuration: .init(
+                logCapacity: options.logCapacity, utcOffset: DashboardClock.utcOffset(),
                 themeNames: names, frameCapacity: options.frameCapacity, credentials: options.credentials,
                 hasAPI: options.api != nil))
         state.themeIndex = names.firstIndex(of: theme.name) ?? 0
@@ -83,8 +85,9 @@ final class DashboardRunner {
         let inbox = self.inbox
         let ticker = DispatchSource.makeTimerSource(queue: .main)
         let interval = 1_000_000_000 / max(1, options.framesPerSecond)
-        ticker.schedule(deadline: .now() + .nanoseconds(interval), repeating: .nanoseconds(interval),
-                        leeway: .milliseconds(1))
+        ticker.schedule(
+            deadline: .now() + .nanoseconds(interval), repeating: .nanoseconds(interval),
+            leeway: .milliseconds(1))
         ticker.setEventHandler { inbox.update { $0.tick = true } }
         ticker.resume()
         defer { ticker.cancel() }
@@ -127,7 +130,8 @@ final class DashboardRunner {
             // is answered at once.
             let now = DashboardClock.now()
             if state.needsDraw,
-               p.inputReady || now - lastDraw >= 1.0 / Double(max(1, options.framesPerSecond)) * 0.9 {
+                p.inputReady || now - lastDraw >= 1.0 / Double(max(1, options.framesPerSecond)) * 0.9
+            {
                 screen.draw(state)
                 state.needsDraw = false
                 lastDraw = now
@@ -156,7 +160,8 @@ final class DashboardRunner {
         for (app, p) in taken.enumerated() where p.framesPosted {
             effects += state.reduce(.frames(p.frames, droppedUpstream: p.framesDroppedSoFar, app: app))
             guard recorder.isRecording else { continue }
-            let dropped: [RecordingItem] = p.framesDroppedSoFar > 0
+            let dropped: [RecordingItem] =
+                p.framesDroppedSoFar > 0
                 ? [.framesDropped(time: DashboardClock.now(), total: p.framesDroppedSoFar)] : []
             record((p.frames.map(RecordingItem.frame) + dropped).map { .tagged($0, app: app) })
         }

@@ -32,7 +32,8 @@ public func runDashboard(apps: [DashboardApp], options: DashboardOptions) async 
 /// `reduce` as live, paced by the recorded times at the chosen speed, with play/pause, step, speed and jump.
 @MainActor
 public func runReplay(_ player: ReplayPlayer, options: DashboardOptions) async throws -> DashboardExit {
-    let runner = DashboardRunner(apps: [.only(feed: DashboardFeed(), backend: ReplayBackend(), options: options)],
+    let runner = DashboardRunner(
+        apps: [.only(feed: DashboardFeed(), backend: ReplayBackend(), options: options)],
         options: options)
     runner.player = player
     return await runner.run()
@@ -42,7 +43,10 @@ extension DashboardApp {
     /// The one app of ``runDashboard(feed:backend:options:)`` and ``runReplay(_:options:)``: what the dashboard
     /// shows of it comes from the options.
     static func only(feed: DashboardFeed, backend: any DashboardBackend, options: DashboardOptions) -> DashboardApp {
-        DashboardApp(setup: AppSetup(label: "", endpoint: backend.connectionDescription, credentials: options.credentials,
-            hasAPI: options.api != nil), feed: feed, backend: backend, api: options.api, channels: options.recordChannels)
+        DashboardApp(
+            setup: AppSetup(
+                label: "", endpoint: backend.connectionDescription, credentials: options.credentials,
+                hasAPI: options.api != nil), feed: feed, backend: backend, api: options.api,
+            channels: options.recordChannels)
     }
 }

@@ -39,12 +39,16 @@ struct SessionRecorder {
             state.setStatus("recording saved to \(writer.path) (replay: pushtop replay \(writer.path))")
             return
         }
-        let path = (recordedOnce ? nil : options.recordPath)
+        let path =
+            (recordedOnce ? nil : options.recordPath)
             ?? options.saveDirectory + "/pushtop-recording-" + DashboardClock.fileStamp() + ".jsonl"
         recordedOnce = true
         let channels = self.channels.isEmpty ? state.channels.map(\.name) : self.channels
-        var header = RecordingHeader(started: DashboardClock.now(), endpoint: options.recordEndpoint.isEmpty
-            ? state.apps[0].connection.endpoint : options.recordEndpoint, channels: channels, source: "pushtop dashboard")
+        var header = RecordingHeader(
+            started: DashboardClock.now(),
+            endpoint: options.recordEndpoint.isEmpty
+                ? state.apps[0].connection.endpoint : options.recordEndpoint, channels: channels,
+            source: "pushtop dashboard")
         if state.isMultiApp {
             // Which app each line's "app" index names, so that a replay groups the same way.
             header.endpoint = state.apps[0].connection.endpoint

@@ -2,9 +2,9 @@ import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The terminal's side of the loop's inbox: SIGINT, SIGTERM, SIGHUP and SIGWINCH through dispatch sources, and stdin
@@ -76,7 +76,9 @@ final class TerminalInput {
                         return
                     }
                     inbox.update { $0.inputReady = true }
-                    while !stop.value.load(ordering: .relaxed), acknowledged.wait(timeout: .now() + .milliseconds(200)) == .timedOut {}
+                    while !stop.value.load(ordering: .relaxed),
+                        acknowledged.wait(timeout: .now() + .milliseconds(200)) == .timedOut
+                    {}
                 }
             }
         }

@@ -52,8 +52,10 @@ public enum Role: String, Sendable, Hashable, CaseIterable {
     case member8 = "member.8"
 
     /// The member colour slots, in order.
-    public static let memberSlots: [Role] = [.member1, .member2, .member3, .member4, .member5, .member6, .member7,
-        .member8]
+    public static let memberSlots: [Role] = [
+        .member1, .member2, .member3, .member4, .member5, .member6, .member7,
+        .member8,
+    ]
 
     /// The role for a connection state.
     public static func state(_ s: ConnectionState) -> Role {

@@ -27,9 +27,10 @@ public struct ThemeStyle: Sendable, Hashable {
     public var underline = false
     public var reverse = false
 
-    public init(foreground: ThemeColor = .terminalDefault, background: ThemeColor = .terminalDefault,
-        bold: Bool = false, dim: Bool = false, underline: Bool = false, reverse: Bool = false)
-    {
+    public init(
+        foreground: ThemeColor = .terminalDefault, background: ThemeColor = .terminalDefault,
+        bold: Bool = false, dim: Bool = false, underline: Bool = false, reverse: Bool = false
+    ) {
         self.foreground = foreground
         self.background = background
         self.bold = bold

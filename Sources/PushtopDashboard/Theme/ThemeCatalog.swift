@@ -1,8 +1,9 @@
 import PushtopKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Finds themes by name or path: `--theme PATH`, then the user's theme folder
@@ -71,8 +72,11 @@ public struct ThemeCatalog: Sendable {
             }
         }
         if let theme = theme(named: requested) { return (theme, nil) }
-        return (themes[0], "theme '\(requested)' not found (available: "
-            + themes.map(\.name).joined(separator: ", ") + "); using the default theme")
+        return (
+            themes[0],
+            "theme '\(requested)' not found (available: "
+                + themes.map(\.name).joined(separator: ", ") + "); using the default theme"
+        )
     }
 
     /// A theme by name.

@@ -38,7 +38,8 @@ public enum ThemeParser {
             switch key {
             case "name":
                 guard case .string(let s) = value, !s.isEmpty else {
-                    throw ThemeError(source: source, message: "'name' must be a non-empty string, found \(value.typeName)")
+                    throw ThemeError(
+                        source: source, message: "'name' must be a non-empty string, found \(value.typeName)")
                 }
                 name = s
             case "description":
@@ -53,28 +54,34 @@ public enum ThemeParser {
                 usesColor = b
             case "roles":
                 guard value.tableEntries != nil else {
-                    throw ThemeError(source: source, message: "'roles' must be a table ([roles]), found \(value.typeName)")
+                    throw ThemeError(
+                        source: source, message: "'roles' must be a table ([roles]), found \(value.typeName)")
                 }
                 try collectRoles(value, prefix: "", into: &styles, source: source)
             default:
-                throw ThemeError(source: source,
+                throw ThemeError(
+                    source: source,
                     message: "unknown key '\(key)' (expected name, description, color and a [roles] table)")
             }
         }
         guard let name else { throw ThemeError(source: source, message: "missing 'name'") }
-        guard !styles.isEmpty else { throw ThemeError(source: source, message: "the [roles] table is missing or empty") }
+        guard !styles.isEmpty else {
+            throw ThemeError(source: source, message: "the [roles] table is missing or empty")
+        }
         if !usesColor {
             for (role, style) in styles {
-                styles[role] = ThemeStyle(bold: style.bold, dim: style.dim, underline: style.underline,
+                styles[role] = ThemeStyle(
+                    bold: style.bold, dim: style.dim, underline: style.underline,
                     reverse: style.reverse)
             }
         }
         return Theme(name: name, description: description, usesColor: usesColor, styles: styles)
     }
 
-    private static func collectRoles(_ node: TOMLNode, prefix: String, into styles: inout [Role: ThemeStyle],
-        source: String) throws(ThemeError)
-    {
+    private static func collectRoles(
+        _ node: TOMLNode, prefix: String, into styles: inout [Role: ThemeStyle],
+        source: String
+    ) throws(ThemeError) {
         for (key, value) in node.tableEntries ?? [] {
             let full = prefix.isEmpty ? key : prefix + "." + key
             if value.tableEntries != nil {
@@ -82,11 +89,14 @@ public enum ThemeParser {
                 continue
             }
             guard let role = Role(rawValue: full) else {
-                throw ThemeError(source: source, message: "unknown role '\(full)' (known roles: "
-                    + Role.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                throw ThemeError(
+                    source: source,
+                    message: "unknown role '\(full)' (known roles: "
+                        + Role.allCases.map(\.rawValue).joined(separator: ", ") + ")")
             }
             guard case .string(let spec) = value else {
-                throw ThemeError(source: source,
+                throw ThemeError(
+                    source: source,
                     message: "role '\(full)' must be a string such as \"cyan bold\", found \(value.typeName)")
             }
             do {
@@ -115,15 +125,17 @@ public enum ThemeParser {
             case "on": expectBackground = true
             default:
                 guard let color = parseColor(word) else {
-                    throw StyleError(message: "'\(word)' is not a colour or attribute (colours: default, "
-                        + colorNames.joined(separator: ", ")
-                        + ", bright-NAME, 0-255, N/NAME; attributes: bold, dim, underline, reverse)")
+                    throw StyleError(
+                        message: "'\(word)' is not a colour or attribute (colours: default, "
+                            + colorNames.joined(separator: ", ")
+                            + ", bright-NAME, 0-255, N/NAME; attributes: bold, dim, underline, reverse)")
                 }
                 if expectBackground {
                     style.background = color
                     expectBackground = false
                 } else if sawForeground {
-                    throw StyleError(message: "two foreground colours in \"\(spec)\" (use 'on COLOUR' for the background)")
+                    throw StyleError(
+                        message: "two foreground colours in \"\(spec)\" (use 'on COLOUR' for the background)")
                 } else {
                     style.foreground = color
                     sawForeground = true
@@ -147,7 +159,9 @@ public enum ThemeParser {
             return n < 16 ? .ansi(n) : .indexed(n, fallback: nil)
         }
         if let i = colorNames.firstIndex(of: word) { return .ansi(i) }
-        if word.hasPrefix("bright-"), let i = colorNames.firstIndex(of: String(word.dropFirst(7))) { return .ansi(i + 8) }
+        if word.hasPrefix("bright-"), let i = colorNames.firstIndex(of: String(word.dropFirst(7))) {
+            return .ansi(i + 8)
+        }
         if word == "gray" || word == "grey" { return .ansi(8) }
         return nil
     }

@@ -50,14 +50,16 @@ public enum ChannelsPaneView {
         func width(_ c: Column) -> Int { c == .name ? nameWidth : c.width }
         var col = inner.column + 1
         for c in columns {
-            drawCell(c.title, row: inner.row, column: col, width: width(c), right: c.rightAligned, limit: limit,
+            drawCell(
+                c.title, row: inner.row, column: col, width: width(c), right: c.rightAligned, limit: limit,
                 role: .label, into: &canvas)
             col += width(c)
         }
         let listRows = inner.height - 1
         guard listRows > 0 else { return }
         if state.channels.isEmpty, !state.isMultiApp {
-            canvas.draw("no channels: press s to subscribe", row: inner.row + 1, column: inner.column + 1,
+            canvas.draw(
+                "no channels: press s to subscribe", row: inner.row + 1, column: inner.column + 1,
                 maxWidth: inner.width - 2, role: .dim)
             return
         }
@@ -71,9 +73,11 @@ public enum ChannelsPaneView {
                 let a = state.apps[app]
                 let count = state.channels.lazy.filter { $0.app == app }.count
                 let selectedApp = app == state.selectedApp
-                let text = (selectedApp ? "▸ " : "  ") + a.label + "  ● \(a.connection.state)  "
+                let text =
+                    (selectedApp ? "▸ " : "  ") + a.label + "  ● \(a.connection.state)  "
                     + (count == 0 ? "no channels" : Format.counted(count, "channel"))
-                canvas.draw(text, row: inner.row + 1 + offset, column: inner.column + 1, maxWidth: inner.width - 2,
+                canvas.draw(
+                    text, row: inner.row + 1 + offset, column: inner.column + 1, maxWidth: inner.width - 2,
                     role: selectedApp ? .titleFocus : .label)
                 continue
             case .channel(let i):
@@ -100,7 +104,8 @@ public enum ChannelsPaneView {
                     case .subscribed: (text, role) = ("subscribed", .stateConnected)
                     case .error(let reason):
                         // The reason takes the rest of the row.
-                        canvas.draw("error: " + reason, row: r, column: col, maxWidth: limit - col,
+                        canvas.draw(
+                            "error: " + reason, row: r, column: col, maxWidth: limit - col,
                             role: selected ? .selection : .channelError)
                         col = limit
                         continue
@@ -111,7 +116,8 @@ public enum ChannelsPaneView {
                 }
                 if col >= limit { continue }
                 if selected { role = .selection }
-                drawCell(text, row: r, column: col, width: w, right: c.rightAligned, limit: limit, role: role,
+                drawCell(
+                    text, row: r, column: col, width: w, right: c.rightAligned, limit: limit, role: role,
                     into: &canvas)
             }
         }
@@ -150,9 +156,10 @@ public enum ChannelsPaneView {
         return max(0, min(at - listRows + 1, rows.count - listRows))
     }
 
-    static func drawCell(_ text: String, row: Int, column: Int, width: Int, right: Bool, limit: Int, role: Role,
-        into canvas: inout some Canvas)
-    {
+    static func drawCell(
+        _ text: String, row: Int, column: Int, width: Int, right: Bool, limit: Int, role: Role,
+        into canvas: inout some Canvas
+    ) {
         let room = min(width - 1, limit - column)
         guard room > 0 else { return }
         let clipped = DisplayWidth.truncate(text, to: room)

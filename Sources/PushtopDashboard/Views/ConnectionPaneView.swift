@@ -4,12 +4,14 @@
 public enum ConnectionPaneView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         let title = state.isMultiApp ? "1 Connections" : "1 Connection"
-        canvas.box(rect, title: title, focused: state.focus == .connection,
+        canvas.box(
+            rect, title: title, focused: state.focus == .connection,
             badge: state.isMultiApp ? "\(state.apps.count) \(state.isMultiNode ? "nodes" : "apps") · A switches" : "")
         var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         if state.isMultiApp {
-            let used = state.nodes.map { NodeRowsView.draw(state, nodes: $0, in: inner, into: &canvas) }
+            let used =
+                state.nodes.map { NodeRowsView.draw(state, nodes: $0, in: inner, into: &canvas) }
                 ?? drawApps(state, in: inner, into: &canvas)
             inner = Rect(row: inner.row + used, column: inner.column, height: inner.height - used, width: inner.width)
             guard !inner.isEmpty else { return }
@@ -22,7 +24,8 @@ public enum ConnectionPaneView {
         let labelWidth = min(14, max(4, state.apps.map { DisplayWidth.of($0.label) }.max() ?? 4) + 1)
         var used = 0
         for (i, app) in state.apps.enumerated() where used < inner.height {
-            drawAppRow(app, selected: i == state.selectedApp, labelWidth: labelWidth, row: inner.row + used, in: inner,
+            drawAppRow(
+                app, selected: i == state.selectedApp, labelWidth: labelWidth, row: inner.row + used, in: inner,
                 into: &canvas)
             used += 1
         }
@@ -30,23 +33,27 @@ public enum ConnectionPaneView {
     }
 
     /// An app's row: the selection mark, its label, its connection's state, socket id and events per second.
-    static func drawAppRow(_ app: AppState, selected: Bool, labelWidth: Int, row r: Int, in inner: Rect,
-        into canvas: inout some Canvas)
-    {
+    static func drawAppRow(
+        _ app: AppState, selected: Bool, labelWidth: Int, row r: Int, in inner: Rect,
+        into canvas: inout some Canvas
+    ) {
         if selected {
             canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
         }
         var col = inner.column
         col += canvas.draw(selected ? "▸" : " ", row: r, column: col, maxWidth: 1, role: selected ? .selection : .label)
-        canvas.draw(DisplayWidth.truncate(app.label, to: labelWidth - 1), row: r, column: col, maxWidth: labelWidth,
+        canvas.draw(
+            DisplayWidth.truncate(app.label, to: labelWidth - 1), row: r, column: col, maxWidth: labelWidth,
             role: selected ? .selection : .label)
         col += labelWidth
         let c = app.connection
-        canvas.draw("● \(c.state)", row: r, column: col, maxWidth: max(0, inner.right - col),
+        canvas.draw(
+            "● \(c.state)", row: r, column: col, maxWidth: max(0, inner.right - col),
             role: selected ? .selection : Role.state(c.state))
         col += 14
         if col < inner.right - 1 {
-            canvas.draw((c.socketID ?? "-") + "  \(c.rate.lastSecond)/s", row: r, column: col,
+            canvas.draw(
+                (c.socketID ?? "-") + "  \(c.rate.lastSecond)/s", row: r, column: col,
                 maxWidth: inner.right - 1 - col, role: selected ? .selection : .value)
         }
     }
@@ -82,14 +89,18 @@ public enum ConnectionPaneView {
             rows.append(("Next try", "-", .value))
         }
         rows.append(("Ping", c.roundTrip.map(Format.millis) ?? "-", .value))
-        rows.append(("Last frame", c.lastFrameAt.map { Format.seconds(max(0, state.now - $0)) + " ago" } ?? "-",
-            .value))
+        rows.append(
+            (
+                "Last frame", c.lastFrameAt.map { Format.seconds(max(0, state.now - $0)) + " ago" } ?? "-",
+                .value
+            ))
         // The state row always shows; the sparkline takes the last row when there is room for it.
         let infoRows = inner.height == 1 ? 1 : min(rows.count, inner.height - 1)
         for (i, row) in rows.prefix(infoRows).enumerated() {
             let r = inner.row + i
             canvas.draw(row.0, row: r, column: inner.column + 1, maxWidth: labelWidth, role: .label)
-            canvas.draw(row.1, row: r, column: inner.column + 1 + labelWidth, maxWidth: inner.width - labelWidth - 2,
+            canvas.draw(
+                row.1, row: r, column: inner.column + 1 + labelWidth, maxWidth: inner.width - labelWidth - 2,
                 role: row.2)
         }
         // The sparkline on the last inner row.
@@ -100,10 +111,12 @@ public enum ConnectionPaneView {
             let room = inner.width - labelWidth - 3 - DisplayWidth.of(rate)
             var used = 0
             if room > 0 {
-                used = canvas.draw(Sparkline.render(c.rate.recent(room)), row: sparkRow,
+                used = canvas.draw(
+                    Sparkline.render(c.rate.recent(room)), row: sparkRow,
                     column: inner.column + 1 + labelWidth, maxWidth: room, role: .sparkline)
             }
-            canvas.draw(" " + rate, row: sparkRow, column: inner.column + 1 + labelWidth + used,
+            canvas.draw(
+                " " + rate, row: sparkRow, column: inner.column + 1 + labelWidth + used,
                 maxWidth: inner.right - (inner.column + 1 + labelWidth + used), role: .value)
         }
     }

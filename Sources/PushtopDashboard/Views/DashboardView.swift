@@ -43,7 +43,8 @@ public enum TooSmallView {
         for (i, line) in lines.enumerated() where top + i < size.rows {
             let w = DisplayWidth.of(line)
             let col = max(0, (size.columns - w) / 2)
-            canvas.draw(line, row: top + i, column: col, maxWidth: size.columns - col, role: i == 0 ? .statusError : .text)
+            canvas.draw(
+                line, row: top + i, column: col, maxWidth: size.columns - col, role: i == 0 ? .statusError : .text)
         }
     }
 }
@@ -56,21 +57,27 @@ public enum HeaderView {
         col += canvas.draw(" pushtop ", row: rect.row, column: col, maxWidth: rect.right - col, role: .titleFocus)
         if state.isMultiApp {
             // The app keys act on.
-            col += canvas.draw(" \(state.appLabel) \(state.selectedApp + 1)/\(state.apps.count) ", row: rect.row,
+            col += canvas.draw(
+                " \(state.appLabel) \(state.selectedApp + 1)/\(state.apps.count) ", row: rect.row,
                 column: col, maxWidth: max(0, rect.right - col), role: .header)
         }
-        col += canvas.draw(" ● \(state.connection.state) ", row: rect.row, column: col, maxWidth: rect.right - col,
+        col += canvas.draw(
+            " ● \(state.connection.state) ", row: rect.row, column: col, maxWidth: rect.right - col,
             role: Role.state(state.connection.state))
         if let path = state.recordingPath {
-            col += canvas.draw(" ● REC \(path) ", row: rect.row, column: col, maxWidth: min(48, rect.right - col),
+            col += canvas.draw(
+                " ● REC \(path) ", row: rect.row, column: col, maxWidth: min(48, rect.right - col),
                 role: .statusError)
         }
         if let replay = state.replay {
-            col += canvas.draw(" \(replay.summary) ", row: rect.row, column: col, maxWidth: rect.right - col - 10,
+            col += canvas.draw(
+                " \(replay.summary) ", row: rect.row, column: col, maxWidth: rect.right - col - 10,
                 role: replay.damage == nil ? .titleFocus : .statusError)
         }
         var rest = "  \(state.connection.endpoint)"
-        let channelCount = state.isMultiApp ? state.channels.lazy.filter { $0.app == state.selectedApp }.count
+        let channelCount =
+            state.isMultiApp
+            ? state.channels.lazy.filter { $0.app == state.selectedApp }.count
             : state.channels.count
         rest += "  \(Format.counted(channelCount, "channel"))  \(state.connection.rate.lastSecond) ev/s"
         let clock = Format.clock(state.now, utcOffset: state.configuration.utcOffset, millis: false) + " "

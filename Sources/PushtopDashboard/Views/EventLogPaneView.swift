@@ -11,7 +11,8 @@ public enum EventLogPaneView {
         func variant(_ level: Int) -> String {
             var badges: [String] = []
             if let paused {
-                badges.append(level == 0 ? "PAUSED +\(paused)" : level < 3 ? "PAUSED +\(Format.count(paused))" : "PAUSED")
+                badges.append(
+                    level == 0 ? "PAUSED +\(paused)" : level < 3 ? "PAUSED +\(Format.count(paused))" : "PAUSED")
             }
             if let n = newCount {
                 switch level {
@@ -21,7 +22,10 @@ public enum EventLogPaneView {
                 }
             }
             if dropped > 0 {
-                badges.append(level == 0 ? "dropped \(dropped)" : level < 3 ? "dropped \(Format.count(dropped))" : "-\(Format.count(dropped))")
+                badges.append(
+                    level == 0
+                        ? "dropped \(dropped)"
+                        : level < 3 ? "dropped \(Format.count(dropped))" : "-\(Format.count(dropped))")
             }
             if level < 2 { badges.append(Format.count(log.nextSeq)) }
             return badges.joined(separator: level < 3 ? " · " : " ")
@@ -33,18 +37,22 @@ public enum EventLogPaneView {
         let log = state.log
         var title = "4 Event log"
         if let filter = log.filter { title += " · /\(filter.query) (\(Format.counted(log.visibleCount, "match")))" }
-        canvas.box(rect, title: title, focused: state.focus == .log, badge: badge(state, title: title, width: rect.width))
+        canvas.box(
+            rect, title: title, focused: state.focus == .log, badge: badge(state, title: title, width: rect.width))
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         let seqs = state.visibleLogSeqs(rows: inner.height)
         if seqs.isEmpty {
-            canvas.draw(log.filter == nil ? "waiting for events…" : "no entries match the filter", row: inner.row,
+            canvas.draw(
+                log.filter == nil ? "waiting for events…" : "no entries match the filter", row: inner.row,
                 column: inner.column + 1, maxWidth: inner.width - 2, role: .dim)
             return
         }
         let width = inner.width - 2
         let timeW = 13
-        let appW = state.isMultiApp ? min(state.isMultiNode ? 22 : 12, (state.apps.map { DisplayWidth.of($0.label) }.max() ?? 0) + 1) : 0
+        let appW =
+            state.isMultiApp
+            ? min(state.isMultiNode ? 22 : 12, (state.apps.map { DisplayWidth.of($0.label) }.max() ?? 0) + 1) : 0
         let channelW = min(22, max(8, width / 5))
         let eventW = min(26, max(8, width / 5))
         for (offset, seq) in seqs.enumerated() {
@@ -59,7 +67,8 @@ public enum EventLogPaneView {
                 guard col < inner.right - 1 else { return }
                 let maxW = min(w, inner.right - 1 - col)
                 // A one-column gap after every column but the last.
-                canvas.draw(DisplayWidth.truncate(text, to: last ? maxW : maxW - 1), row: r, column: col,
+                canvas.draw(
+                    DisplayWidth.truncate(text, to: last ? maxW : maxW - 1), row: r, column: col,
                     maxWidth: maxW, role: selected ? .selection : role)
                 col += maxW
             }
@@ -70,13 +79,14 @@ public enum EventLogPaneView {
             }
             // The channel column (or a mark) and the roles of the channel, name and data columns, by kind; a user
             // event is sent to the signed-in user, not to a channel: "@user" in the channel column.
-            let (channel, roles): (String, (channel: Role, name: Role, data: Role)) = switch entry.kind {
-            case .event: (entry.channel, (.eventChannel, .eventName, .eventData))
-            case .error: (entry.channel.isEmpty ? "!" : entry.channel, (.eventError, .eventError, .eventError))
-            case .state: (entry.channel.isEmpty ? "⇄" : entry.channel, (.eventState, .eventState, .eventState))
-            case .user: ("@" + entry.channel, (.memberMe, .eventName, .eventData))
-            case .info: (entry.channel.isEmpty ? "·" : entry.channel, (.eventInfo, .eventInfo, .eventInfo))
-            }
+            let (channel, roles): (String, (channel: Role, name: Role, data: Role)) =
+                switch entry.kind {
+                case .event: (entry.channel, (.eventChannel, .eventName, .eventData))
+                case .error: (entry.channel.isEmpty ? "!" : entry.channel, (.eventError, .eventError, .eventError))
+                case .state: (entry.channel.isEmpty ? "⇄" : entry.channel, (.eventState, .eventState, .eventState))
+                case .user: ("@" + entry.channel, (.memberMe, .eventName, .eventData))
+                case .info: (entry.channel.isEmpty ? "·" : entry.channel, (.eventInfo, .eventInfo, .eventInfo))
+                }
             put(channel, channelW, roles.channel)
             put(entry.event, eventW, roles.name)
             put(entry.summary, inner.right - 1 - col, roles.data, last: true)

@@ -20,12 +20,14 @@ public enum FooterView {
             return
         }
         if let status = state.status {
-            canvas.draw(" " + status.text, row: rect.row, column: rect.column, maxWidth: rect.width,
+            canvas.draw(
+                " " + status.text, row: rect.row, column: rect.column, maxWidth: rect.width,
                 role: status.isError ? .statusError : .status)
             return
         }
         var col = rect.column
-        let hints = state.configuration.keyTable.hints(focus: state.focus, view: state.view,
+        let hints = state.configuration.keyTable.hints(
+            focus: state.focus, view: state.view,
             replaying: state.replay != nil, severalApps: state.isMultiApp)
         func width(_ b: KeyBinding) -> Int { DisplayWidth.of(b.keys[0].description) + DisplayWidth.of(b.hint) + 4 }
         // `?` and `q` always show, at the end; the others fill the room before them in table order.
@@ -39,9 +41,11 @@ public enum FooterView {
             used += width(binding)
         }
         for binding in shown + always {
-            col += canvas.draw(" " + binding.keys[0].description + " ", row: rect.row, column: col,
+            col += canvas.draw(
+                " " + binding.keys[0].description + " ", row: rect.row, column: col,
                 maxWidth: rect.right - col, role: .hintKey)
-            col += canvas.draw(" " + binding.hint + " ", row: rect.row, column: col, maxWidth: rect.right - col,
+            col += canvas.draw(
+                " " + binding.hint + " ", row: rect.row, column: col, maxWidth: rect.right - col,
                 role: .hintText)
         }
     }

@@ -6,7 +6,9 @@ import PushtopKit
 public enum MembersPaneView {
     /// The last first row the roster can be scrolled to (its rows minus those shown) at the state's size.
     static func lastTop(_ state: DashboardState) -> Int {
-        guard let layout = state.layout, let channel = state.memberChannel, let roster = state.rosters[channel] else { return 0 }
+        guard let layout = state.layout, let channel = state.memberChannel, let roster = state.rosters[channel] else {
+            return 0
+        }
         var height = layout.members.height - 2
         if !state.watchlist.isEmpty, height >= 4 { height -= min(state.watchlist.users.count + 1, height / 2) }
         return max(0, roster.rows.count - max(1, height))
@@ -15,7 +17,8 @@ public enum MembersPaneView {
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         guard let channel = state.memberChannel, let roster = state.rosters[channel] else {
             if !state.watchlist.isEmpty {
-                canvas.box(rect, title: "3 Members · watchlist", focused: state.focus == .members,
+                canvas.box(
+                    rect, title: "3 Members · watchlist", focused: state.focus == .members,
                     badge: "\(state.watchlist.online.count) online")
                 let inner = rect.inset(by: 1)
                 if !inner.isEmpty { drawWatchlist(state.watchlist, in: inner, into: &canvas) }
@@ -24,7 +27,8 @@ public enum MembersPaneView {
             canvas.box(rect, title: "3 Members", focused: state.focus == .members)
             let inner = rect.inset(by: 1)
             if !inner.isEmpty {
-                canvas.draw("no presence channel", row: inner.row, column: inner.column + 1,
+                canvas.draw(
+                    "no presence channel", row: inner.row, column: inner.column + 1,
                     maxWidth: inner.width - 2, role: .dim)
             }
             return
@@ -41,22 +45,28 @@ public enum MembersPaneView {
                 // The last answer is old (the requests fail): say so, shortened to fit rather than cut.
                 let ago = Format.seconds(age) + " ago"
                 let short = n > 0 ? "\(n) differ" : check.suspects > 0 ? "?" : "✓"
-                badges = ["\(roster.count) · \(word) (as of \(ago))", "\(roster.count) · \(word) \(ago)",
-                    "\(roster.count) · \(short) \(ago)"]
+                badges = [
+                    "\(roster.count) · \(word) (as of \(ago))", "\(roster.count) · \(word) \(ago)",
+                    "\(roster.count) · \(short) \(ago)",
+                ]
             } else {
                 badges = ["\(roster.count) · \(word)"]
             }
         }
         let title = "3 Members · \(channel)"
-        canvas.box(rect, title: title, focused: state.focus == .members,
+        canvas.box(
+            rect, title: title, focused: state.focus == .members,
             badge: BoxBadge.fitting(badges, title: title, width: rect.width))
         var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         if !state.watchlist.isEmpty, inner.height >= 4 {
             // The watchlist takes the bottom rows: a heading and its users, at most half the pane.
             let height = min(state.watchlist.users.count + 1, inner.height / 2)
-            drawWatchlist(state.watchlist, in: Rect(row: inner.bottom - height, column: inner.column, height: height,
-                width: inner.width), into: &canvas)
+            drawWatchlist(
+                state.watchlist,
+                in: Rect(
+                    row: inner.bottom - height, column: inner.column, height: height,
+                    width: inner.width), into: &canvas)
             inner = Rect(row: inner.row, column: inner.column, height: inner.height - height, width: inner.width)
         }
         let rows = roster.rows
@@ -65,7 +75,8 @@ public enum MembersPaneView {
             // Missing members (on the server, not in the client's roster) after the roster.
             let shown = min(rows.count, inner.height)
             for (i, id) in missing.enumerated() where shown + i < inner.height {
-                canvas.draw("? \(id) missing: on the server only", row: inner.row + shown + i, column: inner.column + 1,
+                canvas.draw(
+                    "? \(id) missing: on the server only", row: inner.row + shown + i, column: inner.column + 1,
                     maxWidth: inner.width - 2, role: .eventError)
             }
         }
@@ -79,20 +90,25 @@ public enum MembersPaneView {
                 canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: highlight)
             }
             var col = inner.column + 1
-            col += canvas.draw(row.leftAt != nil ? "○ " : "● ", row: r, column: col, maxWidth: 2,
+            col += canvas.draw(
+                row.leftAt != nil ? "○ " : "● ", row: r, column: col, maxWidth: 2,
                 role: highlight ?? Role.member(id))
             let idWidth = min(DisplayWidth.of(id), max(4, inner.width / 2))
-            col += canvas.draw(DisplayWidth.truncate(id, to: idWidth), row: r, column: col, maxWidth: idWidth,
+            col += canvas.draw(
+                DisplayWidth.truncate(id, to: idWidth), row: r, column: col, maxWidth: idWidth,
                 role: highlight ?? (isMe ? .memberMe : Role.member(id)))
             if isMe {
-                col += canvas.draw(" (me)", row: r, column: col, maxWidth: inner.right - col, role: highlight ?? .memberMe)
+                col += canvas.draw(
+                    " (me)", row: r, column: col, maxWidth: inner.right - col, role: highlight ?? .memberMe)
             }
             if row.leftAt == nil, check?.ghosts.contains(id) == true {
-                col += canvas.draw(" ghost: not on the server", row: r, column: col, maxWidth: inner.right - col - 1,
+                col += canvas.draw(
+                    " ghost: not on the server", row: r, column: col, maxWidth: inner.right - col - 1,
                     role: .eventError)
             }
             if let info = row.member.userInfo {
-                canvas.draw(DisplayWidth.truncate(" " + info.jsonString, to: inner.right - col - 1), row: r, column: col,
+                canvas.draw(
+                    DisplayWidth.truncate(" " + info.jsonString, to: inner.right - col - 1), row: r, column: col,
                     maxWidth: inner.right - col - 1,
                     role: highlight ?? .dim)
             }
@@ -102,14 +118,17 @@ public enum MembersPaneView {
     /// The watchlist: a heading, then each watched user with a dot (● online, ○ offline).
     static func drawWatchlist(_ watchlist: Watchlist, in rect: Rect, into canvas: inout some Canvas) {
         guard rect.height > 0 else { return }
-        canvas.draw("Watchlist \(watchlist.online.count)/\(watchlist.users.count) online", row: rect.row,
+        canvas.draw(
+            "Watchlist \(watchlist.online.count)/\(watchlist.users.count) online", row: rect.row,
             column: rect.column + 1, maxWidth: rect.width - 2, role: .label)
         for (offset, id) in watchlist.users.prefix(rect.height - 1).enumerated() {
             let online = watchlist.online.contains(id)
             let r = rect.row + 1 + offset
-            let used = canvas.draw(online ? "● " : "○ ", row: r, column: rect.column + 1, maxWidth: 2,
+            let used = canvas.draw(
+                online ? "● " : "○ ", row: r, column: rect.column + 1, maxWidth: 2,
                 role: online ? .stateConnected : .dim)
-            canvas.draw(id, row: r, column: rect.column + 1 + used, maxWidth: rect.width - 2 - used,
+            canvas.draw(
+                id, row: r, column: rect.column + 1 + used, maxWidth: rect.width - 2 - used,
                 role: online ? Role.member(id) : .dim)
         }
     }

@@ -7,16 +7,19 @@ enum NodeRowsView {
         let labelWidth = min(22, max(4, nodes.nodes.map { DisplayWidth.of($0) }.max() ?? 4) + 1)
         var used = 0
         for (i, app) in state.apps.enumerated() where used < inner.height {
-            ConnectionPaneView.drawAppRow(app, selected: i == state.selectedApp, labelWidth: labelWidth,
+            ConnectionPaneView.drawAppRow(
+                app, selected: i == state.selectedApp, labelWidth: labelWidth,
                 row: inner.row + used, in: inner, into: &canvas)
             used += 1
             // The node's canary on a line of its own: latency, misses and the newest problem.
             let node = nodes.nodes.indices.contains(i) ? nodes.nodes[i] : app.label
             guard nodes.canaryEnabled, used < inner.height else { continue }
             let text = canaryText(node: node, nodes: nodes)
-            let drawn = canvas.draw(text, row: inner.row + used, column: inner.column + 3, maxWidth: inner.width - 4, role: .value)
+            let drawn = canvas.draw(
+                text, row: inner.row + used, column: inner.column + 3, maxWidth: inner.width - 4, role: .value)
             if let problem = nodes.lastProblem[node], 3 + drawn + 2 < inner.width - 1 {
-                canvas.draw("  " + problem, row: inner.row + used, column: inner.column + 3 + drawn,
+                canvas.draw(
+                    "  " + problem, row: inner.row + used, column: inner.column + 3 + drawn,
                     maxWidth: inner.width - 4 - drawn, role: .channelError)
             }
             used += 1

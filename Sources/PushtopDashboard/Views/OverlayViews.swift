@@ -48,14 +48,16 @@ public enum HelpOverlayView {
     }
 
     /// What the overlay shows at a size: its box, the columns' lines, and whether they sit side by side.
-    static func arrangement(_ state: DashboardState, size: Size) -> (rect: Rect, left: [(heading: String?, binding: KeyBinding?)],
-        right: [(heading: String?, binding: KeyBinding?)], twoColumns: Bool, leftHelp: Int)
-    {
+    static func arrangement(_ state: DashboardState, size: Size) -> (
+        rect: Rect, left: [(heading: String?, binding: KeyBinding?)],
+        right: [(heading: String?, binding: KeyBinding?)], twoColumns: Bool, leftHelp: Int
+    ) {
         let table = state.configuration.keyTable
         let main = mainBindings(table)
         // A view's key that does what the same key does in the panes (PgDn: page down) is listed once, there.
         let views = table.bindings.filter { b in
-            section(b.scope) != nil && !table.bindings.contains { section($0.scope) == nil && $0.keys == b.keys && $0.help == b.help }
+            section(b.scope) != nil
+                && !table.bindings.contains { section($0.scope) == nil && $0.keys == b.keys && $0.help == b.help }
         }
         let left = lines(main, headed: false)
         let right = lines(views, headed: true)
@@ -63,7 +65,8 @@ public enum HelpOverlayView {
         let twoColumns = size.columns >= 120 && max(left.count, right.count) + 4 <= size.rows - 2
         let rows = twoColumns ? max(left.count, right.count) : left.count + 1 + right.count
         let rect = OverlayFrame.rect(in: size, width: twoColumns ? size.columns : 100, height: rows + 4)
-        return twoColumns ? (rect, left, right, true, leftHelp) : (rect, left + [(nil, nil)] + right, [], false, leftHelp)
+        return twoColumns
+            ? (rect, left, right, true, leftHelp) : (rect, left + [(nil, nil)] + right, [], false, leftHelp)
     }
 
     /// Rows a page moves and the last first line, for scrolling keys (the help scrolls on short terminals).
@@ -82,9 +85,12 @@ public enum HelpOverlayView {
         let total = max(a.left.count, a.right.count)
         let top = max(0, min(state.helpScroll, total - visible))
         canvas.fill(rect, role: .overlay)
-        canvas.box(rect, title: "Keys", focused: true,
-            badge: total <= visible ? "? or Esc closes"
-                : "\(top + 1)-\(min(total, top + visible))/\(total)\(top + visible < total ? " · PgDn more" : "") · ? or Esc closes")
+        canvas.box(
+            rect, title: "Keys", focused: true,
+            badge: total <= visible
+                ? "? or Esc closes"
+                : "\(top + 1)-\(min(total, top + visible))/\(total)\(top + visible < total ? " · PgDn more" : "") · ? or Esc closes"
+        )
         let leftW = a.twoColumns ? min(inner.width / 2 + 12, keyW + a.leftHelp + 3) : inner.width
         func put(_ column: [(heading: String?, binding: KeyBinding?)], at c: Int, width: Int, keyWidth: Int) {
             for (i, line) in column.dropFirst(top).enumerated() where i < visible {
@@ -93,7 +99,8 @@ public enum HelpOverlayView {
                     canvas.draw(heading, row: r, column: c + 2, maxWidth: width - 3, role: .header)
                 } else if let binding = line.binding {
                     canvas.draw(binding.keyLabel, row: r, column: c + 2, maxWidth: keyWidth - 1, role: .hintKey)
-                    canvas.draw(binding.help, row: r, column: c + 2 + keyWidth, maxWidth: width - keyWidth - 3,
+                    canvas.draw(
+                        binding.help, row: r, column: c + 2 + keyWidth, maxWidth: width - keyWidth - 3,
                         role: .overlay)
                 }
             }
@@ -162,14 +169,17 @@ public enum DetailOverlayView {
         let inner = rect.inset(by: 1)
         guard let entry = state.log.entry(seq: seq) else {
             canvas.box(rect, title: "Event #\(seq)", focused: true, badge: "Esc closes")
-            canvas.draw("this entry has left the log (buffer full)", row: inner.row, column: inner.column + 1,
+            canvas.draw(
+                "this entry has left the log (buffer full)", row: inner.row, column: inner.column + 1,
                 maxWidth: inner.width - 2, role: .dim)
             return
         }
         let all = displayLines(for: entry, utcOffset: state.configuration.utcOffset, width: inner.width - 2)
         let top = max(0, min(scroll, all.count - inner.height))
         var badge = "↑↓ PgUp PgDn g G · Esc closes"
-        if all.count > inner.height { badge = "\(top + 1)-\(min(all.count, top + inner.height))/\(all.count) · " + badge }
+        if all.count > inner.height {
+            badge = "\(top + 1)-\(min(all.count, top + inner.height))/\(all.count) · " + badge
+        }
         canvas.box(rect, title: "Event #\(seq)", focused: true, badge: badge)
         for (i, line) in all[top..<min(all.count, top + inner.height)].enumerated() {
             canvas.draw(line.0, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2, role: line.1)

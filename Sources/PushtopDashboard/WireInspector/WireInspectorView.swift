@@ -19,7 +19,8 @@ public enum WireInspectorView {
         guard !inner.isEmpty else { return }
         let seqs = wire.visibleSeqs(rows: inner.height)
         if seqs.isEmpty {
-            let text = log.count == 0
+            let text =
+                log.count == 0
                 ? (state.framesAvailable ? "waiting for frames…" : "no frames: this connection has no frame tap")
                 : "no frames match"
             canvas.draw(text, row: inner.row, column: inner.column + 1, maxWidth: inner.width - 2, role: .dim)
@@ -28,12 +29,15 @@ public enum WireInspectorView {
             guard let entry = log.entry(seq: seq) else { continue }
             let r = inner.row + offset
             let selected = seq == wire.selected
-            if selected { canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection) }
+            if selected {
+                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
+            }
             var col = inner.column + 1
             func put(_ text: String, _ w: Int, _ role: Role) {
                 guard col < inner.right - 1 else { return }
                 let maxW = min(w, inner.right - 1 - col)
-                canvas.draw(DisplayWidth.truncate(text, to: maxW - 1), row: r, column: col, maxWidth: maxW,
+                canvas.draw(
+                    DisplayWidth.truncate(text, to: maxW - 1), row: r, column: col, maxWidth: maxW,
                     role: selected ? .selection : role)
                 col += maxW
             }
@@ -42,7 +46,9 @@ public enum WireInspectorView {
             put(f.direction == .inbound ? "↓ in" : "↑ out", 6, f.direction == .inbound ? .eventChannel : .eventName)
             put(f.kind.rawValue, 7, entry.isKeepAlive ? .dim : .label)
             put(Format.bytes(f.size), 9, .value)
-            put(summary(f), inner.right - 1 - col, f.kind == .close ? .eventError : (entry.isKeepAlive ? .dim : .eventData))
+            put(
+                summary(f), inner.right - 1 - col,
+                f.kind == .close ? .eventError : (entry.isKeepAlive ? .dim : .eventData))
         }
         if let detail = wire.detail {
             WireFrameDetailView.draw(state, seq: detail.seq, scroll: detail.scroll, in: rect, into: &canvas)
@@ -66,11 +72,14 @@ public enum WireInspectorView {
 /// event on an encrypted channel, the decrypted payload beside the ciphertext.
 public enum WireFrameDetailView {
     /// The left column (the frame) and the right one (the decrypted payload, empty when there is none).
-    static func columns(for entry: WireEntry, state: DashboardState) -> (left: [(String, Role)], right: [(String, Role)]) {
+    static func columns(for entry: WireEntry, state: DashboardState) -> (
+        left: [(String, Role)], right: [(String, Role)]
+    ) {
         let f = entry.frame
         var left: [(String, Role)] = []
         left.append(("time       " + Format.clock(f.time, utcOffset: state.configuration.utcOffset), .label))
-        left.append(("direction  " + (f.direction == .inbound ? "in (server → client)" : "out (client → server)"), .label))
+        left.append(
+            ("direction  " + (f.direction == .inbound ? "in (server → client)" : "out (client → server)"), .label))
         left.append(("kind       " + f.kind.rawValue, .label))
         left.append(("size       " + Format.bytes(f.size), .label))
         if let code = f.closeCode { left.append(("close code \(code) \(CloseCode.meaning(of: code))", .eventError)) }
@@ -91,7 +100,8 @@ public enum WireFrameDetailView {
                 let at = left.lastIndex { $0.0 == "data (parsed)" } ?? left.lastIndex { $0.0 == "frame (JSON)" } ?? 0
                 right = Array(repeating: ("", .text), count: at)
                 right.append(("decrypted", .header))
-                right += JSONText.payloadLines(state.wire.decryptedData(forFrame: f.text),
+                right += JSONText.payloadLines(
+                    state.wire.decryptedData(forFrame: f.text),
                     missing: "(no decrypted event matches this frame)")
             }
         } else {
@@ -143,14 +153,17 @@ public enum WireFrameDetailView {
         return (max(1, inner.height - 1), max(0, max(left.count, right.count) - inner.height))
     }
 
-    public static func draw(_ state: DashboardState, seq: Int, scroll: Int, in body: Rect, into canvas: inout some Canvas) {
+    public static func draw(
+        _ state: DashboardState, seq: Int, scroll: Int, in body: Rect, into canvas: inout some Canvas
+    ) {
         let rect = body.inset(by: 1)
         canvas.fill(rect, role: .overlay)
         canvas.box(rect, title: "Frame #\(seq)", focused: true, badge: "↑↓ PgUp PgDn g G · Esc closes")
         let inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         guard let entry = state.wire.log.entry(seq: seq) else {
-            canvas.draw("this frame has left the inspector (buffer full)", row: inner.row, column: inner.column + 1,
+            canvas.draw(
+                "this frame has left the inspector (buffer full)", row: inner.row, column: inner.column + 1,
                 maxWidth: inner.width - 2, role: .dim)
             return
         }

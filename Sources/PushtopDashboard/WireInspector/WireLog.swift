@@ -10,7 +10,8 @@ public struct WireEntry: Sendable, Hashable {
     public var isKeepAlive: Bool {
         switch frame.kind {
         case .ping, .pong: return true
-        case .text: return WireEntry.eventName(in: frame.text).map { $0 == "pusher:ping" || $0 == "pusher:pong" } ?? false
+        case .text:
+            return WireEntry.eventName(in: frame.text).map { $0 == "pusher:ping" || $0 == "pusher:pong" } ?? false
         case .binary, .close: return false
         }
     }
@@ -89,7 +90,8 @@ public struct WireLog: Sendable {
     /// Appends a frame.
     public mutating func append(_ frame: WireFrame) {
         let (filter, keepAlives) = (self.filter, showsKeepAlives)
-        ring.append({ WireEntry(seq: $0, frame: frame) },
+        ring.append(
+            { WireEntry(seq: $0, frame: frame) },
             isShown: { WireLog.shows($0, filter: filter, keepAlives: keepAlives) })
     }
 

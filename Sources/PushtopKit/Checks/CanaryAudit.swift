@@ -113,7 +113,9 @@ public struct CanaryAudit: Sendable {
     /// it, an arrival of a failed publish of a seq published again cannot be told from a duplicate).
     public mutating func received(seq: Int, via: String? = nil, node: String, at: Double) -> [Finding] {
         guard var t = tallies[node] else { return [] }
-        if let failed = failedAttempts[seq], via.map(failed.contains) ?? (outstanding[seq] == nil && !t.seen.contains(seq)) {
+        if let failed = failedAttempts[seq],
+            via.map(failed.contains) ?? (outstanding[seq] == nil && !t.seen.contains(seq))
+        {
             return [.landedAfterError(node: node, seq: seq, via: via ?? failed.sorted()[0])]
         }
         defer { tallies[node] = t }

@@ -98,7 +98,8 @@ public enum TOMLDocument {
             let table = try TOMLTable(string: text)
             return node(table)
         } catch let error as TOMLParseError {
-            throw SyntaxError(message: error.description, line: error.source.begin.line,
+            throw SyntaxError(
+                message: error.description, line: error.source.begin.line,
                 column: error.source.begin.column)
         } catch {
             throw SyntaxError(message: "\(error)", line: 0, column: 0)
@@ -115,7 +116,7 @@ public enum TOMLDocument {
         var index = 0
         var line = 1
         var lineStart = 0
-        var open: [Unicode.Scalar] = []   // the [ and { of values not closed yet
+        var open: [Unicode.Scalar] = []  // the [ and { of values not closed yet
         var inHeader = false
         var onlySpaceSoFar = true
         func at(_ offset: Int) -> Unicode.Scalar? { index + offset < scalars.count ? scalars[index + offset] : nil }
@@ -166,10 +167,15 @@ public enum TOMLDocument {
                 if next < scalars.count, scalars[next] == "[" { next += 1 }
                 while next < scalars.count, scalars[next] == " " || scalars[next] == "\t" { next += 1 }
                 let first = next < scalars.count ? scalars[next] : nil
-                let allowed = first.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
-                    || "-_\"']".unicodeScalars.contains($0)) } ?? false
+                let allowed =
+                    first.map {
+                        $0.isASCII
+                            && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+                                || "-_\"']".unicodeScalars.contains($0))
+                    } ?? false
                 if !allowed {
-                    let found = first.map { $0 == "\n" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
+                    let found =
+                        first.map { $0 == "\n" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
                     throw SyntaxError(
                         message: "a table name must start with a letter, a digit, '-', '_' or a quote, not \(found)",
                         line: line, column: next - lineStart + 1)
@@ -181,8 +187,9 @@ public enum TOMLDocument {
                 })
             {
                 // toml++ also asserts on a date with a `T` and no time after it (`1979-05-27T:07`).
-                throw SyntaxError(message: "a date-time needs a time (HH:MM:SS) after its 'T'",
-                                  line: line, column: index - lineStart + 2)
+                throw SyntaxError(
+                    message: "a date-time needs a time (HH:MM:SS) after its 'T'",
+                    line: line, column: index - lineStart + 2)
             } else if c == "[" || c == "{" {
                 if !inHeader { open.append(c) }
             } else if c == "]" || c == "}" {
@@ -192,8 +199,9 @@ public enum TOMLDocument {
                 } else if let last = open.last {
                     // toml++ also asserts on `[1, }`: a bracket that closes the wrong thing.
                     guard (last == "[") == (c == "]") else {
-                        throw SyntaxError(message: "'\(Character(c))' does not close the '\(Character(last))' before it",
-                                          line: line, column: index - lineStart + 1)
+                        throw SyntaxError(
+                            message: "'\(Character(c))' does not close the '\(Character(last))' before it",
+                            line: line, column: index - lineStart + 1)
                     }
                     open.removeLast()
                 }

@@ -31,8 +31,10 @@ extension RedisClient {
 
     /// `SET key value [PX ms] [NX]`: whether it was set (`false` only with `onlyIfAbsent` when the key exists).
     @discardableResult
-    public func set(_ key: String, to value: RedisCommand.Argument, expiration: Duration? = nil,
-                    onlyIfAbsent: Bool = false) async throws -> Bool {
+    public func set(
+        _ key: String, to value: RedisCommand.Argument, expiration: Duration? = nil,
+        onlyIfAbsent: Bool = false
+    ) async throws -> Bool {
         var arguments: [RedisCommand.Argument] = [.string(key), value]
         if let expiration { arguments += ["PX", .integer(max(1, expiration.milliseconds))] }
         if onlyIfAbsent { arguments.append("NX") }
@@ -50,8 +52,9 @@ extension RedisClient {
     /// `PEXPIRE key ms`: whether the key exists (and now expires after `duration`).
     @discardableResult
     public func expire(_ key: String, after duration: Duration) async throws -> Bool {
-        try integer(await send(RedisCommand("PEXPIRE", .string(key), .integer(max(1, duration.milliseconds)))),
-                    "PEXPIRE") == 1
+        try integer(
+            await send(RedisCommand("PEXPIRE", .string(key), .integer(max(1, duration.milliseconds)))),
+            "PEXPIRE") == 1
     }
 
     /// `PTTL key`: the time left, or `nil` when the key does not exist or does not expire.
@@ -87,8 +90,9 @@ extension RedisClient {
     @discardableResult
     public func hashDelete(_ key: String, fields: [String]) async throws -> Int {
         guard !fields.isEmpty else { return 0 }
-        return try integer(await send(RedisCommand("HDEL", arguments: [.string(key)] + fields.map { .string($0) })),
-                           "HDEL")
+        return try integer(
+            await send(RedisCommand("HDEL", arguments: [.string(key)] + fields.map { .string($0) })),
+            "HDEL")
     }
 
     /// `HGETALL key`: every field and its bytes (empty when the key does not exist).
@@ -114,16 +118,18 @@ extension RedisClient {
     @discardableResult
     public func setAdd(_ key: String, members: [String]) async throws -> Int {
         guard !members.isEmpty else { return 0 }
-        return try integer(await send(RedisCommand("SADD", arguments: [.string(key)] + members.map { .string($0) })),
-                           "SADD")
+        return try integer(
+            await send(RedisCommand("SADD", arguments: [.string(key)] + members.map { .string($0) })),
+            "SADD")
     }
 
     /// `SREM key member...`: how many were there.
     @discardableResult
     public func setRemove(_ key: String, members: [String]) async throws -> Int {
         guard !members.isEmpty else { return 0 }
-        return try integer(await send(RedisCommand("SREM", arguments: [.string(key)] + members.map { .string($0) })),
-                           "SREM")
+        return try integer(
+            await send(RedisCommand("SREM", arguments: [.string(key)] + members.map { .string($0) })),
+            "SREM")
     }
 
     /// `SMEMBERS key`: the members (empty when the key does not exist).
@@ -173,8 +179,11 @@ extension RedisClient {
     public func eval(_ script: String, keys: [String] = [], arguments: [RedisCommand.Argument] = []) async throws
         -> RESPValue
     {
-        try await send(RedisCommand("EVAL", arguments: [.string(script), .integer(keys.count)]
-            + keys.map { .string($0) } + arguments))
+        try await send(
+            RedisCommand(
+                "EVAL",
+                arguments: [.string(script), .integer(keys.count)]
+                    + keys.map { .string($0) } + arguments))
     }
 
     /// `MULTI`, `commands`, `EXEC`, pipelined in one write: the replies of `commands`, run atomically.

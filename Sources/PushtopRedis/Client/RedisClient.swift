@@ -23,8 +23,10 @@ public final class RedisClient: RedisConnectionOwner {
     let supervisor: RedisConnectionSupervisor
 
     /// A client for `configuration`; it starts connecting at once, on a loop of `eventLoopGroup`.
-    public init(configuration: RedisConfiguration,
-                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
+    public init(
+        configuration: RedisConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger
+    ) {
         supervisor = RedisConnectionSupervisor(configuration: configuration, group: eventLoopGroup, logger: logger)
         supervisor.start()
     }
@@ -65,8 +67,10 @@ public final class RedisClient: RedisConnectionOwner {
 
     /// Sends `command` and calls `onReply` with its reply (or failure) on the connection's event loop: no task,
     /// for hot paths such as publishing every event. An error reply arrives as `.success(.error(...))`.
-    public func send(_ command: RedisCommand,
-                     onReply: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void) {
+    public func send(
+        _ command: RedisCommand,
+        onReply: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void
+    ) {
         submit(command).whenComplete { result in
             onReply(result.mapError { $0 as? RedisError ?? .connectionLost("\($0)") })
         }

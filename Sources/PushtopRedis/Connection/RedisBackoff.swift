@@ -14,8 +14,10 @@ public struct RedisBackoff: Sendable, Hashable {
     public var jitter: Double
 
     /// A back-off; the default goes 100 ms, 200 ms, 400 ms ... up to 5 s, ±20 %.
-    public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(5), multiplier: Double = 2,
-                jitter: Double = 0.2) {
+    public init(
+        initial: Duration = .milliseconds(100), maximum: Duration = .seconds(5), multiplier: Double = 2,
+        jitter: Double = 0.2
+    ) {
         self.initial = max(.zero, initial)
         self.maximum = max(self.initial, maximum)
         self.multiplier = max(1, multiplier)

@@ -21,9 +21,11 @@ public struct RedisConfiguration: Sendable {
     public var name: String
 
     /// A configuration for `url`; the defaults suit a cluster node on a LAN.
-    public init(url: RedisURL, connectTimeout: Duration = .seconds(2), commandTimeout: Duration = .seconds(3),
-                healthCheckInterval: Duration? = .seconds(1), backoff: RedisBackoff = RedisBackoff(),
-                limits: RESPDecoder.Limits = RESPDecoder.Limits(), name: String = "redis") {
+    public init(
+        url: RedisURL, connectTimeout: Duration = .seconds(2), commandTimeout: Duration = .seconds(3),
+        healthCheckInterval: Duration? = .seconds(1), backoff: RedisBackoff = RedisBackoff(),
+        limits: RESPDecoder.Limits = RESPDecoder.Limits(), name: String = "redis"
+    ) {
         self.url = url
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout

@@ -31,8 +31,10 @@ final class RedisConnectionHandler: ChannelDuplexHandler {
     private let onPush: (@Sendable (RedisPubSubMessage) -> Void)?
     private let closed: EventLoopPromise<String>
 
-    init(commandTimeout: Duration, healthCheckInterval: Duration?, closed: EventLoopPromise<String>,
-         onPush: (@Sendable (RedisPubSubMessage) -> Void)?) {
+    init(
+        commandTimeout: Duration, healthCheckInterval: Duration?, closed: EventLoopPromise<String>,
+        onPush: (@Sendable (RedisPubSubMessage) -> Void)?
+    ) {
         self.commandTimeout = TimeAmount(commandTimeout)
         self.healthCheckInterval = healthCheckInterval.map { TimeAmount($0) }
         self.closed = closed

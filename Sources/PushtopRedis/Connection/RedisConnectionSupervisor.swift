@@ -30,8 +30,10 @@ final class RedisConnectionSupervisor: Sendable {
     private let setUp: SetUp?
     private let box = Mutex(State())
 
-    init(configuration: RedisConfiguration, group: any EventLoopGroup, logger: Logger,
-         onPush: (@Sendable (RedisPubSubMessage) -> Void)? = nil, setUp: SetUp? = nil) {
+    init(
+        configuration: RedisConfiguration, group: any EventLoopGroup, logger: Logger,
+        onPush: (@Sendable (RedisPubSubMessage) -> Void)? = nil, setUp: SetUp? = nil
+    ) {
         var logger = logger
         logger[metadataKey: "redis.url"] = "\(configuration.url)"
         logger[metadataKey: "redis.connection"] = "\(configuration.name)"
@@ -191,7 +193,8 @@ final class RedisConnectionSupervisor: Sendable {
             return (channel, closed.futureResult)
         } catch {
             closed.succeed("not connected")
-            throw RedisError.notConnected("cannot connect to \(configuration.url.host):\(configuration.url.port): \(error)")
+            throw RedisError.notConnected(
+                "cannot connect to \(configuration.url.host):\(configuration.url.port): \(error)")
         }
     }
 
@@ -200,7 +203,8 @@ final class RedisConnectionSupervisor: Sendable {
     private func signIn(_ channel: any Channel) async throws {
         let url = configuration.url
         if let password = url.password {
-            let auth = url.username.map { RedisCommand("AUTH", .string($0), .string(password)) }
+            let auth =
+                url.username.map { RedisCommand("AUTH", .string($0), .string(password)) }
                 ?? RedisCommand("AUTH", .string(password))
             let reply = try await Self.send(auth, on: channel)
             if let message = reply.errorMessage { throw RedisError.handshake(message) }

@@ -67,7 +67,9 @@ public struct RedisURL: Sendable, Hashable {
                 password = decodedPassword
             } else {
                 // redis://password@host is a common shorthand (redis-cli -u accepts it): a password alone.
-                guard let decoded = Self.percentDecoded(userinfo) else { throw fail("bad percent-encoding in the password") }
+                guard let decoded = Self.percentDecoded(userinfo) else {
+                    throw fail("bad percent-encoding in the password")
+                }
                 password = decoded
             }
         }
@@ -78,7 +80,9 @@ public struct RedisURL: Sendable, Hashable {
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw fail("unexpected \"\(after.prefix(20))\" after the IPv6 address") }
+                guard after.hasPrefix(":") else {
+                    throw fail("unexpected \"\(after.prefix(20))\" after the IPv6 address")
+                }
                 portText = after.dropFirst()
             }
         } else if let colon = rest.lastIndex(of: ":") {

@@ -37,9 +37,11 @@ public final class RedisSubscriber: RedisConnectionOwner {
 
     /// A subscriber for `configuration` (its own connection); it starts connecting at once. `onMessage` gets
     /// every message of the channels and patterns subscribed.
-    public init(configuration: RedisConfiguration,
-                eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
-                onMessage: @escaping @Sendable (RedisPubSubMessage) -> Void) {
+    public init(
+        configuration: RedisConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
+        onMessage: @escaping @Sendable (RedisPubSubMessage) -> Void
+    ) {
         let wanted = self.wanted
         supervisor = RedisConnectionSupervisor(
             configuration: configuration, group: eventLoopGroup, logger: logger, onPush: onMessage,

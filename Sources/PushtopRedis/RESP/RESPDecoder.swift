@@ -20,8 +20,10 @@ public struct RESPDecoder: Sendable {
         public var maxLineLength: Int
 
         /// Limits; the defaults suit a Pusher cluster's traffic with a wide margin.
-        public init(maxBulkLength: Int = 64 << 20, maxArrayLength: Int = 1 << 20, maxDepth: Int = 32,
-                    maxLineLength: Int = 64 << 10) {
+        public init(
+            maxBulkLength: Int = 64 << 20, maxArrayLength: Int = 1 << 20, maxDepth: Int = 32,
+            maxLineLength: Int = 64 << 10
+        ) {
             self.maxBulkLength = max(0, maxBulkLength)
             self.maxArrayLength = max(0, maxArrayLength)
             self.maxDepth = max(1, maxDepth)
@@ -89,9 +91,13 @@ extension RESPDecoder {
             case UInt8(ascii: ":"):
                 return (.integer(try integer(start, end)), next)
             case UInt8(ascii: "$"):
-                guard let count = try length(start, end, limit: limits.maxBulkLength, tooLong: {
-                    RESPDecodingError.bulkTooLong(length: $0, limit: limits.maxBulkLength)
-                }) else { return (.bulkString(nil), next) }
+                guard
+                    let count = try length(
+                        start, end, limit: limits.maxBulkLength,
+                        tooLong: {
+                            RESPDecodingError.bulkTooLong(length: $0, limit: limits.maxBulkLength)
+                        })
+                else { return (.bulkString(nil), next) }
                 guard next + count + 2 <= bytes.count else { return nil }
                 guard bytes[next + count] == Self.cr, bytes[next + count + 1] == Self.lf else {
                     throw RESPDecodingError.bulkNotTerminated
@@ -99,10 +105,16 @@ extension RESPDecoder {
                 let slice = buffer.getSlice(at: buffer.readerIndex + next, length: count) ?? ByteBuffer()
                 return (.bulkString(slice), next + count + 2)
             case UInt8(ascii: "*"):
-                guard let count = try length(start, end, limit: limits.maxArrayLength, tooLong: {
-                    RESPDecodingError.arrayTooLong(count: $0, limit: limits.maxArrayLength)
-                }) else { return (.array(nil), next) }
-                guard depth < limits.maxDepth || count == 0 else { throw RESPDecodingError.tooDeep(limit: limits.maxDepth) }
+                guard
+                    let count = try length(
+                        start, end, limit: limits.maxArrayLength,
+                        tooLong: {
+                            RESPDecodingError.arrayTooLong(count: $0, limit: limits.maxArrayLength)
+                        })
+                else { return (.array(nil), next) }
+                guard depth < limits.maxDepth || count == 0 else {
+                    throw RESPDecodingError.tooDeep(limit: limits.maxDepth)
+                }
                 var elements: [RESPValue] = []
                 // Reserve only what the bytes present could hold (each element takes at least 3 bytes), so a
                 // hostile count cannot allocate ahead of the data.
@@ -132,7 +144,9 @@ extension RESPDecoder {
                 }
                 index += 1
             }
-            if bytes.count - start > limits.maxLineLength { throw RESPDecodingError.lineTooLong(limit: limits.maxLineLength) }
+            if bytes.count - start > limits.maxLineLength {
+                throw RESPDecodingError.lineTooLong(limit: limits.maxLineLength)
+            }
             return nil
         }
 
@@ -142,7 +156,8 @@ extension RESPDecoder {
 
         /// A signed decimal integer (no sign but '-', no spaces), checked for overflow.
         /// A bulk string's or an array's length header: `nil` for -1 (RESP2's null), else 0 up to `limit`.
-        private func length(_ start: Int, _ end: Int, limit: Int, tooLong: (Int64) -> RESPDecodingError) throws -> Int? {
+        private func length(_ start: Int, _ end: Int, limit: Int, tooLong: (Int64) -> RESPDecodingError) throws -> Int?
+        {
             let length = try integer(start, end)
             if length == -1 { return nil }
             guard length >= 0 else { throw RESPDecodingError.invalidLength(length) }

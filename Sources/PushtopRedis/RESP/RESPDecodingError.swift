@@ -25,7 +25,8 @@ public enum RESPDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .unknownType(let byte):
-            let shown = (32..<127).contains(byte) ? "'\(Character(UnicodeScalar(byte)))'" : "0x\(String(byte, radix: 16))"
+            let shown =
+                (32..<127).contains(byte) ? "'\(Character(UnicodeScalar(byte)))'" : "0x\(String(byte, radix: 16))"
             return "invalid RESP: unknown type byte \(shown)"
         case .missingLineFeed: return "invalid RESP: \\r not followed by \\n"
         case .lineTooLong(let limit): return "invalid RESP: a line longer than \(limit) bytes"

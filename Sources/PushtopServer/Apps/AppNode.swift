@@ -52,14 +52,17 @@ final class AppNode: Sendable {
         let hub = PusherHub(configuration: configuration, backplane: backplane, logger: logger)
         var services: [any Service] = []
         if ownsInbox { services.append(HubInboxService(hub: hub)) }
-        if let webhooks = hub.webhooks { services.append(WebhookService(webhooks: webhooks, drainTimeout: .seconds(2))) }
+        if let webhooks = hub.webhooks {
+            services.append(WebhookService(webhooks: webhooks, drainTimeout: .seconds(2)))
+        }
         if backplane.isClustered {
             services.append(BackplaneService(backplane: backplane, hub: hub, started: joined))
         }
         let interval = Duration.milliseconds(Int64(max(50, min(1000, server.activityTimeout * 250))))
         services.append(HubService(hub: hub, sweepInterval: interval))
         if simulate {
-            let simulator = Simulator(hub: hub, app: settings.credentials, configuration: server.simulator, logger: logger)
+            let simulator = Simulator(
+                hub: hub, app: settings.credentials, configuration: server.simulator, logger: logger)
             let service = SimulatorService(simulator: simulator, started: simulating)
             services.append(listening.map { GatedService(gate: $0, service: service) } ?? service)
         }
@@ -99,7 +102,8 @@ final class AppNode: Sendable {
         case 403?: throw APIFailure(status: 403, message: "App is disabled")
         case 429?:
             let rate = settings.limits.apiRequestsPerSecond ?? 0
-            throw APIFailure(status: 429, message: "Rate limit exceeded: the app may make \(rate) API requests per second")
+            throw APIFailure(
+                status: 429, message: "Rate limit exceeded: the app may make \(rate) API requests per second")
         default: return
         }
     }

@@ -6,8 +6,9 @@ import PusherProtocol
 /// them (so every node hears them in the one order Redis decided them).
 public enum ClusterMessage: Sendable, Hashable {
     /// An event to deliver on `channels` (`origin` already delivered it to its own sockets).
-    case event(origin: String, channels: [String], name: String, data: String, excludedSocketID: String?,
-               userID: String?)
+    case event(
+        origin: String, channels: [String], name: String, data: String, excludedSocketID: String?,
+        userID: String?)
     /// A user's first connection anywhere joined a presence channel.
     case memberAdded(channel: String, userID: String, infoJSON: String)
     /// A user's last connection anywhere left a presence channel.
@@ -24,8 +25,10 @@ public enum ClusterMessage: Sendable, Hashable {
         var fields: [String: JSONValue]
         switch self {
         case .event(let origin, let channels, let name, let data, let excluded, let userID):
-            fields = ["k": "e", "o": .string(origin), "c": .array(channels.map { .string($0) }), "n": .string(name),
-                      "d": .string(data)]
+            fields = [
+                "k": "e", "o": .string(origin), "c": .array(channels.map { .string($0) }), "n": .string(name),
+                "d": .string(data),
+            ]
             if let excluded { fields["x"] = .string(excluded) }
             if let userID { fields["u"] = .string(userID) }
         case .memberAdded(let channel, let userID, let info):
@@ -54,8 +57,9 @@ public enum ClusterMessage: Sendable, Hashable {
             guard let origin = object["o"]?.stringValue, let list = object["c"]?.arrayValue,
                 let name = object["n"]?.stringValue, let data = object["d"]?.stringValue
             else { return nil }
-            self = .event(origin: origin, channels: list.compactMap(\.stringValue), name: name, data: data,
-                          excludedSocketID: object["x"]?.stringValue, userID: userID)
+            self = .event(
+                origin: origin, channels: list.compactMap(\.stringValue), name: name, data: data,
+                excludedSocketID: object["x"]?.stringValue, userID: userID)
         case "ma":
             guard let channel, let userID else { return nil }
             self = .memberAdded(channel: channel, userID: userID, infoJSON: object["i"]?.stringValue ?? "")

@@ -100,8 +100,10 @@ extension RedisBackplane {
     }
 
     /// Performs an action of the link that talks to the hub or waits for Redis.
-    private func perform(_ action: ClusterLinkStateMachine.Action, hub: PusherHub,
-                         started: @Sendable () -> Void) async {
+    private func perform(
+        _ action: ClusterLinkStateMachine.Action, hub: PusherHub,
+        started: @Sendable () -> Void
+    ) async {
         let node: Logger.Metadata = ["node_id": "\(configuration.nodeID)"]
         switch action {
         case .announceUp:
@@ -117,15 +119,18 @@ extension RedisBackplane {
             await hub.clusterConnected()
         case .finishStart(let joined):
             if !joined {
-                logger.warning("Redis is not reachable yet: serving alone until it is",
-                               metadata: ["redis": "\(configuration.redisURL.redactedRedisURL)"])
+                logger.warning(
+                    "Redis is not reachable yet: serving alone until it is",
+                    metadata: ["redis": "\(configuration.redisURL.redactedRedisURL)"])
             }
             started()
         case .unregister:
             _ = try? await redis.eval(
                 RedisScripts.resync,
-                arguments: [.string(keyPrefix), .string(configuration.nodeID), "self", countEvents ? "1" : "0",
-                            .string(Self.encode(ClusterSnapshot()))])
+                arguments: [
+                    .string(keyPrefix), .string(configuration.nodeID), "self", countEvents ? "1" : "0",
+                    .string(Self.encode(ClusterSnapshot())),
+                ])
             _ = try? await redis.delete([keyPrefix + "alive:" + configuration.nodeID])
             _ = try? await redis.setRemove(keyPrefix + "nodes", members: [configuration.nodeID])
         case .disconnect:
@@ -149,15 +154,18 @@ extension RedisBackplane {
             guard let self else { return }
             let node: Logger.Metadata = ["node_id": "\(self.configuration.nodeID)"]
             guard case .success(let value) = reply else {
-                self.logger.warning("could not register this node's presence with the cluster: retrying",
-                                    metadata: node)
+                self.logger.warning(
+                    "could not register this node's presence with the cluster: retrying",
+                    metadata: node)
                 self.feed(.registrationFailed(attempt: attempt))
                 return
             }
             self.fireWebhooks(resyncReply: value)
-            self.logger.info("registered this node's presence with the cluster", metadata: node.merging([
-                "subscriptions": "\(subscriptions)", "presence_connections": "\(presence)",
-            ]) { $1 })
+            self.logger.info(
+                "registered this node's presence with the cluster",
+                metadata: node.merging([
+                    "subscriptions": "\(subscriptions)", "presence_connections": "\(presence)",
+                ]) { $1 })
             self.feed(.registrationSucceeded(attempt: attempt))
         }
     }
@@ -185,23 +193,28 @@ extension RedisBackplane {
     }
 
     private func removeDeadNode(_ node: String) {
-        let command = RedisCommand("EVAL", arguments: [
-            .string(RedisScripts.resync), 0, .string(keyPrefix), .string(node), "dead", countEvents ? "1" : "0",
-            .string(Self.encode(ClusterSnapshot())),
-        ])
+        let command = RedisCommand(
+            "EVAL",
+            arguments: [
+                .string(RedisScripts.resync), 0, .string(keyPrefix), .string(node), "dead", countEvents ? "1" : "0",
+                .string(Self.encode(ClusterSnapshot())),
+            ])
         redis.send(command) { [weak self] result in
             guard let self, case .success(let value) = result else { return }
             if let message = value.errorMessage {
-                self.logger.error("could not remove a dead node", metadata: ["dead_node": "\(node)", "error": "\(message)"])
+                self.logger.error(
+                    "could not remove a dead node", metadata: ["dead_node": "\(node)", "error": "\(message)"])
                 return
             }
             let removed = value.array.map { $0.count == 4 ? ($0[3].array?.count ?? 0) / 2 : 0 } ?? 0
             let vacated = value.array.map { $0.count == 4 ? ($0[1].array?.count ?? 0) : 0 } ?? 0
             guard value.array?.contains(where: { !($0.array?.isEmpty ?? true) }) == true else { return }
             self.nodesRemoved.add(1, ordering: .relaxed)
-            self.logger.warning("removed a dead node's connections (its heartbeat expired)", metadata: [
-                "dead_node": "\(node)", "members_removed": "\(removed)", "channels_vacated": "\(vacated)",
-            ])
+            self.logger.warning(
+                "removed a dead node's connections (its heartbeat expired)",
+                metadata: [
+                    "dead_node": "\(node)", "members_removed": "\(removed)", "channels_vacated": "\(vacated)",
+                ])
             self.fireWebhooks(resyncReply: value)
         }
     }
@@ -212,7 +225,9 @@ extension RedisBackplane {
         for channel in parts[0].array?.compactMap(\.string) ?? [] where !channel.hasPrefix("#") {
             webhooks.enqueue(.channelOccupied(channel: channel))
         }
-        for (channel, userID) in Self.pairs(parts[2]) { webhooks.enqueue(.memberAdded(channel: channel, userID: userID)) }
+        for (channel, userID) in Self.pairs(parts[2]) {
+            webhooks.enqueue(.memberAdded(channel: channel, userID: userID))
+        }
         for (channel, userID) in Self.pairs(parts[3]) {
             webhooks.enqueue(.memberRemoved(channel: channel, userID: userID))
         }
@@ -229,9 +244,12 @@ extension RedisBackplane {
     /// The snapshot as the resync script reads it.
     static func encode(_ snapshot: ClusterSnapshot) -> String {
         let subscriptions = JSONValue.object(snapshot.subscriptions.mapValues { .number(Double($0)) })
-        let presence = JSONValue.array(snapshot.presence.map {
-            .array([.string($0.channel), .string($0.socketID), .string($0.member.userID), .string($0.member.infoJSON)])
-        })
+        let presence = JSONValue.array(
+            snapshot.presence.map {
+                .array([
+                    .string($0.channel), .string($0.socketID), .string($0.member.userID), .string($0.member.infoJSON),
+                ])
+            })
         let users = JSONValue.array(snapshot.users.map { .array([.string($0.socketID), .string($0.userID)]) })
         return JSONValue.object(["s": subscriptions, "p": presence, "u": users]).jsonString
     }

@@ -15,7 +15,9 @@ extension RedisBackplane {
             summaries.append(ChannelSummary(name: name, subscriptionCount: count, userCount: isPresence ? 0 : nil))
         }
         if !presence.isEmpty {
-            guard let replies = try? await redis.send(presence.map { RedisCommand("HLEN", .string(keyPrefix + "pu:" + $0)) })
+            guard
+                let replies = try? await redis.send(
+                    presence.map { RedisCommand("HLEN", .string(keyPrefix + "pu:" + $0)) })
             else { return nil }
             let users = Dictionary(uniqueKeysWithValues: zip(presence, replies.map { Int($0.integer ?? 0) }))
             for index in summaries.indices where summaries[index].userCount != nil {
@@ -28,13 +30,16 @@ extension RedisBackplane {
     /// One channel's cluster-wide counts; `nil` when Redis is away.
     public func channelSummary(_ name: String) async -> ChannelSummary? {
         guard health == .up else { return nil }
-        let commands = [RedisCommand("HGET", .string(keyPrefix + "subs"), .string(name)),
-                        RedisCommand("HLEN", .string(keyPrefix + "pu:" + name))]
+        let commands = [
+            RedisCommand("HGET", .string(keyPrefix + "subs"), .string(name)),
+            RedisCommand("HLEN", .string(keyPrefix + "pu:" + name)),
+        ]
         guard let replies = try? await redis.send(commands), replies.count == 2 else { return nil }
         let count = max(0, Int(replies[0].integer ?? 0))
         let isPresence = ChannelKind(channelName: name) == .presence
-        return ChannelSummary(name: name, subscriptionCount: count,
-                              userCount: isPresence ? Int(replies[1].integer ?? 0) : nil)
+        return ChannelSummary(
+            name: name, subscriptionCount: count,
+            userCount: isPresence ? Int(replies[1].integer ?? 0) : nil)
     }
 
     /// A presence channel's members across the cluster; `nil` when Redis is away.

@@ -92,12 +92,16 @@ public final class RedisBackplane: Backplane {
         switch operation {
         case .publish(let requests):
             for request in requests {
-                publish(.event(origin: configuration.nodeID, channels: request.channels, name: request.name,
-                               data: request.data, excludedSocketID: request.excludedSocketID, userID: nil))
+                publish(
+                    .event(
+                        origin: configuration.nodeID, channels: request.channels, name: request.name,
+                        data: request.data, excludedSocketID: request.excludedSocketID, userID: nil))
             }
         case .clientEvent(let channel, let name, let data, let userID, let socketID):
-            publish(.event(origin: configuration.nodeID, channels: [channel], name: name, data: data,
-                           excludedSocketID: socketID, userID: userID))
+            publish(
+                .event(
+                    origin: configuration.nodeID, channels: [channel], name: name, data: data,
+                    excludedSocketID: socketID, userID: userID))
         case .terminate(let userID):
             publish(.terminate(userID: userID))
         case .subscribed(let channel, let socketID, nil):
@@ -198,8 +202,10 @@ public final class RedisBackplane: Backplane {
     }
 
     /// Runs a script with ARGV `K, node, arguments...`; `onReply` gets its reply on the connection's loop.
-    func script(_ source: String, _ arguments: [RedisCommand.Argument],
-                onReply: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void) {
+    func script(
+        _ source: String, _ arguments: [RedisCommand.Argument],
+        onReply: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void
+    ) {
         let command = RedisCommand(
             "EVAL", arguments: [.string(source), 0, .string(keyPrefix), .string(configuration.nodeID)] + arguments)
         redis.send(command) { [logger] result in

@@ -33,7 +33,8 @@ struct APIRequestVerifier {
         }
         guard abs(serverTime - timestamp) <= maxClockSkew else {
             throw .unauthorized(
-                "Timestamp expired: Given timestamp (\(timestamp)) not within \(maxClockSkew)s of server time (\(serverTime))")
+                "Timestamp expired: Given timestamp (\(timestamp)) not within \(maxClockSkew)s of server time (\(serverTime))"
+            )
         }
         let bodyMD5 = APIRequestSignature.bodyMD5(body)
         if let given = parameters["body_md5"] {
@@ -54,6 +55,7 @@ struct APIRequestVerifier {
         let stringToSign = APIRequestSignature.stringToSign(method: method, path: path, parameters: parameters)
             .replacingOccurrences(of: "\n", with: "\\n")
         throw .unauthorized(
-            "Invalid signature: you should have sent HmacSHA256Hex(\"\(stringToSign)\", your_secret_key), but you sent \"\(given)\"")
+            "Invalid signature: you should have sent HmacSHA256Hex(\"\(stringToSign)\", your_secret_key), but you sent \"\(given)\""
+        )
     }
 }

@@ -25,7 +25,9 @@ extension DemoAuthEndpoint {
             let ids: [String]
             if let array = JSONValue.parseIfJSON(text)?.arrayValue {
                 ids = array.compactMap(\.stringValue)
-                guard ids.count == array.count else { throw .badRequest("watchlist must be an array of user id strings") }
+                guard ids.count == array.count else {
+                    throw .badRequest("watchlist must be an array of user id strings")
+                }
             } else {
                 ids = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
             }

@@ -78,8 +78,9 @@ struct DemoAuthEndpoint: Sendable {
             channelData = data
             response["channel_data"] = .string(data)
         }
-        response["auth"] = .string(ChannelAuthSignature.auth(
-            key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: channelData))
+        response["auth"] = .string(
+            ChannelAuthSignature.auth(
+                key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: channelData))
         if kind == .encrypted {
             let secret = ChannelAuthSignature.sharedSecret(channel: channel, masterKey: app.encryptionMasterKey)
             response["shared_secret"] = .string(Data(secret).base64EncodedString())

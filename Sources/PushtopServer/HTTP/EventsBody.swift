@@ -54,7 +54,9 @@ struct EventsBody: Sendable {
         if let list = fields["channels"] {
             guard let array = list.arrayValue else { throw .badRequest("\"channels\" must be an array of strings") }
             for element in array {
-                guard let name = element.stringValue else { throw .badRequest("\"channels\" must be an array of strings") }
+                guard let name = element.stringValue else {
+                    throw .badRequest("\"channels\" must be an array of strings")
+                }
                 channels.append(name)
             }
         }
@@ -81,7 +83,8 @@ struct EventsBody: Sendable {
 
     static func isSocketID(_ s: String) -> Bool {
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
+        return parts.count == 2
+            && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }
     }
 
     /// The `info` attributes asked for (`user_count`, `subscription_count`).
@@ -92,7 +95,8 @@ struct EventsBody: Sendable {
     }
 
     static func attributes(_ text: String) throws(APIFailure) -> Set<String> {
-        let names = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        let names = Set(
+            text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let unknown = names.subtracting(["user_count", "subscription_count", "cache"])
         if !unknown.isEmpty {
             throw .badRequest("Unknown info attribute(s): \(unknown.sorted().joined(separator: ", "))")

@@ -101,8 +101,12 @@ struct PusherHTTPAPI: Sendable {
 
     private func info(_ summary: ChannelSummary, _ wanted: Set<String>) -> JSONValue {
         var fields: [String: JSONValue] = [:]
-        if wanted.contains("subscription_count") { fields["subscription_count"] = .number(Double(summary.subscriptionCount)) }
-        if wanted.contains("user_count"), let users = summary.userCount { fields["user_count"] = .number(Double(users)) }
+        if wanted.contains("subscription_count") {
+            fields["subscription_count"] = .number(Double(summary.subscriptionCount))
+        }
+        if wanted.contains("user_count"), let users = summary.userCount {
+            fields["user_count"] = .number(Double(users))
+        }
         return .object(fields)
     }
 

@@ -21,7 +21,10 @@ struct ChannelRecord {
     var presenceJSON: JSONValue {
         var hash: [String: JSONValue] = [:]
         for (id, member) in members { hash[id] = member.info ?? .null }
-        return ["ids": .array(memberOrder.map { .string($0) }), "hash": .object(hash), "count": .number(Double(members.count))]
+        return [
+            "ids": .array(memberOrder.map { .string($0) }), "hash": .object(hash),
+            "count": .number(Double(members.count)),
+        ]
     }
 }
 

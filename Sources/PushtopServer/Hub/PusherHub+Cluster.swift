@@ -20,8 +20,9 @@ extension PusherHub {
             case .event(let origin, let channels, let name, let data, let excluded, let userID):
                 // The node that took an event delivered it to its own sockets already.
                 guard origin != backplane.nodeID else { continue }
-                deliver(PublishRequest(channels: channels, name: name, data: data, excludedSocketID: excluded),
-                        userID: userID)
+                deliver(
+                    PublishRequest(channels: channels, name: name, data: data, excludedSocketID: excluded),
+                    userID: userID)
             case .memberAdded(let channel, let userID, let infoJSON):
                 guard let record = channels[channel] else { continue }
                 channels[channel]?.toldMemberIDs.insert(userID)
@@ -49,7 +50,9 @@ extension PusherHub {
                 terminateLocally(userID)
             case .userStatus(let userID, let online):
                 guard let watching = users.watchers[userID], !watching.isEmpty else { continue }
-                let frame = Self.watchlistFrame([WatchlistChange(status: online ? .online : .offline, userIDs: [userID])])
+                let frame = Self.watchlistFrame([
+                    WatchlistChange(status: online ? .online : .offline, userIDs: [userID])
+                ])
                 for watcher in watching where users.userOf[watcher] != userID { send(frame, to: watcher) }
             }
         }
@@ -80,8 +83,10 @@ extension PusherHub {
             withdraw(channel: channel, connection: id)
             let why = "Presence channel \(channel) is full: the limit is \(limits.maxPresenceMembers) members"
             send(ServerFrame.error(code: nil, message: why), to: id)
-            send(ServerFrame.subscriptionError(channel: ErrorText.excerpt(channel), type: "LimitReached", message: why,
-                                               status: 403), to: id)
+            send(
+                ServerFrame.subscriptionError(
+                    channel: ErrorText.excerpt(channel), type: "LimitReached", message: why,
+                    status: 403), to: id)
         case .unavailable:
             // Redis is away: this node's own members, and it tells its own sockets.
             send(ServerFrame.subscriptionSucceeded(channel: channel, presence: record.presenceJSON), to: id)
@@ -187,7 +192,9 @@ extension PusherHub {
             send(ServerFrame.error(code: 4009, message: "Connection terminated by the app"), to: id)
             close(id, code: 4009, reason: "Connection terminated by the app")
         }
-        if !ids.isEmpty { logger.info("terminated connections", metadata: ["user_id": "\(userID)", "count": "\(ids.count)"]) }
+        if !ids.isEmpty {
+            logger.info("terminated connections", metadata: ["user_id": "\(userID)", "count": "\(ids.count)"])
+        }
         return ids.count
     }
 }

@@ -21,7 +21,9 @@ extension PusherHub {
         do {
             message = try PusherMessage(decoding: text)
         } catch {
-            send(ServerFrame.error(code: nil, message: "Invalid message: \(ErrorText.excerpt(error.description))"), to: id)
+            send(
+                ServerFrame.error(code: nil, message: "Invalid message: \(ErrorText.excerpt(error.description))"),
+                to: id)
             return
         }
         switch message.event {
@@ -86,12 +88,16 @@ extension PusherHub {
             return
         }
         let userID = record.presenceUserIDs[channel]
-        webhooks?.enqueue(.clientEvent(channel: channel, event: message.event, data: data, socketID: record.socketID,
-                                       userID: userID))
+        webhooks?.enqueue(
+            .clientEvent(
+                channel: channel, event: message.event, data: data, socketID: record.socketID,
+                userID: userID))
         let frame = ServerFrame.event(message.event, channel: channel, data: data, userID: userID)
         if backplane.isClustered {
-            backplane.send(.clientEvent(channel: channel, name: message.event, data: data, userID: userID,
-                                        socketID: record.socketID))
+            backplane.send(
+                .clientEvent(
+                    channel: channel, name: message.event, data: data, userID: userID,
+                    socketID: record.socketID))
         }
         guard let subscribers = channels[channel]?.subscribers else { return }
         stats.eventsPublished += 1

@@ -18,8 +18,10 @@ extension PusherHub {
         case .refused(let refusal):
             if refusal.type == "AuthError" { stats.authFailures += 1 }
             send(ServerFrame.error(code: nil, message: refusal.message), to: id)
-            send(ServerFrame.subscriptionError(channel: refusal.channel, type: refusal.type, message: refusal.message,
-                                               status: refusal.status), to: id)
+            send(
+                ServerFrame.subscriptionError(
+                    channel: refusal.channel, type: refusal.type, message: refusal.message,
+                    status: refusal.status), to: id)
         case .admitted(let admitted):
             join(admitted, connection: id, outlet: record.outbox, socketID: record.socketID)
             replayCache(admitted.channel, to: id)
@@ -28,8 +30,10 @@ extension PusherHub {
 
     /// Adds an admitted subscription to the channel's records, then tells whoever decides (the cluster's
     /// registry, or this node) about it.
-    private func join(_ admitted: SubscriptionAdmission.Admitted, connection id: ConnectionID,
-                      outlet: ConnectionOutlet, socketID: String) {
+    private func join(
+        _ admitted: SubscriptionAdmission.Admitted, connection id: ConnectionID,
+        outlet: ConnectionOutlet, socketID: String
+    ) {
         let channel = admitted.channel
         let wasOccupied = channels[channel] != nil
         var channelRecord = channels[channel] ?? ChannelRecord()
@@ -51,22 +55,26 @@ extension PusherHub {
         connections[id]?.channels.insert(channel)
         // In a cluster the shared registry decides members, counts and webhooks (see ``clusterJoined``).
         if clusterShared && !admitted.isUserChannel {
-            backplane.send(.subscribed(
-                channel: channel, socketID: socketID,
-                member: admitted.member.map { ClusterMember(userID: $0.userID, info: $0.info) }))
+            backplane.send(
+                .subscribed(
+                    channel: channel, socketID: socketID,
+                    member: admitted.member.map { ClusterMember(userID: $0.userID, info: $0.info) }))
             // A presence subscription succeeds when the cluster's roster arrives (``clusterJoined``).
             if admitted.member == nil {
                 send(ServerFrame.subscriptionSucceeded(channel: channel, presence: nil), to: id)
             }
         } else {
-            joinedLocally(admitted, connection: id, record: channelRecord, wasOccupied: wasOccupied,
-                          isNewMember: isNewMember)
+            joinedLocally(
+                admitted, connection: id, record: channelRecord, wasOccupied: wasOccupied,
+                isNewMember: isNewMember)
         }
     }
 
     /// This node decides: webhooks (single node), `subscription_succeeded`, `member_added` and the count.
-    private func joinedLocally(_ admitted: SubscriptionAdmission.Admitted, connection id: ConnectionID,
-                               record: ChannelRecord, wasOccupied: Bool, isNewMember: Bool) {
+    private func joinedLocally(
+        _ admitted: SubscriptionAdmission.Admitted, connection id: ConnectionID,
+        record: ChannelRecord, wasOccupied: Bool, isNewMember: Bool
+    ) {
         let channel = admitted.channel
         let decides = !backplane.isClustered
         if decides, !wasOccupied, !admitted.isUserChannel { webhooks?.enqueue(.channelOccupied(channel: channel)) }

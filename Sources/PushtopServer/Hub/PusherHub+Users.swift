@@ -12,7 +12,9 @@ extension PusherHub {
             self.send(ServerFrame.error(code: 4009, message: "Connection not authorized: \(why)"), to: id)
             self.close(id, code: 4009, reason: "Connection not authorized")
         }
-        guard let data = message.dataJSON?.objectValue else { return refuse("pusher:signin needs data with auth and user_data") }
+        guard let data = message.dataJSON?.objectValue else {
+            return refuse("pusher:signin needs data with auth and user_data")
+        }
         guard let auth = data["auth"]?.stringValue, !auth.isEmpty else { return refuse("pusher:signin has no auth") }
         guard let userData = data["user_data"]?.stringValue else {
             return refuse("pusher:signin has no user_data string")
@@ -20,8 +22,9 @@ extension PusherHub {
         let parts = auth.split(separator: ":", maxSplits: 1)
         guard parts.count == 2 else { return refuse("auth should be of format 'key:signature'") }
         guard String(parts[0]) == app.key else { return refuse("invalid key '\(parts[0])' in auth") }
-        guard UserAuthSignature.verify(
-            auth: auth, key: app.key, secret: app.secret, socketID: record.socketID, userData: userData)
+        guard
+            UserAuthSignature.verify(
+                auth: auth, key: app.key, secret: app.secret, socketID: record.socketID, userData: userData)
         else {
             let signed = UserAuthSignature.stringToSign(socketID: record.socketID, userData: userData)
             return refuse("invalid signature: expected HMAC SHA256 hex digest of \(signed), but got \(parts[1])")
@@ -38,8 +41,10 @@ extension PusherHub {
             return
         }
         let cameOnline = users.signIn(id, as: user.id, watching: user.watchlist)
-        send(ServerFrame.event(PusherEventName.signinSuccess, channel: nil,
-                               data: JSONValue.object(["user_data": .string(userData)]).jsonString), to: id)
+        send(
+            ServerFrame.event(
+                PusherEventName.signinSuccess, channel: nil,
+                data: JSONValue.object(["user_data": .string(userData)]).jsonString), to: id)
         logger.debug("signed in", metadata: ["connection": "\(id)", "user_id": "\(user.id)"])
         if clusterShared {
             // The cluster says who is online (``clusterSignedIn``) and tells every node's watchers.
@@ -88,7 +93,8 @@ extension PusherHub {
     }
 
     static func watchlistFrame(_ changes: [WatchlistChange]) -> OutboundFrame {
-        ServerFrame.event(PusherEventName.watchlistEvents, channel: nil,
-                          data: WatchlistChange.watchlistData(changes).jsonString)
+        ServerFrame.event(
+            PusherEventName.watchlistEvents, channel: nil,
+            data: WatchlistChange.watchlistData(changes).jsonString)
     }
 }

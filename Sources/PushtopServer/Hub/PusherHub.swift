@@ -75,7 +75,8 @@ public actor PusherHub {
         pongTimeout = .milliseconds(Int64(configuration.pongTimeout * 1000))
         subscriptionCountEvents = configuration.subscriptionCountEvents
         self.logger = logger
-        webhooks = configuration.webhooks.urls.isEmpty
+        webhooks =
+            configuration.webhooks.urls.isEmpty
             ? nil : WebhookDispatcher(configuration: configuration.webhooks, app: configuration.app, logger: logger)
     }
 
@@ -117,7 +118,9 @@ public actor PusherHub {
             socketID: socketID, outbox: outlet, lastActivity: now,
             clientEvents: TokenBucket(perSecond: limits.clientEventsPerSecond, now: now))
         connectionsBySocketID[socketID] = id
-        deliver(ServerFrame.connectionEstablished(socketID: socketID, activityTimeout: activityTimeoutSeconds), via: outlet, to: id)
+        deliver(
+            ServerFrame.connectionEstablished(socketID: socketID, activityTimeout: activityTimeoutSeconds), via: outlet,
+            to: id)
         logger.debug("connection established", metadata: ["socket_id": "\(socketID)"])
         return socketID
     }
@@ -242,10 +245,12 @@ public actor PusherHub {
         case .overCapacity(let id, let pendingBytes):
             slowConsumerDisconnects += 1
             stats.slowConsumerCloses += 1
-            logger.warning("closed a slow consumer with 4100", metadata: [
-                "socket_id": "\(connections[id]?.socketID ?? "?")", "unsent_bytes": "\(pendingBytes)",
-                "high_water_mark": "\(limits.maxPendingOutboundBytes)",
-            ])
+            logger.warning(
+                "closed a slow consumer with 4100",
+                metadata: [
+                    "socket_id": "\(connections[id]?.socketID ?? "?")", "unsent_bytes": "\(pendingBytes)",
+                    "high_water_mark": "\(limits.maxPendingOutboundBytes)",
+                ])
             forget(id)
         case .closed(let id):
             forget(id)

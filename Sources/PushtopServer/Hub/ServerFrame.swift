@@ -53,7 +53,9 @@ enum ServerFrame {
     }
 
     static func memberRemoved(channel: String, userID: String) -> OutboundFrame {
-        event(PusherEventName.memberRemoved, channel: channel, data: JSONValue.object(["user_id": .string(userID)]).jsonString)
+        event(
+            PusherEventName.memberRemoved, channel: channel,
+            data: JSONValue.object(["user_id": .string(userID)]).jsonString)
     }
 
     static func cacheMiss(channel: String) -> OutboundFrame {

@@ -67,8 +67,10 @@ struct SubscriptionAdmission: Sendable {
     /// - Parameters:
     ///   - clusterDecidesMembers: the cluster's registry applies the presence limit (clustered and Redis up).
     ///   - occupancy: this node's presence channels, for the limit when the node decides alone.
-    func decide(_ data: JSONValue?, from subscriber: Subscriber, clusterDecidesMembers: Bool,
-                occupancy: Occupancy) -> Decision {
+    func decide(
+        _ data: JSONValue?, from subscriber: Subscriber, clusterDecidesMembers: Bool,
+        occupancy: Occupancy
+    ) -> Decision {
         guard let data, let channel = data["channel"]?.stringValue else {
             return .malformed(message: "pusher:subscribe needs data.channel")
         }
@@ -112,7 +114,8 @@ struct SubscriptionAdmission: Sendable {
 
     /// Checks the `auth` signature of a private, presence or encrypted channel; returns the presence member.
     private func authorize(_ data: JSONValue, channel: String, kind: ChannelKind, socketID: String)
-        -> Result<Member?, Refusal> {
+        -> Result<Member?, Refusal>
+    {
         let shown = ErrorText.excerpt(channel)
         let refusal = { (message: String) in Refusal(channel: shown, type: "AuthError", message: message, status: 401) }
         let channelData: String?
@@ -126,23 +129,27 @@ struct SubscriptionAdmission: Sendable {
         }
         let parts = auth.split(separator: ":", maxSplits: 1)
         guard parts.count == 2 else {
-            return .failure(refusal(
-                "Auth value for subscription to \(shown) is invalid: should be of format 'key:signature'"))
+            return .failure(
+                refusal(
+                    "Auth value for subscription to \(shown) is invalid: should be of format 'key:signature'"))
         }
         guard String(parts[0]) == app.key else {
-            return .failure(refusal(
-                "Invalid key '\(ErrorText.excerpt(String(parts[0])))' in auth value for subscription to \(shown)"))
+            return .failure(
+                refusal(
+                    "Invalid key '\(ErrorText.excerpt(String(parts[0])))' in auth value for subscription to \(shown)"))
         }
         let signed = kind == .presence ? (channelData ?? "") : nil
-        guard ChannelAuthSignature.verify(
-            auth: auth, key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: signed)
+        guard
+            ChannelAuthSignature.verify(
+                auth: auth, key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: signed)
         else {
             let stringToSign = ChannelAuthSignature.stringToSign(
                 socketID: socketID, channel: channel, channelData: signed)
             let expected = ErrorText.excerpt(stringToSign)
             let got = ErrorText.excerpt(String(parts[1]))
-            return .failure(refusal(
-                "Invalid signature: Expected HMAC SHA256 hex digest of \(expected), but got \(got)"))
+            return .failure(
+                refusal(
+                    "Invalid signature: Expected HMAC SHA256 hex digest of \(expected), but got \(got)"))
         }
         guard kind == .presence else { return .success(nil) }
         return presenceMember(channelData: channelData ?? "", channel: channel).map { Optional($0) }
@@ -154,25 +161,28 @@ struct SubscriptionAdmission: Sendable {
             Refusal(channel: ErrorText.excerpt(channel), type: "PresenceError", message: message, status: status)
         }
         guard let parsed = JSONValue.parseIfJSON(channelData), case .object(let fields) = parsed else {
-            return .failure(refusal(
-                "Presence channel \(ErrorText.excerpt(channel)) needs channel_data holding a JSON object", 400))
+            return .failure(
+                refusal(
+                    "Presence channel \(ErrorText.excerpt(channel)) needs channel_data holding a JSON object", 400))
         }
         let userID: String
         switch fields["user_id"] {
         case .string(let s)?: userID = s
         case .number(let n)?: userID = JSONValue.number(n).jsonString
         default:
-            return .failure(refusal(
-                "channel_data for \(ErrorText.excerpt(channel)) must have a user_id (string or number)", 400))
+            return .failure(
+                refusal(
+                    "channel_data for \(ErrorText.excerpt(channel)) must have a user_id (string or number)", 400))
         }
         guard !userID.isEmpty, userID.count <= limits.maxUserIDLength else {
             return .failure(refusal("user_id must be 1 to \(limits.maxUserIDLength) characters", 400))
         }
         let info = fields["user_info"]
         if let info, info.jsonString.utf8.count > limits.maxUserInfoBytes {
-            return .failure(refusal(
-                "user_info of \(info.jsonString.utf8.count) bytes exceeds the \(limits.maxUserInfoBytes)-byte limit",
-                413))
+            return .failure(
+                refusal(
+                    "user_info of \(info.jsonString.utf8.count) bytes exceeds the \(limits.maxUserInfoBytes)-byte limit",
+                    413))
         }
         return .success(Member(userID: userID, info: info))
     }

@@ -19,13 +19,19 @@ struct ClusterMetrics {
     var exposition: String {
         let node = "node_id=\"\(Self.escape(nodeID))\""
         var lines: [String] = []
-        lines.append("# HELP pushtop_cluster_redis_up Whether this node reaches Redis (1) or serves its own subscribers alone (0).")
+        lines.append(
+            "# HELP pushtop_cluster_redis_up Whether this node reaches Redis (1) or serves its own subscribers alone (0)."
+        )
         lines.append("# TYPE pushtop_cluster_redis_up gauge")
         lines.append("pushtop_cluster_redis_up{\(node),state=\"\(health.rawValue)\"} \(health == .up ? 1 : 0)")
-        lines.append("# HELP pushtop_cluster_lost_publishes_total Events and messages not carried to the other nodes because Redis was away.")
+        lines.append(
+            "# HELP pushtop_cluster_lost_publishes_total Events and messages not carried to the other nodes because Redis was away."
+        )
         lines.append("# TYPE pushtop_cluster_lost_publishes_total counter")
         lines.append("pushtop_cluster_lost_publishes_total{\(node)} \(lostPublishes)")
-        lines.append("# HELP pushtop_cluster_dead_nodes_removed_total Nodes whose heartbeat expired and whose members this node removed.")
+        lines.append(
+            "# HELP pushtop_cluster_dead_nodes_removed_total Nodes whose heartbeat expired and whose members this node removed."
+        )
         lines.append("# TYPE pushtop_cluster_dead_nodes_removed_total counter")
         lines.append("pushtop_cluster_dead_nodes_removed_total{\(node)} \(nodesRemoved)")
         return lines.joined(separator: "\n") + "\n"

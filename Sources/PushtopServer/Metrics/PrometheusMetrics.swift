@@ -26,7 +26,8 @@ public final class PrometheusMetrics: Sendable {
             MetricNameDescriptor(namespace: "pushtop", metricName: name, unitName: unit, helpText: help)
         }
         func counter(_ name: String, _ help: String, _ read: @escaping @Sendable (HubStats) -> Int)
-            -> (read: @Sendable (HubStats) -> Int, counter: Counter) {
+            -> (read: @Sendable (HubStats) -> Int, counter: Counter)
+        {
             (read, registry.makeCounter(descriptor: describe(name, unit: "total", help), labels: labels))
         }
         connections = registry.makeGauge(
@@ -39,11 +40,13 @@ public final class PrometheusMetrics: Sendable {
             counter("messages_out", "Frames queued to clients.", { $0.messagesOut }),
             counter("events_published", "Events published, one per channel.", { $0.eventsPublished }),
             counter("deliveries", "Channel events queued to subscribers.", { $0.deliveries }),
-            counter("slow_consumer_closes", "Connections dropped for falling too far behind.", { $0.slowConsumerCloses }),
+            counter(
+                "slow_consumer_closes", "Connections dropped for falling too far behind.", { $0.slowConsumerCloses }),
             counter("auth_failures", "Subscriptions refused for a missing or wrong signature.", { $0.authFailures }),
             counter("webhook_failures", "Webhooks that could not be delivered.", { $0.webhookFailures }),
             counter("inbox_drops", "Client messages dropped because the hub fell too far behind.", { $0.inboxDrops }),
-            counter("webhook_drops", "Webhook events dropped because a receiver's queue was full.", { $0.webhookDrops }),
+            counter(
+                "webhook_drops", "Webhook events dropped because a receiver's queue was full.", { $0.webhookDrops }),
         ]
     }
 

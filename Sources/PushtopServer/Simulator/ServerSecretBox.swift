@@ -15,7 +15,8 @@ public enum ServerSecretBox {
         let message = Array(plaintext.utf8)
         var ciphertext = [UInt8](repeating: 0, count: message.count + Int(crypto_secretbox_MACBYTES))
         _ = crypto_secretbox_easy(&ciphertext, message, UInt64(message.count), nonce, key)
-        return "{\"ciphertext\":\"\(Data(ciphertext).base64EncodedString())\",\"nonce\":\"\(Data(nonce).base64EncodedString())\"}"
+        return
+            "{\"ciphertext\":\"\(Data(ciphertext).base64EncodedString())\",\"nonce\":\"\(Data(nonce).base64EncodedString())\"}"
     }
 
     /// Decrypts what ``sealForPusher(_:key:)`` produced; `nil` when it does not authenticate.

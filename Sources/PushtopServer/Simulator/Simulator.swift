@@ -65,7 +65,8 @@ public actor Simulator {
 
     /// Joins (true), leaves (false) or picks at random (nil), keeping between 1 and `maxMembers` online.
     func changeMembership(join: Bool?) async {
-        if join == nil, let duration = configuration.membershipDuration, Date().timeIntervalSince(startedAt) >= duration {
+        if join == nil, let duration = configuration.membershipDuration, Date().timeIntervalSince(startedAt) >= duration
+        {
             return  // the roster holds still from now on
         }
         let online = Set(members.map(\.name))

@@ -32,7 +32,9 @@ public struct SimulatorConfiguration: Sendable, Hashable {
     public mutating func churn(changesPerSecond: Double, pool: Int = 100, duration: Double? = nil) {
         membershipDuration = duration
         guard changesPerSecond > 0, pool > 0 else { return }
-        memberNames = (1...pool).map { n in "user-" + String(repeating: "0", count: max(0, 3 - String(n).count)) + String(n) }
+        memberNames = (1...pool).map { n in
+            "user-" + String(repeating: "0", count: max(0, 3 - String(n).count)) + String(n)
+        }
         maxMembers = max(1, pool * 4 / 5)
         initialMembers = pool / 2
         membershipInterval = 1 / changesPerSecond

@@ -50,7 +50,8 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         case .head(let head):
             if head.method == .POST, let (appID, route) = Self.route(head.uri), let app = lookup(appID) {
                 let capacity = min(head.headers["content-length"].first.flatMap { Int($0) } ?? 256, Self.maxBodyBytes)
-                state = .collecting(head, route, app, context.channel.allocator.buffer(capacity: capacity), tooLarge: false)
+                state = .collecting(
+                    head, route, app, context.channel.allocator.buffer(capacity: capacity), tooLarge: false)
             } else {
                 state = .passing
                 context.fireChannelRead(data)
@@ -92,8 +93,10 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func serve(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ route: Route, _ app: App,
-                       _ body: ByteBuffer) {
+    private func serve(
+        _ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ route: Route, _ app: App,
+        _ body: ByteBuffer
+    ) {
         let bytes = Array(body.readableBytesView)
         let (path, query) = PusherServerChannel.split(head.uri)
         let events: EventsBody
@@ -122,15 +125,18 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         respond(context, head, status: 200, text: "{}", json: true)
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ head: HTTPRequestHead, status: Int, text: String,
-                         json: Bool = false) {
+    private func respond(
+        _ context: ChannelHandlerContext, _ head: HTTPRequestHead, status: Int, text: String,
+        json: Bool = false
+    ) {
         let keepAlive = head.isKeepAlive
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: json ? "application/json" : "text/plain; charset=utf-8")
         headers.add(name: "content-length", value: String(text.utf8.count))
         if !keepAlive { headers.add(name: "connection", value: "close") }
-        let response = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status),
-                                        headers: headers)
+        let response = HTTPResponseHead(
+            version: head.version, status: HTTPResponseStatus(statusCode: status),
+            headers: headers)
         context.write(wrapOutboundOut(.head(response)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: text)))), promise: nil)
         let done = context.writeAndFlushWithPromise(wrapOutboundOut(.end(nil)))

@@ -43,8 +43,11 @@ struct EncodedTextFrame: Sendable {
 
     /// The frame for a pipeline that encodes frames itself.
     var frame: WebSocketFrame {
-        WebSocketFrame(fin: true, opcode: .text, data: bytes.getSlice(at: bytes.readerIndex + headerLength,
-                                                                       length: payloadLength)!)
+        WebSocketFrame(
+            fin: true, opcode: .text,
+            data: bytes.getSlice(
+                at: bytes.readerIndex + headerLength,
+                length: payloadLength)!)
     }
 
     /// The bytes to write to a socket with permessage-deflate (`deflate`), or without (`nil`): compressed when the

@@ -58,9 +58,10 @@ enum ExtensionList {
 
     /// An HTTP token (RFC 7230 section 3.2.6): visible ASCII but separators.
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { byte in
-            byte > 0x20 && byte < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains(byte)
-        }
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                byte > 0x20 && byte < 0x7F && !"()<>@,;:\\\"/[]?={}".utf8.contains(byte)
+            }
     }
 }
 

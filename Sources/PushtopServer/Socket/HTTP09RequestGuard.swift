@@ -70,7 +70,8 @@ final class HTTP09RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     private func respond(context: ChannelHandlerContext) {
         let body = "HTTP/0.9 requests are not served: send HTTP/1.1\n"
-        let response = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        let response =
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
             + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)

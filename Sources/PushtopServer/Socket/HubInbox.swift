@@ -31,7 +31,10 @@ final class HubInbox: Sendable {
 
     /// A connection id no other connection has had.
     func nextConnectionID() -> ConnectionID {
-        ConnectionID(rawValue: lastID.withLock { $0 += 1; return $0 })
+        ConnectionID(
+            rawValue: lastID.withLock {
+                $0 += 1; return $0
+            })
     }
 
     /// Queues an event; a burst of messages that would take the queue past ``capacity`` is dropped and counted.

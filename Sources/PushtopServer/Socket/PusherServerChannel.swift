@@ -84,8 +84,10 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                         let operations = channel.pipeline.syncOperations
                         try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
-                        return .notUpgraded(try NIOAsyncChannel(
-                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
+                        return .notUpgraded(
+                            try NIOAsyncChannel(
+                                wrappingChannelSynchronously: channel,
+                                configuration: .init(isOutboundHalfClosureEnabled: true)))
                     }
                 }
             )
@@ -133,11 +135,12 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         let (path, query) = split(head.uri)
         let key = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).first.map(String.init) ?? ""
         let inbox = apps.inbox(forKey: key)
-        try operations.addHandler(WebSocketConnectionHandler(
-            id: inbox.nextConnectionID(), inbox: inbox, appKey: key, protocolVersion: query["protocol"],
-            maxMessageBytes: settings.maxMessageBytes,
-            deflate: settings.compression ? PerMessageDeflate.negotiate(head.headers) : nil,
-            closeGrace: settings.closeGrace, logger: logger))
+        try operations.addHandler(
+            WebSocketConnectionHandler(
+                id: inbox.nextConnectionID(), inbox: inbox, appKey: key, protocolVersion: query["protocol"],
+                maxMessageBytes: settings.maxMessageBytes,
+                deflate: settings.compression ? PerMessageDeflate.negotiate(head.headers) : nil,
+                closeGrace: settings.closeGrace, logger: logger))
         return .webSocket
     }
 
@@ -175,7 +178,9 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
 
     /// NIO upgrades only a connection's first request: a later one asking for a WebSocket is redirected to the
     /// same URL with `Connection: close`, so the client retries on a fresh connection (as Hummingbird does).
-    private static func redirectingLateUpgrades(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
+    private static func redirectingLateUpgrades(_ responder: @escaping HTTPChannelHandler.Responder)
+        -> HTTPChannelHandler.Responder
+    {
         struct RedirectCloseError: Error {}
         return { request, responseWriter, channel in
             if request.headers[.upgrade]?.lowercased() == "websocket" {

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import NIOWebSocket
+
 import enum PusherProtocol.WebSocketClosePayload
 
 /// One Pusher WebSocket on its event loop: reads frames into messages for the hub, writes the hub's frames,
@@ -216,9 +217,11 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// Fails the connection (RFC 6455 section 7.1.7): a close frame with the code, then the socket ends.
     private func fail(code: Int, reason: String) {
         guard state != .closed, let context else { return }
-        logger.debug("closing a connection that broke the WebSocket protocol", metadata: [
-            "connection": "\(id)", "code": "\(code)", "reason": "\(reason)",
-        ])
+        logger.debug(
+            "closing a connection that broke the WebSocket protocol",
+            metadata: [
+                "connection": "\(id)", "code": "\(code)", "reason": "\(reason)",
+            ])
         handOverReceived()
         if state == .open {
             writeThenClose(Self.closeFrame(code: code, reason: reason))

@@ -87,7 +87,9 @@ final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannel
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: "\(body.readableBytes)")
         headers.add(name: "Connection", value: "close")
-        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil)
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)

@@ -40,7 +40,8 @@ struct WebSocketMessageAssembler {
 
     /// Takes one data frame (text, binary or continuation), already unmasked; `compressed` is its RSV1 bit (the
     /// caller has refused it where no extension allows it).
-    mutating func receive(opcode: WebSocketOpcode, fin: Bool, compressed: Bool = false, payload: ByteBuffer) -> Outcome {
+    mutating func receive(opcode: WebSocketOpcode, fin: Bool, compressed: Bool = false, payload: ByteBuffer) -> Outcome
+    {
         var payload = payload
         switch opcode {
         case .text, .binary:
@@ -87,7 +88,8 @@ struct WebSocketMessageAssembler {
         if compressed {
             switch BoundedInflater.inflate(payload, maxBytes: maxMessageBytes) {
             case .success(let inflated): payload = inflated
-            case .failure(.tooLarge): return .fail(code: 1009, reason: "Message inflates past the \(maxMessageBytes)-byte limit")
+            case .failure(.tooLarge):
+                return .fail(code: 1009, reason: "Message inflates past the \(maxMessageBytes)-byte limit")
             case .failure(.corrupt): return .fail(code: 1007, reason: "Compressed message does not inflate")
             }
         }

@@ -27,9 +27,11 @@ public struct WebhookConfiguration: Sendable, Hashable {
     /// Defaults: no URLs (no webhooks), 20 tries within 300 seconds, back-off from 1 to 60 seconds, 50 ms batches
     /// of at most 100 events, 10,000 queued events per URL, a 4-second timeout, a 3-second grace before departures.
     /// Durations are in seconds.
-    public init(urls: [String] = [], maxAttempts: Int = 20, retryFor: Double = 300, initialBackoff: Double = 1,
-                maxBackoff: Double = 60, batchWindow: Double = 0.05, maxBatchSize: Int = 100,
-                maxQueuedEvents: Int = 10_000, timeout: Double = 4, grace: Double = 3) {
+    public init(
+        urls: [String] = [], maxAttempts: Int = 20, retryFor: Double = 300, initialBackoff: Double = 1,
+        maxBackoff: Double = 60, batchWindow: Double = 0.05, maxBatchSize: Int = 100,
+        maxQueuedEvents: Int = 10_000, timeout: Double = 4, grace: Double = 3
+    ) {
         self.urls = urls
         self.maxAttempts = maxAttempts
         self.retryFor = retryFor

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
-import Synchronization
 import NIOCore
 import PusherProtocol
+import Synchronization
 
 /// Posts Pusher webhooks: batches of events as `{"time_ms":…, "events":[…]}`, signed with `X-Pusher-Key` and
 /// `X-Pusher-Signature` (hex HMAC-SHA256 of the body keyed with the app secret), to every configured URL.
@@ -43,13 +43,16 @@ public final class WebhookDispatcher: Sendable {
     ///   - app: the app whose key and secret sign the webhooks.
     ///   - client: the HTTP client that posts them; the shared one by default.
     ///   - logger: where failed and dropped batches are logged.
-    public init(configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
-                logger: Logger) {
+    public init(
+        configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
+        logger: Logger
+    ) {
         let failures = self.failures
         let drops = self.drops
         let senders = configuration.urls.map {
-            Sender(url: $0, configuration: configuration, app: app, client: client, logger: logger, failures: failures,
-                   drops: drops)
+            Sender(
+                url: $0, configuration: configuration, app: app, client: client, logger: logger, failures: failures,
+                drops: drops)
         }
         self.senders = senders
         let grace = GraceBox(WebhookGrace(seconds: configuration.grace))
@@ -126,8 +129,10 @@ public final class WebhookDispatcher: Sendable {
         private let doorbell: AsyncStream<Void>.Continuation
         private let task: Task<Void, Never>
 
-        init(url: String, configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient,
-             logger: Logger, failures: FailureCount, drops: FailureCount) {
+        init(
+            url: String, configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient,
+            logger: Logger, failures: FailureCount, drops: FailureCount
+        ) {
             self.url = url
             self.accepted = configuration.eventTypes[url]
             self.drops = drops
@@ -153,12 +158,14 @@ public final class WebhookDispatcher: Sendable {
                             return (batch, dropped)
                         }
                         if dropped > 0 {
-                            logger.warning("dropped webhook events: the receiver is too slow or down",
-                                           metadata: ["url": "\(url)", "dropped": "\(dropped)"])
+                            logger.warning(
+                                "dropped webhook events: the receiver is too slow or down",
+                                metadata: ["url": "\(url)", "dropped": "\(dropped)"])
                         }
                         if batch.isEmpty { break }
-                        await Self.post(batch, to: url, configuration: configuration, app: app, client: client,
-                                        logger: logger, failures: failures)
+                        await Self.post(
+                            batch, to: url, configuration: configuration, app: app, client: client,
+                            logger: logger, failures: failures)
                     }
                 }
             }
@@ -198,9 +205,11 @@ public final class WebhookDispatcher: Sendable {
         }
 
         /// Sends one batch, retrying with exponential back-off; gives up (and logs) after the last attempt.
-        private static func post(_ batch: [WebhookEvent], to url: String, configuration: WebhookConfiguration,
-                                 app: AppCredentials, client: HTTPClient, logger: Logger,
-                                 failures: FailureCount) async {
+        private static func post(
+            _ batch: [WebhookEvent], to url: String, configuration: WebhookConfiguration,
+            app: AppCredentials, client: HTTPClient, logger: Logger,
+            failures: FailureCount
+        ) async {
             var delay = configuration.initialBackoff
             let started = ContinuousClock.now
             for attempt in 1...max(1, configuration.maxAttempts) {
@@ -210,8 +219,9 @@ public final class WebhookDispatcher: Sendable {
                 request.method = .POST
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.headers.add(name: "X-Pusher-Key", value: app.key)
-                request.headers.add(name: "X-Pusher-Signature",
-                                    value: ChannelAuthSignature.hmacHex(secret: app.secret, message: body))
+                request.headers.add(
+                    name: "X-Pusher-Signature",
+                    value: ChannelAuthSignature.hmacHex(secret: app.secret, message: body))
                 request.body = .bytes(ByteBuffer(string: body))
                 let outcome: String
                 do {
@@ -228,14 +238,18 @@ public final class WebhookDispatcher: Sendable {
                 guard attempt < configuration.maxAttempts, !Task.isCancelled,
                     elapsed + .milliseconds(Int64(delay * 1000)) <= .milliseconds(Int64(configuration.retryFor * 1000))
                 else {
-                    logger.error("gave up on a webhook batch", metadata: [
-                        "url": "\(url)", "events": "\(batch.count)", "attempts": "\(attempt)", "last": "\(outcome)",
-                    ])
+                    logger.error(
+                        "gave up on a webhook batch",
+                        metadata: [
+                            "url": "\(url)", "events": "\(batch.count)", "attempts": "\(attempt)", "last": "\(outcome)",
+                        ])
                     return
                 }
-                logger.warning("webhook failed; retrying", metadata: [
-                    "url": "\(url)", "attempt": "\(attempt)", "in": "\(delay)s", "reason": "\(outcome)",
-                ])
+                logger.warning(
+                    "webhook failed; retrying",
+                    metadata: [
+                        "url": "\(url)", "attempt": "\(attempt)", "in": "\(delay)s", "reason": "\(outcome)",
+                    ])
                 try? await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
                 delay = min(configuration.maxBackoff, delay * 2)
             }

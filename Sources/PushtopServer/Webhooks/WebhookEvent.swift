@@ -41,7 +41,9 @@ public enum WebhookEvent: Sendable, Hashable {
         case .cacheMiss(let channel):
             return ["name": "cache_miss", "channel": .string(channel)]
         case .subscriptionCount(let channel, let count):
-            return ["name": "subscription_count", "channel": .string(channel), "subscription_count": .number(Double(count))]
+            return [
+                "name": "subscription_count", "channel": .string(channel), "subscription_count": .number(Double(count)),
+            ]
         }
     }
 
