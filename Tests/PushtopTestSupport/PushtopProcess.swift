@@ -12,6 +12,8 @@ public final class PushtopProcess: Sendable {
 
     private let process: Process
     private let stdinPipe = Pipe()
+    private let stdoutPipe = Pipe()
+    private let stderrPipe = Pipe()
     private final class Output: Sendable {
         let out = Mutex<(lines: [String], partial: String)>(([], ""))
         let err = Mutex<String>("")
@@ -30,8 +32,8 @@ public final class PushtopProcess: Sendable {
         env.removeValue(forKey: "PUSHER_APP_SECRET")
         for (k, v) in environment { env[k] = v }
         process.environment = env
-        let stdoutPipe = Pipe()
-        let stderrPipe = Pipe()
+        let stdoutPipe = self.stdoutPipe
+        let stderrPipe = self.stderrPipe
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         process.standardInput = stdinPipe
@@ -63,6 +65,10 @@ public final class PushtopProcess: Sendable {
 
     deinit {
         if process.isRunning { process.terminate() }
+        // A pipe's dispatch source must be cancelled before its file handle closes the descriptor: a source left on a
+        // closed (and soon reused) descriptor crashed libdispatch's event loop in the test process.
+        stdoutPipe.fileHandleForReading.readabilityHandler = nil
+        stderrPipe.fileHandleForReading.readabilityHandler = nil
     }
 
     public var lines: [String] { output.out.withLock { $0.lines } }
