@@ -280,7 +280,7 @@ public final class EmbeddedServer: Sendable {
     /// Stops the simulator, closes every connection with a close frame (1001), and stops listening.
     /// Returns when the server has stopped; a peer that never answers the close is dropped after 2 seconds.
     ///
-    /// The services stop in reverse order of their start (see ``ServiceGroup``): the simulator's members leave,
+    /// The services stop in reverse order of their start (see `ServiceGroup`): the simulator's members leave,
     /// the hub closes its connections, a node tells its cluster, the last webhooks get up to 2 seconds, then the
     /// HTTP server stops (at most 5 seconds) and the hub's inbox last.
     public func shutdown() async {

@@ -20,7 +20,7 @@ public struct ServerConfiguration: Sendable {
     public var demoAuthEndpoint: Bool
     /// Serve Prometheus metrics at `GET /metrics` (connections, channels, messages, deliveries, failures).
     public var metricsEndpoint: Bool = true
-    /// Serve `POST /apps/{id}/events` and `/batch_events` on the event loops, before the router (``APIFastPath``).
+    /// Serve `POST /apps/{id}/events` and `/batch_events` on the event loops, before the router.
     /// Off by default: measured on 2026-11-26 it did not yet cost less CPU per request than the router's path (the
     /// hop to the hub dominates both; Benchmarks/README.md, "HTTP API (issue 25)").
     public var apiFastPath: Bool = false

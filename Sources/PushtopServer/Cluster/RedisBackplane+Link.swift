@@ -9,7 +9,7 @@ extension RedisBackplane {
     // MARK: Running
 
     /// Carries messages for `hub` until the server shuts down gracefully (or the task is cancelled): follows both
-    /// connections, heartbeats, and performs what ``ClusterLinkStateMachine`` decides. Calls `started` once the link
+    /// connections, heartbeats, and performs what `ClusterLinkStateMachine` decides. Calls `started` once the link
     /// is up and this node registered, or after a few seconds without (logged: the node serves alone until Redis is
     /// back). Then removes this node from the cluster (after the hub closed its connections) and disconnects.
     public func run(hub: PusherHub, started: @escaping @Sendable () -> Void) async {
