@@ -23,13 +23,14 @@ import Testing
     @Test func oneHealthyNodeLosesNothing() async throws {
         let serve = try await ServeNode.start()
         let run = try PushtopProcess(
-            canary([serve], ["--rate", "20/s", "--duration", "2", "--report-every", "1"]), environment: isolated)
+            canary([serve], ["--rate", "20/s", "--duration", "4", "--report-every", "1"]), environment: isolated)
         #expect(try await run.exitCode(timeout: 30) == 0, "\(run.lines.suffix(5)) \(run.stderr)")
         let last = try #require(run.lines.last)
         #expect(last.hasPrefix(#"{"type":"summary","nodes":[{"node":"\#(serve.address)","published":"#), "\(last)")
         let n = try #require(node(summary(run), serve.address))
         #expect(n["lost"] as? Int == 0 && n["duplicated"] as? Int == 0 && summary(run)?["ok"] as? Bool == true)
-        #expect((n["published"] as? Int ?? 0) >= 30 && n["received"] as? Int == n["published"] as? Int)
+        // 80 at 20/s over 4 s; a loaded CI machine publishes fewer, never fewer than 30.
+        #expect((n["published"] as? Int ?? 0) >= 30 && n["received"] as? Int == n["published"] as? Int, "\(n)")
         #expect(n["p50_ms"] is Double && n["p99_ms"] is Double)
         #expect(run.objects.contains { $0["type"] as? String == "latency" && $0["node"] as? String == serve.address })
         await serve.stop()
