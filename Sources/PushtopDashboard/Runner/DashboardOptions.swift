@@ -28,6 +28,8 @@ public struct DashboardOptions: Sendable {
     public var api: (any AppAPI)?
     /// With several nodes of one app (`--node`): the cross-node canary and roster comparison.
     public var nodes: NodeState?
+    /// The debug console's rows (a `pushtop serve` feed, received webhooks); `nil` when no source is configured.
+    public var console: ConsoleFeed?
 
     public init(
         theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,

@@ -1,0 +1,88 @@
+import PusherProtocol
+import Synchronization
+
+/// Where the debug console's sources (a `pushtop serve` debug feed per node, a webhook receiver) hand their rows
+/// and their state to the dashboard. Call ``post(_:)`` from any thread; the dashboard takes everything waiting at
+/// its next frame.
+///
+/// Bounded like ``DashboardFeed``: beyond ``capacity`` rows waiting, new ones are dropped and counted, and the
+/// console shows the count.
+public final class ConsoleFeed: Sendable {
+    /// Rows held between two frames before new ones are dropped.
+    public let capacity: Int
+    private let pending = Mutex(Pending())
+
+    public init(capacity: Int = 100_000) {
+        self.capacity = capacity
+    }
+
+    /// Rows, in the order they happened.
+    public func post(_ rows: [ConsoleRow]) {
+        guard !rows.isEmpty else { return }
+        pending.withLock { p in
+            let taken = min(max(0, capacity - p.rows.count), rows.count)
+            p.rows.append(contentsOf: rows.prefix(taken))
+            p.dropped += rows.count - taken
+        }
+    }
+
+    /// The state of one source (replaces the source's earlier state, matched by ``ConsoleSourceStatus/name``).
+    public func update(_ source: ConsoleSourceStatus) {
+        pending.withLock { p in
+            p.sources.removeAll { $0.name == source.name }
+            p.sources.append(source)
+            p.sourcesChanged = true
+        }
+    }
+
+    /// What waits for the loop.
+    struct Pending {
+        var rows: [ConsoleRow] = []
+        var dropped = 0
+        /// Every source's latest state (kept across takes).
+        var sources: [ConsoleSourceStatus] = []
+        var sourcesChanged = false
+    }
+
+    /// Takes the rows waiting, and the sources when they changed.
+    func take() -> Pending {
+        pending.withLock { p in
+            let taken = p
+            p.rows = []
+            p.dropped = 0
+            p.sourcesChanged = false
+            return taken
+        }
+    }
+}
+
+/// One source of console rows, as the console's status line shows it.
+public struct ConsoleSourceStatus: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// A `pushtop serve` node's debug feed.
+        case serverFeed = "feed"
+        /// pushtop's webhook receiver (`--webhook-listen`).
+        case webhooks
+    }
+
+    public enum State: Sendable, Hashable {
+        case connecting
+        /// Rows flow (a feed is open; the webhook receiver listens).
+        case live
+        /// The source failed and retries; the text says why.
+        case failed(String)
+        /// The server offers no such source (not a `pushtop serve`); the text says what to do instead.
+        case unavailable(String)
+    }
+
+    /// A stable name: the node (`127.0.0.1:6001`) or `webhooks on 127.0.0.1:9000`.
+    public var name: String
+    public var kind: Kind
+    public var state: State
+
+    public init(name: String, kind: Kind, state: State) {
+        self.name = name
+        self.kind = kind
+        self.state = state
+    }
+}
