@@ -35,9 +35,17 @@ public final class ConsoleFeed: Sendable {
         }
     }
 
+    /// What a source knew when it opened (a feed's `hello`): the counts the console then keeps up to date from rows.
+    public func post(snapshot: ConsoleSnapshot) {
+        pending.withLock { p in
+            p.snapshots.append(snapshot)
+        }
+    }
+
     /// What waits for the loop.
     struct Pending {
         var rows: [ConsoleRow] = []
+        var snapshots: [ConsoleSnapshot] = []
         var dropped = 0
         /// Every source's latest state (kept across takes).
         var sources: [ConsoleSourceStatus] = []
@@ -49,6 +57,7 @@ public final class ConsoleFeed: Sendable {
         pending.withLock { p in
             let taken = p
             p.rows = []
+            p.snapshots = []
             p.dropped = 0
             p.sourcesChanged = false
             return taken
@@ -84,5 +93,31 @@ public struct ConsoleSourceStatus: Sendable, Hashable {
         self.name = name
         self.kind = kind
         self.state = state
+    }
+}
+
+/// What a source knew when it opened: a `pushtop serve` feed's `hello` (`event: hello` on the stream).
+public struct ConsoleSnapshot: Sendable, Hashable {
+    /// The source's ``ConsoleSourceStatus/name``.
+    public var source: String
+    /// The node that answered.
+    public var node: String?
+    public var appID: String?
+    /// Connections open for the app (the cluster's when the server runs with `--redis`).
+    public var connections: Int?
+    /// The app's occupied channels, as the HTTP API lists them.
+    public var occupiedChannels: [String]?
+    public var timeMs: Int64
+
+    public init(
+        source: String, node: String? = nil, appID: String? = nil, connections: Int? = nil,
+        occupiedChannels: [String]? = nil, timeMs: Int64
+    ) {
+        self.source = source
+        self.node = node
+        self.appID = appID
+        self.connections = connections
+        self.occupiedChannels = occupiedChannels
+        self.timeMs = timeMs
     }
 }

@@ -1,0 +1,68 @@
+import Logging
+import PusherProtocol
+
+/// An app whose webhooks the receiver verifies: `X-Pusher-Key` names it, its secret signs the body.
+public struct WebhookCredential: Sendable, Hashable {
+    public var appID: String?
+    public var key: String
+    public var secret: String
+
+    public init(appID: String?, key: String, secret: String) {
+        self.appID = appID
+        self.key = key
+        self.secret = secret
+    }
+}
+
+/// How `pushtop webhooks`, `pushtop console --webhook-listen` and the dashboard's `--webhook-listen` receive webhooks.
+public struct WebhookReceiverSettings: Sendable {
+    /// Where to listen (`127.0.0.1`, `0.0.0.0`…) and on which port (0: any free port).
+    public var host: String
+    public var port: Int
+    /// The apps whose signatures are checked; empty: every webhook is shown unverified.
+    public var credentials: [WebhookCredential]
+    /// Endpoints each request is passed on to unchanged (`--forward`).
+    public var forward: [String]
+    /// Asks the server's HTTP API how many subscribers a channel has (app id, channel → count, `nil` when unknown):
+    /// flags a `channel_vacated` while the API still lists subscribers.
+    public var subscriberCount: (@Sendable (_ appID: String?, _ channel: String) async -> Int?)?
+
+    public init(
+        host: String, port: Int, credentials: [WebhookCredential] = [], forward: [String] = [],
+        subscriberCount: (@Sendable (_ appID: String?, _ channel: String) async -> Int?)? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.credentials = credentials
+        self.forward = forward
+        self.subscriberCount = subscriberCount
+    }
+}
+
+/// Receives the webhooks of Pusher, soketi, sockudo or `pushtop serve` and turns them into console rows
+/// (`"source":"webhook"`), with `webhook_rejected` and `webhook_problem` rows for what does not verify or deviates.
+public final class WebhookReceiver: Sendable {
+    public let settings: WebhookReceiverSettings
+    private let logger: Logger
+
+    public init(settings: WebhookReceiverSettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Listens until the task is cancelled. Calls `listening` once with the bound `host:port`, and `deliver` with the
+    /// rows of each request as it arrives.
+    /// - Throws: when it cannot listen (the address is taken or invalid).
+    public func run(
+        listening: @escaping @Sendable (String) -> Void,
+        deliver: @escaping @Sendable ([ConsoleRow]) -> Void
+    ) async throws {
+        _ = (listening, deliver, logger)
+        throw WebhookReceiverError.notImplemented
+    }
+}
+
+/// Why the webhook receiver could not run.
+public enum WebhookReceiverError: Error, Sendable, Hashable {
+    case notImplemented
+}
