@@ -1,4 +1,8 @@
+import AsyncHTTPClient
 import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import PusherProtocol
 
 /// An app whose webhooks the receiver verifies: `X-Pusher-Key` names it, its secret signs the body.
@@ -41,6 +45,11 @@ public struct WebhookReceiverSettings: Sendable {
 
 /// Receives the webhooks of Pusher, soketi, sockudo or `pushtop serve` and turns them into console rows
 /// (`"source":"webhook"`), with `webhook_rejected` and `webhook_problem` rows for what does not verify or deviates.
+///
+/// An HTTP/1.1 server on SwiftNIO: `POST` at any path; bodies over 1 MiB are answered 413 and beyond 64 requests in
+/// progress 503 (an `overloaded` row counts them each second), so memory stays bounded under a flood. The parts:
+/// ``WebhookSignatureCheck`` (verification and the likely cause), ``WebhookAuditor`` (format and timing),
+/// ``WebhookRows`` (events → rows), `WebhookForwarder` (`--forward`), `WebhookRequestProcessor` (the sender's answer).
 public final class WebhookReceiver: Sendable {
     public let settings: WebhookReceiverSettings
     private let logger: Logger
@@ -57,12 +66,52 @@ public final class WebhookReceiver: Sendable {
         listening: @escaping @Sendable (String) -> Void,
         deliver: @escaping @Sendable ([ConsoleRow]) -> Void
     ) async throws {
-        _ = (listening, deliver, logger)
-        throw WebhookReceiverError.notImplemented
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.decompression = .disabled
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let forwarder =
+            settings.forward.isEmpty
+            ? nil : WebhookForwarder(client: client, targets: settings.forward, timeout: .seconds(10))
+        let processor = WebhookRequestProcessor(
+            settings: settings, forwarder: forwarder, logger: logger, deliver: deliver)
+        let server: any Channel
+        do {
+            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        try channel.pipeline.syncOperations.addHandler(WebhookHTTPHandler(processor: processor))
+                    }
+                }
+                .bind(host: settings.host, port: settings.port).get()
+        } catch {
+            try? await client.shutdown()
+            throw WebhookReceiverError.cannotListen(
+                address: "\(settings.host):\(settings.port)", reason: "\(error)")
+        }
+        let port = server.localAddress?.port ?? settings.port
+        let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        logger.debug("webhook receiver listening", metadata: ["address": "\(host):\(port)"])
+        listening("\(host):\(port)")
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            processor.reportOverload()
+        }
+        try? await server.close()
+        try? await client.shutdown()
     }
 }
 
 /// Why the webhook receiver could not run.
-public enum WebhookReceiverError: Error, Sendable, Hashable {
-    case notImplemented
+public enum WebhookReceiverError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Binding `address` failed (taken, not an address of this machine…).
+    case cannotListen(address: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
+        }
+    }
 }
