@@ -23,6 +23,9 @@ public struct WebhookAuditor: Sendable {
 
     public init() {}
 
+    /// How many events it remembers now.
+    public var remembered: Int { lifecycle.count + recent.count }
+
     /// What one request gave.
     public struct Audit: Sendable {
         /// The rows to show, in order: each event's row followed by the problems it has; problems of the whole
@@ -37,10 +40,12 @@ public struct WebhookAuditor: Sendable {
         _ body: JSONValue, receivedAtMs: Int64, appID: String? = nil, remoteAddress: String? = nil
     ) -> Audit {
         var audit = Audit()
-        func problem(_ name: String, _ cause: String, channel: String? = nil, event: String? = nil) -> ConsoleRow {
+        func problem(
+            _ name: String, _ cause: String, channel: String? = nil, event: String? = nil, user: String? = nil
+        ) -> ConsoleRow {
             WebhookRows.problem(
                 name, cause: cause, timeMs: receivedAtMs, appID: appID, remoteAddress: remoteAddress,
-                channel: channel, event: event)
+                channel: channel, event: event, userID: user)
         }
         let events: [JSONValue]
         if let list = body["events"]?.arrayValue {
@@ -96,7 +101,7 @@ public struct WebhookAuditor: Sendable {
                         "\(name) without \(missing.joined(separator: ", "))", channel: channel, event: name))
             }
             if let (kind, cause) = timing(name: name, event: event, appID: appID, atMs: receivedAtMs) {
-                audit.rows.append(problem(kind, cause, channel: channel, event: name))
+                audit.rows.append(problem(kind, cause, channel: channel, event: name, user: row.userID))
             }
             if name == "channel_vacated", let channel { audit.vacated.append(channel) }
         }

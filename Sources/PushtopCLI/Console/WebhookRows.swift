@@ -63,7 +63,7 @@ public enum WebhookRows {
     /// A `webhook_problem` row (`source: webhook`).
     public static func problem(
         _ problem: String, cause: String, timeMs: Int64, appID: String?, remoteAddress: String?,
-        channel: String? = nil, event: String? = nil
+        channel: String? = nil, event: String? = nil, userID: String? = nil
     ) -> ConsoleRow {
         var row = ConsoleRow(type: .webhookProblem, timeMs: timeMs)
         row.source = .webhook
@@ -71,6 +71,7 @@ public enum WebhookRows {
         row.remoteAddress = remoteAddress
         row.channel = channel
         row.event = event
+        row.userID = userID
         row.problem = problem
         row.cause = cause
         return row

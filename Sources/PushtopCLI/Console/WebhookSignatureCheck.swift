@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PusherProtocol
 
 /// Checks a received webhook's `X-Pusher-Key` and `X-Pusher-Signature` (hex HMAC-SHA256 of the raw body, keyed with
 /// the app's secret) against the known apps, and when they do not verify, says the likely cause.
@@ -77,35 +78,68 @@ public struct WebhookSignatureCheck: Sendable {
         return diff == 0
     }
 
-    /// The same JSON as other encoders write it: compact or pretty, keys sorted or not, `/` escaped or not, with and
-    /// without a trailing newline. Empty when the body is not JSON.
+    /// What the sender may have signed before something re-encoded the body we received: the same JSON compact (its
+    /// keys in their order, or sorted), with `/` escaped as `\/` or not, with `", "` and `": "` (Python's default)
+    /// or not, with and without a trailing newline. Empty when the body is not JSON.
     static func reencodings(of body: [UInt8]) -> [[UInt8]] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) else {
+        guard let text = String(validating: body, as: UTF8.self), let value = JSONValue.parseIfJSON(text) else {
             return []
         }
-        var out: [[UInt8]] = []
-        let layouts: [JSONSerialization.WritingOptions] = [
-            [], [.sortedKeys], [.prettyPrinted], [.prettyPrinted, .sortedKeys],
-        ]
-        for layout in layouts {
-            for slashes in [JSONSerialization.WritingOptions.withoutEscapingSlashes, []] {
-                guard
-                    let data = try? JSONSerialization.data(
-                        withJSONObject: object, options: layout.union(slashes).union(.fragmentsAllowed))
-                else { continue }
-                let bytes = Array(data)
-                out.append(bytes)
-                out.append(bytes + [0x0A])
-            }
+        var layouts: [[UInt8]] = []
+        for slashes in [Slashes.keep, .escape, .unescape] {
+            for spaced in [false, true] { layouts.append(relayout(body, spaced: spaced, slashes: slashes)) }
         }
-        // The body itself with its trailing newline changed.
-        if body.last == 0x0A { out.append(Array(body.dropLast())) } else { out.append(body + [0x0A]) }
-        // The body with spaces after `:` and `,` (Python's json.dumps default) or without them.
-        if let text = String(bytes: body, encoding: .utf8) {
-            out.append(
-                Array(
-                    text.replacingOccurrences(of: "\":", with: "\": ").replacingOccurrences(of: ",\"", with: ", \"")
-                        .utf8))
+        let sorted = Array(value.jsonString.utf8)
+        layouts += [
+            sorted, relayout(sorted, spaced: false, slashes: .escape), relayout(sorted, spaced: true, slashes: .keep),
+        ]
+        var out: [[UInt8]] = []
+        for layout in layouts {
+            out.append(layout)
+            out.append(layout.last == 0x0A ? Array(layout.dropLast()) : layout + [0x0A])
+        }
+        out.append(body.last == 0x0A ? Array(body.dropLast()) : body + [0x0A])
+        return out
+    }
+
+    enum Slashes { case keep, escape, unescape }
+
+    /// `json` without whitespace between tokens (keys keep their order), with `, ` and `: ` when `spaced`, and `/` in
+    /// strings escaped or unescaped.
+    static func relayout(_ json: [UInt8], spaced: Bool, slashes: Slashes) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(json.count)
+        var inString = false
+        var i = 0
+        while i < json.count {
+            let c = json[i]
+            if inString {
+                if c == UInt8(ascii: "\\"), i + 1 < json.count {
+                    let next = json[i + 1]
+                    if next == UInt8(ascii: "/"), slashes == .unescape {
+                        out.append(next)
+                    } else {
+                        out += [c, next]
+                    }
+                    i += 2
+                    continue
+                }
+                if c == UInt8(ascii: "\"") { inString = false }
+                if c == UInt8(ascii: "/"), slashes == .escape { out.append(UInt8(ascii: "\\")) }
+                out.append(c)
+            } else {
+                switch c {
+                case 0x20, 0x09, 0x0A, 0x0D: break
+                case UInt8(ascii: "\""):
+                    inString = true
+                    out.append(c)
+                case UInt8(ascii: ","), UInt8(ascii: ":"):
+                    out.append(c)
+                    if spaced { out.append(0x20) }
+                default: out.append(c)
+                }
+            }
+            i += 1
         }
         return out
     }
