@@ -89,7 +89,7 @@ import Testing
         #"{"time_ms":1732190000123,"events":[{"name":"channel_occupied","channel":"orders\/eu"}]}"#,
         // A trailing newline added.
         body + "\n",
-        // Keys sorted.
+        // Keys sorted (the sender wrote them in Pusher's documented order).
         #"{"events":[{"channel":"orders/eu","name":"channel_occupied"}],"time_ms":1732190000123}"#,
     ])
     func aBodyReencodedByAProxyIsNamed(received: String) {
@@ -104,6 +104,15 @@ import Testing
         let received = #"{"time_ms":1,"events":[{"name":"channel_vacated","channel":"a/b"}]}"#
         #expect(
             Self.cause(key: "key-1", signature: Self.sign(signed, "secret-1"), received: received)
+                == WebhookSignatureCheck.Cause.reencoded)
+    }
+
+    @Test func aSortedKeysSenderIsRecognisedToo() {
+        // `pushtop serve` writes keys sorted; a proxy wrote them in another order, with spaces.
+        let signed = #"{"events":[{"channel":"c","name":"member_added","user_id":"1"}],"time_ms":5}"#
+        let received = #"{"time_ms": 5, "events": [{"name": "member_added", "user_id": "1", "channel": "c"}]}"#
+        #expect(
+            Self.cause(key: "key-2", signature: Self.sign(signed, "secret-2"), received: received)
                 == WebhookSignatureCheck.Cause.reencoded)
     }
 }

@@ -89,10 +89,12 @@ public struct WebhookSignatureCheck: Sendable {
         for slashes in [Slashes.keep, .escape, .unescape] {
             for spaced in [false, true] { layouts.append(relayout(body, spaced: spaced, slashes: slashes)) }
         }
-        let sorted = Array(value.jsonString.utf8)
-        layouts += [
-            sorted, relayout(sorted, spaced: false, slashes: .escape), relayout(sorted, spaced: true, slashes: .keep),
-        ]
+        // The sender's key order is lost when a proxy sorted the keys: try sorted keys and Pusher's documented order.
+        for canonical in [Array(value.jsonString.utf8), pusherOrder(value)].compactMap({ $0 }) {
+            for (spaced, slashes) in [(false, Slashes.keep), (false, .escape), (true, .keep), (true, .escape)] {
+                layouts.append(relayout(canonical, spaced: spaced, slashes: slashes))
+            }
+        }
         var out: [[UInt8]] = []
         for layout in layouts {
             out.append(layout)
@@ -103,6 +105,26 @@ public struct WebhookSignatureCheck: Sendable {
     }
 
     enum Slashes { case keep, escape, unescape }
+
+    /// The payload with its keys in the order of Pusher's documentation (`time_ms`, `events`; in each event `name`,
+    /// `channel`, then the event's own fields), compact; `nil` when it has no `events` array.
+    static func pusherOrder(_ payload: JSONValue) -> [UInt8]? {
+        guard let object = payload.objectValue, let events = object["events"]?.arrayValue else { return nil }
+        let order = ["name", "channel", "user_id", "event", "data", "socket_id", "subscription_count"]
+        func ordered(_ value: JSONValue) -> String {
+            guard let fields = value.objectValue else { return value.jsonString }
+            let known = order.compactMap { key in fields[key].map { (key, $0) } }
+            let rest = fields.keys.sorted().filter { !order.contains($0) }.map { ($0, fields[$0]!) }
+            return JSONValue.orderedObject(known + rest)
+        }
+        var text = "{"
+        if let time = object["time_ms"] { text += "\"time_ms\":" + time.jsonString + "," }
+        text += "\"events\":[" + events.map(ordered).joined(separator: ",") + "]"
+        for key in object.keys.sorted() where key != "time_ms" && key != "events" {
+            text += "," + JSONValue.orderedObject([(key, object[key]!)]).dropFirst().dropLast()
+        }
+        return Array((text + "}").utf8)
+    }
 
     /// `json` without whitespace between tokens (keys keep their order), with `, ` and `: ` when `spaced`, and `/` in
     /// strings escaped or unescaped.
