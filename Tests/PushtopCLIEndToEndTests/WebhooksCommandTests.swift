@@ -123,7 +123,7 @@ import Testing
             Self.row("webhook_rejected") {
                 $0["cause"] as? String == "body re-encoded by a proxy"
             })
-        #expect(try await Self.post(port: port, body: body, key: "who").status == 401)
+        #expect(try await Self.post(port: port, body: body, key: "who", secret: "whose").status == 401)
         try await webhooks.waitForLine(
             "unknown key",
             Self.row("webhook_rejected") {
@@ -234,7 +234,8 @@ import Testing
         let dead = try await WebhookListener.start(host: "127.0.0.1", port: 0)
         let address = dead.address
         await dead.stop()
-        let (webhooks, port) = try await Self.start(Self.app + ["--forward", "http://\(address)/"])
+        let (webhooks, port) = try await Self.start(
+            Self.app + ["--forward", "http://\(address)/", "--forward-timeout", "2"])
         let answer = try await Self.post(port: port, body: Self.payload(#"{"name":"channel_occupied","channel":"a"}"#))
         #expect(answer.status == 502)
         let failed = try await webhooks.waitForLine(

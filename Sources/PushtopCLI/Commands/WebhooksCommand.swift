@@ -44,6 +44,11 @@ struct WebhooksCommand: AsyncParsableCommand {
     var forward: [String] = []
 
     @Option(
+        name: .customLong("forward-timeout"),
+        help: ArgumentHelp("Seconds a --forward target has to answer (default 10).", valueName: "SECONDS"))
+    var forwardTimeout: Double = 10
+
+    @Option(
         name: .customLong("type"),
         help: ArgumentHelp("Print only rows of this type (repeatable).", valueName: "TYPE"))
     var types: [String] = []
@@ -71,6 +76,9 @@ struct WebhooksCommand: AsyncParsableCommand {
         for url in forward {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil
             else { throw ValidationError("--forward: expected an http(s) URL, found '\(url)'") }
+        }
+        guard forwardTimeout > 0, forwardTimeout <= 300 else {
+            throw ValidationError("--forward-timeout must be more than 0 and at most 300 seconds")
         }
         for type in types where ConsoleRowType(rawValue: type) == nil {
             let known = ConsoleRowType.allCases.map(\.rawValue).joined(separator: ", ")
@@ -102,9 +110,10 @@ struct WebhooksCommand: AsyncParsableCommand {
                 "pushtop webhooks: no --key/--secret, --app or --env-file: signatures are not checked\n")
         }
         let (host, port) = WebhookReceiverSettings.listenAddress(listen)!
-        let settings = WebhookReceiverSettings(
+        var settings = WebhookReceiverSettings(
             host: host, port: port, credentials: credentials, forward: forward,
             subscriberCount: checkAPI ? Self.subscriberCount(api: resolved, credentials: credentials) : nil)
+        settings.forwardTimeout = forwardTimeout
         let receiver = WebhookReceiver(settings: settings, logger: Logger(label: "pushtop.webhooks"))
         let wanted = Set(types.compactMap(ConsoleRowType.init(rawValue:)))
         let forwarding = forward.isEmpty ? "" : " (forwarding to \(forward.joined(separator: ", ")))"

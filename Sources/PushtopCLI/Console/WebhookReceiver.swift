@@ -30,6 +30,8 @@ public struct WebhookReceiverSettings: Sendable {
     /// Asks the server's HTTP API how many subscribers a channel has (app id, channel → count, `nil` when unknown):
     /// flags a `channel_vacated` while the API still lists subscribers.
     public var subscriberCount: (@Sendable (_ appID: String?, _ channel: String) async -> Int?)?
+    /// Seconds a `--forward` target has to answer (a target that refuses connections is retried until then).
+    public var forwardTimeout: Double = 10
 
     public init(
         host: String, port: Int, credentials: [WebhookCredential] = [], forward: [String] = [],
@@ -86,7 +88,10 @@ public final class WebhookReceiver: Sendable {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let forwarder =
             settings.forward.isEmpty
-            ? nil : WebhookForwarder(client: client, targets: settings.forward, timeout: .seconds(10))
+            ? nil
+            : WebhookForwarder(
+                client: client, targets: settings.forward, timeout: .milliseconds(Int64(settings.forwardTimeout * 1000))
+            )
         let processor = WebhookRequestProcessor(
             settings: settings, forwarder: forwarder, logger: logger, deliver: deliver)
         let server: any Channel
