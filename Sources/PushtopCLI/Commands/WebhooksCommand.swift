@@ -45,7 +45,7 @@ struct WebhooksCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("forward-timeout"),
-        help: ArgumentHelp("Seconds a --forward target has to answer (default 10).", valueName: "SECONDS"))
+        help: ArgumentHelp("Seconds a --forward target has to answer.", valueName: "SECONDS"))
     var forwardTimeout: Double = 10
 
     @Option(

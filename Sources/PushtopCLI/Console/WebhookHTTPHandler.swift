@@ -20,6 +20,8 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
 
     private let processor: WebhookRequestProcessor
     private var state = State.idle
+    /// A request is being processed (its answer is not written yet).
+    private var busy = false
     init(processor: WebhookRequestProcessor) {
         self.processor = processor
     }
@@ -72,12 +74,14 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
                 let keepAlive = head.isKeepAlive
                 let remote = Self.address(context)
                 let processor = self.processor
+                busy = true
                 let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                 context.eventLoop.makeFutureWithTask {
                     await processor.process(request, remoteAddress: remote)
                 }.whenComplete { result in
                     processor.release()
                     let (handler, context) = bound.value
+                    handler.busy = false
                     let answer =
                         (try? result.get()) ?? WebhookRequestProcessor.Answer.json(500, #"{"error":"internal error"}"#)
                     handler.write(answer, keepAlive: keepAlive, context: context)
@@ -89,6 +93,16 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
                 break
             }
         }
+    }
+
+    /// A connection that sent nothing for the idle timeout (``WebhookReceiver``'s `IdleStateHandler`) is closed, so
+    /// slow senders cannot hold the places of requests in progress; not while its request is being processed.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
+        guard !busy else { return }
+        if case .reading = state { processor.release() }
+        state = .idle
+        context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

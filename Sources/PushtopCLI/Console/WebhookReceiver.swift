@@ -32,6 +32,8 @@ public struct WebhookReceiverSettings: Sendable {
     public var subscriberCount: (@Sendable (_ appID: String?, _ channel: String) async -> Int?)?
     /// Seconds a `--forward` target has to answer (a target that refuses connections is retried until then).
     public var forwardTimeout: Double = 10
+    /// Seconds a connection may send nothing (mid-request or between requests) before it is closed.
+    public var idleTimeout: Double = 30
 
     public init(
         host: String, port: Int, credentials: [WebhookCredential] = [], forward: [String] = [],
@@ -94,12 +96,14 @@ public final class WebhookReceiver: Sendable {
             )
         let processor = WebhookRequestProcessor(
             settings: settings, forwarder: forwarder, logger: logger, deliver: deliver)
+        let idleTimeout = TimeAmount.milliseconds(Int64(settings.idleTimeout * 1000))
         let server: any Channel
         do {
             server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         try channel.pipeline.syncOperations.addHandler(WebhookHTTPHandler(processor: processor))
                     }
