@@ -24,8 +24,8 @@ struct WebhooksCommand: AsyncParsableCommand {
             The sender's answer: with --forward, the first target's status, headers and body (every request is \
             passed on byte for byte, verified or not: pushtop stays transparent in front of the app; each target's \
             answer is a webhook_sent or webhook_failed row). Without --forward: 401 when the signature does not \
-            verify, 400 when the body is not JSON, else 200 {}. Bodies over 1 MiB get 413; beyond 64 requests in \
-            progress, 503.
+            verify, 400 when the body is not JSON, else 200 {}. Bodies over 1 MiB get 413; beyond 64 requests or \
+            8 MiB of bodies in progress, 503.
 
             The address it listens on is printed on stderr. Exit 0 on SIGINT/SIGTERM, 1 when it cannot listen.
             """

@@ -22,6 +22,14 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
     private var state = State.idle
     /// A request is being processed (its answer is not written yet).
     private var busy = false
+    /// The bytes of the place this connection's request holds (0: none).
+    private var reserved = 0
+
+    /// Gives back the place the request held.
+    private func releasePlace() {
+        processor.release(bytes: reserved)
+        reserved = 0
+    }
     init(processor: WebhookRequestProcessor) {
         self.processor = processor
     }
@@ -34,16 +42,17 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
             if let declared, declared > limit {
                 processor.tooLarge(head: head, bytes: declared, remoteAddress: Self.address(context))
                 refuse(context: context, status: .payloadTooLarge, message: "the body is over \(limit) bytes")
-            } else if !processor.admit() {
+            } else if !processor.admit(bytes: declared ?? limit) {
                 refuse(context: context, status: .serviceUnavailable, message: "too many webhooks in progress")
             } else {
+                reserved = declared ?? limit
                 state = .reading(head, context.channel.allocator.buffer(capacity: min(declared ?? 0, limit)))
             }
         case .body(var part):
             switch state {
             case .reading(let head, var body):
                 if body.readableBytes + part.readableBytes > processor.bodyLimit {
-                    processor.release()
+                    releasePlace()
                     processor.tooLarge(head: head, bytes: nil, remoteAddress: Self.address(context))
                     refuse(
                         context: context, status: .payloadTooLarge,
@@ -79,8 +88,8 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
                 context.eventLoop.makeFutureWithTask {
                     await processor.process(request, remoteAddress: remote)
                 }.whenComplete { result in
-                    processor.release()
                     let (handler, context) = bound.value
+                    handler.releasePlace()
                     handler.busy = false
                     let answer =
                         (try? result.get()) ?? WebhookRequestProcessor.Answer.json(500, #"{"error":"internal error"}"#)
@@ -100,19 +109,19 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is IdleStateHandler.IdleStateEvent else { return context.fireUserInboundEventTriggered(event) }
         guard !busy else { return }
-        if case .reading = state { processor.release() }
+        if case .reading = state { releasePlace() }
         state = .idle
         context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if case .reading = state { processor.release() }
+        if case .reading = state { releasePlace() }
         state = .idle
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if case .reading = state { processor.release() }
+        if case .reading = state { releasePlace() }
         state = .idle
         context.fireChannelInactive()
     }

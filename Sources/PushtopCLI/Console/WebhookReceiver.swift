@@ -64,8 +64,9 @@ extension WebhookReceiverSettings {
 /// Receives the webhooks of Pusher, soketi, sockudo or `pushtop serve` and turns them into console rows
 /// (`"source":"webhook"`), with `webhook_rejected` and `webhook_problem` rows for what does not verify or deviates.
 ///
-/// An HTTP/1.1 server on SwiftNIO: `POST` at any path; bodies over 1 MiB are answered 413 and beyond 64 requests in
-/// progress 503 (an `overloaded` row counts them each second), so memory stays bounded under a flood. The parts:
+/// An HTTP/1.1 server on SwiftNIO: `POST` at any path; bodies over 1 MiB are answered 413, and beyond 64 requests or
+/// 8 MiB of bodies in progress 503 (an `overloaded` row counts them each second), so memory stays bounded under a
+/// flood; a connection silent for 30 s is closed. The parts:
 /// ``WebhookSignatureCheck`` (verification and the likely cause), ``WebhookAuditor`` (format and timing),
 /// ``WebhookRows`` (events → rows), `WebhookForwarder` (`--forward`), `WebhookRequestProcessor` (the sender's answer).
 public final class WebhookReceiver: Sendable {

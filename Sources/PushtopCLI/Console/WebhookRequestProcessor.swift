@@ -27,20 +27,24 @@ final class WebhookRequestProcessor: Sendable {
     let bodyLimit: Int
     /// The most requests in progress at once: beyond, 503.
     let concurrencyLimit: Int
+    /// The most body bytes of requests in progress (each counted at its declared length, or the bound when it has
+    /// none): beyond, 503. Parsing and rows take a few times the body, so this bounds the receiver's memory.
+    let memoryBudget: Int
 
     private let settings: WebhookReceiverSettings
     private let check: WebhookSignatureCheck
     private let forwarder: WebhookForwarder?
     private let deliver: @Sendable ([ConsoleRow]) -> Void
     private let auditor = Mutex(WebhookAuditor())
-    private let inProgress = Mutex(0)
+    /// Requests in progress and the bytes their bodies may take.
+    private let inProgress = Mutex((requests: 0, bytes: 0))
     /// Requests answered 503 since the last `overloaded` row.
     private let refused = Mutex(0)
     private let logger: Logger
 
     init(
         settings: WebhookReceiverSettings, forwarder: WebhookForwarder?, logger: Logger,
-        bodyLimit: Int = 1 << 20, concurrencyLimit: Int = 64,
+        bodyLimit: Int = 1 << 20, concurrencyLimit: Int = 64, memoryBudget: Int = 8 << 20,
         deliver: @escaping @Sendable ([ConsoleRow]) -> Void
     ) {
         self.settings = settings
@@ -49,16 +53,19 @@ final class WebhookRequestProcessor: Sendable {
         self.logger = logger
         self.bodyLimit = bodyLimit
         self.concurrencyLimit = concurrencyLimit
+        self.memoryBudget = memoryBudget
         self.deliver = deliver
     }
 
     static func nowMs() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    /// Takes a place for one request; `false` (and counted) when all are taken.
-    func admit() -> Bool {
+    /// Takes a place for one request of up to `bytes` (its declared length, or the bound); `false` (and counted)
+    /// when ``concurrencyLimit`` requests or ``memoryBudget`` bytes are already in progress.
+    func admit(bytes: Int) -> Bool {
         let admitted = inProgress.withLock { n in
-            guard n < concurrencyLimit else { return false }
-            n += 1
+            guard n.requests < concurrencyLimit, n.bytes + bytes <= max(memoryBudget, bodyLimit) else { return false }
+            n.requests += 1
+            n.bytes += bytes
             return true
         }
         if !admitted { refused.withLock { $0 += 1 } }
@@ -66,8 +73,11 @@ final class WebhookRequestProcessor: Sendable {
     }
 
     /// Gives back the place of a request that is done.
-    func release() {
-        inProgress.withLock { $0 = max(0, $0 - 1) }
+    func release(bytes: Int) {
+        inProgress.withLock { n in
+            n.requests = max(0, n.requests - 1)
+            n.bytes = max(0, n.bytes - bytes)
+        }
     }
 
     /// Shows the requests refused with 503 since the last call, as one `overloaded` row (nothing when none were).
@@ -79,7 +89,8 @@ final class WebhookRequestProcessor: Sendable {
         guard count > 0 else { return }
         var row = WebhookRows.problem(
             WebhookProblem.overloaded,
-            cause: "\(count) request(s) answered 503: more than \(concurrencyLimit) in progress",
+            cause:
+                "\(count) request(s) answered 503: \(concurrencyLimit) requests or \(memoryBudget >> 20) MiB of bodies in progress",
             timeMs: Self.nowMs(), appID: nil, remoteAddress: nil)
         row.dropped = count
         deliver([row])
