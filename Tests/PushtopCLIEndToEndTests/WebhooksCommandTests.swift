@@ -291,6 +291,50 @@ import Testing
         #expect(try await webhooks.exitCode() == 0)
     }
 
+    @Test func aSilentSenderIsCutOff() async throws {
+        let (webhooks, port) = try await Self.start(Self.app + ["--idle-timeout", "1"])
+        let socket = try RawSocket(port: port, timeout: 10)
+        try socket.send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        let started = Date()
+        #expect(socket.readToEnd().closed)
+        #expect(Date().timeIntervalSince(started) < 5)
+        webhooks.signal(SIGINT)
+        #expect(try await webhooks.exitCode() == 0)
+    }
+
+    @Test func typesFilterAndCredentialsFromAnEnvFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let env = directory.appendingPathComponent(".env").path
+        try "PUSHER_APP_ID=99\nPUSHER_APP_KEY=env-key\nPUSHER_APP_SECRET=env-secret\n".write(
+            toFile: env, atomically: true, encoding: .utf8)
+        let (webhooks, port) = try await Self.start([
+            "--env-file", env, "--type", "vacated", "--type", "webhook_problem",
+        ])
+        let body = Self.payload(
+            #"{"name":"channel_occupied","channel":"a"},{"name":"channel_vacated","channel":"a"}"#)
+        #expect(try await Self.post(port: port, body: body, key: "env-key", secret: "env-secret").status == 200)
+        #expect(try await Self.post(port: port, body: body, key: "env-key", secret: "env-secret").status == 200)
+        let vacated = try await webhooks.waitForLine("vacated", Self.row("vacated"))
+        #expect(vacated["app_id"] as? String == "99")
+        // The second batch fills the channel again at once after it emptied: no grace.
+        try await webhooks.waitForLine(
+            "no_grace", Self.row("webhook_problem") { $0["problem"] as? String == "no_grace" })
+        // Only the types asked for.
+        #expect(webhooks.objects.allSatisfy { ["vacated", "webhook_problem"].contains($0["type"] as? String ?? "") })
+        webhooks.signal(SIGINT)
+        #expect(try await webhooks.exitCode() == 0)
+
+        // No credentials: every webhook is shown, unverified, and stderr says so.
+        let (open, openPort) = try await Self.start([])
+        #expect(try await Self.post(port: openPort, body: body, secret: "anything").status == 200)
+        try await open.waitForLine("occupied", Self.row("occupied"))
+        #expect(open.stderr.contains("signatures are not checked"))
+        open.signal(SIGINT)
+        #expect(try await open.exitCode() == 0)
+    }
+
     @Test func badUsageIsRefused() async throws {
         try await PushtopProcess.expectUsageError(["webhooks", "--listen", "nowhere"], mentioning: "--listen")
         try await PushtopProcess.expectUsageError(

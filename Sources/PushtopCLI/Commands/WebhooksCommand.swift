@@ -48,6 +48,10 @@ struct WebhooksCommand: AsyncParsableCommand {
         help: ArgumentHelp("Seconds a --forward target has to answer.", valueName: "SECONDS"))
     var forwardTimeout: Double = 10
 
+    /// Seconds a connection may stay silent (hidden: for the tests of slow senders).
+    @Option(name: .customLong("idle-timeout"), help: .hidden)
+    var idleTimeout: Double = 30
+
     @Option(
         name: .customLong("type"),
         help: ArgumentHelp("Print only rows of this type (repeatable).", valueName: "TYPE"))
@@ -114,6 +118,7 @@ struct WebhooksCommand: AsyncParsableCommand {
             host: host, port: port, credentials: credentials, forward: forward,
             subscriberCount: checkAPI ? Self.subscriberCount(api: resolved, credentials: credentials) : nil)
         settings.forwardTimeout = forwardTimeout
+        settings.idleTimeout = max(0.1, idleTimeout)
         let receiver = WebhookReceiver(settings: settings, logger: Logger(label: "pushtop.webhooks"))
         let wanted = Set(types.compactMap(ConsoleRowType.init(rawValue:)))
         let forwarding = forward.isEmpty ? "" : " (forwarding to \(forward.joined(separator: ", ")))"
