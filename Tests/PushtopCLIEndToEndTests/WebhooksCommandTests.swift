@@ -209,7 +209,11 @@ import Testing
         #expect(got.headers["x-custom"] == "a,  b ;c")
         #expect(got.headers["x-request-id"] == "42")
         #expect(got.headers["content-type"] == "application/json")
-        try await webhooks.waitForLine("webhook_sent", Self.row("webhook_sent") { $0["status"] as? Int == 200 })
+        let forwarded = try await webhooks.waitForLine(
+            "webhook_sent", Self.row("webhook_sent") { $0["status"] as? Int == 200 })
+        #expect(forwarded["url"] as? String == "http://\(app.address)/base/pusher/webhooks?via=pushtop")
+        #expect(forwarded["events"] as? [String] == ["client_event"])
+        #expect(forwarded["app_id"] as? String == ServeNode.appID)
         try await webhooks.waitForLine(
             "client_event", Self.row("client_event") { $0["event"] as? String == "client-x" })
 
@@ -333,6 +337,15 @@ import Testing
         #expect(open.stderr.contains("signatures are not checked"))
         open.signal(SIGINT)
         #expect(try await open.exitCode() == 0)
+    }
+
+    @Test func anAddressInUseIsAnError() async throws {
+        let (first, port) = try await Self.start([])
+        let second = try PushtopProcess(["webhooks", "--listen", "127.0.0.1:\(port)"])
+        #expect(try await second.exitCode() == 1)
+        #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port)"), "\(second.stderr)")
+        first.signal(SIGINT)
+        #expect(try await first.exitCode() == 0)
     }
 
     @Test func badUsageIsRefused() async throws {

@@ -120,9 +120,13 @@ final class WebhookRequestProcessor: Sendable {
             answer = Answer.json(405, #"{"error":"webhooks are POSTed"}"#)
         }
         let outcomes = await forwarded
+        let key = request.headers.first { $0.0.caseInsensitiveCompare("X-Pusher-Key") == .orderedSame }?.1
         let names = JSONValue.parseIfJSON(String(decoding: request.body, as: UTF8.self)).map(Self.eventNames)
         for outcome in outcomes {
-            rows.append(Self.row(for: outcome, events: names, timeMs: Self.nowMs(), remoteAddress: remoteAddress))
+            var row = Self.row(for: outcome, events: names, timeMs: Self.nowMs(), remoteAddress: remoteAddress)
+            // The app the request named (verified or not), as on its other rows.
+            row.appID = rows.first?.appID ?? check.credentials.first { $0.key == key }?.appID
+            rows.append(row)
         }
         if let first = outcomes.first {
             switch first.result {
