@@ -30,6 +30,7 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
         processor.release(bytes: reserved)
         reserved = 0
     }
+
     init(processor: WebhookRequestProcessor) {
         self.processor = processor
     }

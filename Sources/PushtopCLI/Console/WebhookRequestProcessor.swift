@@ -114,8 +114,10 @@ final class WebhookRequestProcessor: Sendable {
         async let forwarded = forwarder?.forward(request) ?? []
         var rows: [ConsoleRow] = []
         var answer = Answer.json(200, "{}")
+        var vacated: (appID: String?, channels: [String]) = (nil, [])
         if request.method == "POST" {
-            answer = await inspect(request, receivedAt: receivedAt, remoteAddress: remoteAddress, rows: &rows)
+            answer = await inspect(
+                request, receivedAt: receivedAt, remoteAddress: remoteAddress, rows: &rows, vacated: &vacated)
         } else {
             answer = Answer.json(405, #"{"error":"webhooks are POSTed"}"#)
         }
@@ -138,11 +140,26 @@ final class WebhookRequestProcessor: Sendable {
             }
         }
         if !rows.isEmpty { deliver(rows) }
+        if let ask = settings.subscriberCount, !vacated.channels.isEmpty {
+            // Asked once the rows are out, without delaying the sender's answer.
+            let deliver = self.deliver
+            Task {
+                for channel in vacated.channels {
+                    guard let count = await ask(vacated.appID, channel), count > 0 else { continue }
+                    deliver([
+                        WebhookAuditor.vacatedWhileSubscribed(
+                            channel: channel, subscribers: count, timeMs: Self.nowMs(), appID: vacated.appID,
+                            remoteAddress: remoteAddress)
+                    ])
+                }
+            }
+        }
         return answer
     }
 
     private func inspect(
-        _ request: WebhookForwarder.Request, receivedAt: Int64, remoteAddress: String?, rows: inout [ConsoleRow]
+        _ request: WebhookForwarder.Request, receivedAt: Int64, remoteAddress: String?, rows: inout [ConsoleRow],
+        vacated: inout (appID: String?, channels: [String])
     ) async -> Answer {
         func header(_ name: String) -> String? {
             request.headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
@@ -182,16 +199,7 @@ final class WebhookRequestProcessor: Sendable {
             $0.audit(body, receivedAtMs: receivedAt, appID: appID, remoteAddress: remoteAddress)
         }
         rows += audit.rows
-        if let ask = settings.subscriberCount {
-            for channel in audit.vacated {
-                if let count = await ask(appID, channel), count > 0 {
-                    rows.append(
-                        WebhookAuditor.vacatedWhileSubscribed(
-                            channel: channel, subscribers: count, timeMs: Self.nowMs(), appID: appID,
-                            remoteAddress: remoteAddress))
-                }
-            }
-        }
+        vacated = (appID, audit.vacated)
         return Answer.json(200, "{}")
     }
 
