@@ -21,6 +21,7 @@ public struct WebhookAuditor: Sendable {
     /// Other events (client events, cache misses, counts), exactly, with their arrival time.
     private var recent: [String: Int64] = [:]
 
+    /// An auditor that has seen nothing yet.
     public init() {}
 
     /// How many events it remembers now.

@@ -17,16 +17,24 @@ public struct WebhookSignatureCheck: Sendable {
 
     /// The causes a rejection names (the `cause` of a `webhook_rejected` row).
     public enum Cause {
+        /// The key is known, but no known secret signs these bytes or a re-encoding of them.
         public static let wrongSecret = "wrong secret"
+        /// The key's secret (or a known one) signs the same JSON written another way: something re-encoded the body.
         public static let reencoded = "body re-encoded by a proxy"
+        /// Another known app's secret signs the body, or the key is unknown and a known secret signs it.
         public static let otherApp = "key of another app"
+        /// The key is no known app's, and no known secret signs the body.
         public static let unknownKey = "unknown key"
+        /// No `X-Pusher-Key` header (and no known secret signs the body).
         public static let missingKey = "no X-Pusher-Key header"
+        /// No `X-Pusher-Signature` header.
         public static let missingSignature = "no X-Pusher-Signature header"
     }
 
+    /// The known apps (empty: nothing is checked).
     public var credentials: [WebhookCredential]
 
+    /// A check against these apps.
     public init(credentials: [WebhookCredential]) {
         self.credentials = credentials
     }
