@@ -61,12 +61,11 @@ public struct WebhookSignatureCheck: Sendable {
             return reject(Cause.unknownKey)
         }
         // The signature of the same JSON written another way: something between the sender and here re-encoded it.
-        for variant in Self.reencodings(of: body) where variant != body {
-            for credential in [named] + others
-            where Self.same(Self.signature(secret: credential.secret, body: variant), received) {
-                return reject(Cause.reencoded)
-            }
+        let secrets = ([named] + others).map(\.secret)
+        let reencoded = Self.anyReencoding(of: body) { variant in
+            variant != body && secrets.contains { Self.same(Self.signature(secret: $0, body: variant), received) }
         }
+        if reencoded { return reject(Cause.reencoded) }
         return reject(Cause.wrongSecret)
     }
 
@@ -86,30 +85,30 @@ public struct WebhookSignatureCheck: Sendable {
         return diff == 0
     }
 
-    /// What the sender may have signed before something re-encoded the body we received: the same JSON compact (its
-    /// keys in their order, or sorted), with `/` escaped as `\/` or not, with `", "` and `": "` (Python's default)
-    /// or not, with and without a trailing newline. Empty when the body is not JSON.
-    static func reencodings(of body: [UInt8]) -> [[UInt8]] {
+    /// Whether `match` holds for what the sender may have signed before something re-encoded the body we received:
+    /// the same JSON compact (its keys in their order, sorted, or in Pusher's documented order), with `/` escaped as
+    /// `\/` or not, with `", "` and `": "` (Python's default) or not, with and without a trailing newline. `false`
+    /// when the body is not JSON. The variants are made one at a time (a body may be 1 MiB).
+    static func anyReencoding(of body: [UInt8], _ match: ([UInt8]) -> Bool) -> Bool {
         guard let text = String(validating: body, as: UTF8.self), let value = JSONValue.parseIfJSON(text) else {
-            return []
+            return false
         }
-        var layouts: [[UInt8]] = []
+        func toggledNewline(_ bytes: [UInt8]) -> [UInt8] {
+            bytes.last == 0x0A ? Array(bytes.dropLast()) : bytes + [0x0A]
+        }
+        func either(_ layout: [UInt8]) -> Bool { match(layout) || match(toggledNewline(layout)) }
+        if match(toggledNewline(body)) { return true }
         for slashes in [Slashes.keep, .escape, .unescape] {
-            for spaced in [false, true] { layouts.append(relayout(body, spaced: spaced, slashes: slashes)) }
+            for spaced in [false, true] where either(relayout(body, spaced: spaced, slashes: slashes)) { return true }
         }
         // The sender's key order is lost when a proxy sorted the keys: try sorted keys and Pusher's documented order.
         for canonical in [Array(value.jsonString.utf8), pusherOrder(value)].compactMap({ $0 }) {
-            for (spaced, slashes) in [(false, Slashes.keep), (false, .escape), (true, .keep), (true, .escape)] {
-                layouts.append(relayout(canonical, spaced: spaced, slashes: slashes))
+            for (spaced, slashes) in [(false, Slashes.keep), (false, .escape), (true, .keep), (true, .escape)]
+            where either(relayout(canonical, spaced: spaced, slashes: slashes)) {
+                return true
             }
         }
-        var out: [[UInt8]] = []
-        for layout in layouts {
-            out.append(layout)
-            out.append(layout.last == 0x0A ? Array(layout.dropLast()) : layout + [0x0A])
-        }
-        out.append(body.last == 0x0A ? Array(body.dropLast()) : body + [0x0A])
-        return out
+        return false
     }
 
     enum Slashes { case keep, escape, unescape }
