@@ -106,8 +106,9 @@ public final class RedisBackplane: Backplane {
             publish(.terminate(userID: userID))
         case .subscribed(let channel, let socketID, nil):
             script(RedisScripts.subscribe, [.string(channel), countEvents ? "1" : "0"]) { [weak self] reply in
-                guard case .success(let value) = reply, let count = value.integer, let webhooks = self?.hub?.webhooks
-                else { return }
+                guard case .success(let value) = reply, let count = value.integer, let hub = self?.hub else { return }
+                if count == 1 { hub.consoleChannel(.occupied, channel: channel) }
+                guard let webhooks = hub.webhooks else { return }
                 if count == 1 { webhooks.enqueue(.channelOccupied(channel: channel)) }
                 // The node whose script changed the count reports it: one subscription_count per change.
                 if webhooks.wantsSubscriptionCounts {
@@ -123,8 +124,13 @@ public final class RedisBackplane: Backplane {
             ]
             script(RedisScripts.leave, arguments) { [weak self] reply in
                 guard case .success(let value) = reply, let parts = value.array, parts.count == 2,
-                    let count = parts[0].integer, count >= 0, let webhooks = self?.hub?.webhooks
+                    let count = parts[0].integer, count >= 0, let hub = self?.hub
                 else { return }
+                if let removed = parts[1].string, !removed.isEmpty {
+                    hub.consolePresence("member_removed", channel: channel, userID: removed, socketID: socketID)
+                }
+                if count == 0 { hub.consoleChannel(.vacated, channel: channel) }
+                guard let webhooks = hub.webhooks else { return }
                 if let removed = parts[1].string, !removed.isEmpty {
                     webhooks.enqueue(.memberRemoved(channel: channel, userID: removed))
                 }
@@ -167,8 +173,16 @@ public final class RedisBackplane: Backplane {
                     answer = .full
                     break
                 }
-                if status == "new" { hub.webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID)) }
-                if parts[1].integer == 1 { hub.webhooks?.enqueue(.channelOccupied(channel: channel)) }
+                if status == "new" {
+                    hub.webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID))
+                    hub.consolePresence(
+                        "member_added", channel: channel, userID: member.userID,
+                        info: JSONValue.parseIfJSON(member.infoJSON), socketID: socketID)
+                }
+                if parts[1].integer == 1 {
+                    hub.webhooks?.enqueue(.channelOccupied(channel: channel))
+                    hub.consoleChannel(.occupied, channel: channel)
+                }
                 answer = .joined(roster: Self.roster(parts[2]))
             case .failure:
                 answer = .unavailable
