@@ -17,6 +17,10 @@ public final class RedisBackplane: Backplane {
     let configuration: ClusterConfiguration
     let keyPrefix: String
     let bus: String
+    /// The debug feed's channel (``ConsoleClusterLink``).
+    let consoleChannel: String
+    /// The hub's debug feed, for the console channel's messages (set when the backplane runs).
+    let consoleBox: ConsoleBox
     let redis: RedisClient
     let subscriber: RedisSubscriber
     let logger: Logger
@@ -40,6 +44,11 @@ public final class RedisBackplane: Backplane {
     /// Dead nodes whose members this node removed.
     let nodesRemoved = Atomic<Int>(0)
 
+    /// The debug feed that the console channel's messages go to, once the hub runs.
+    final class ConsoleBox: Sendable {
+        let console = Mutex<ConsoleHub?>(nil)
+    }
+
     /// Bus messages decoded on the subscriber's loop, waiting for the hub.
     final class InboundQueue: Sendable {
         let messages = Mutex<[ClusterMessage]>([])
@@ -52,6 +61,10 @@ public final class RedisBackplane: Backplane {
         let url = try RedisURL(cluster.redisURL)
         keyPrefix = "\(cluster.prefix):\(server.app.id):"
         bus = keyPrefix + "bus"
+        let consoleChannel = keyPrefix + "console"
+        self.consoleChannel = consoleChannel
+        let consoleBox = ConsoleBox()
+        self.consoleBox = consoleBox
         self.logger = logger
         limits = server.limits
         countEvents = server.subscriptionCountEvents
@@ -68,6 +81,12 @@ public final class RedisBackplane: Backplane {
         subscriber = RedisSubscriber(
             configuration: RedisConfiguration(url: url, commandTimeout: timeout, name: "subscriber"), logger: logger
         ) { message in
+            if message.channel == consoleChannel {
+                if let console = consoleBox.console.withLock({ $0 }) {
+                    ConsoleClusterLink.receive(message.payload, into: console)
+                }
+                return
+            }
             guard let decoded = ClusterMessage(decoding: String(buffer: message.payload)) else { return }
             inbound.messages.withLock { $0.append(decoded) }
             doorbell.yield()
