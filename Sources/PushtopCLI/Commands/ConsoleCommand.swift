@@ -21,8 +21,8 @@ struct ConsoleCommand: AsyncParsableCommand {
             Examples:
               pushtop console
               pushtop console --env-file .env --type api_message,webhook_failed
-              pushtop console --node 10.0.0.1:6001 --node 10.0.0.2:6001 --record console.jsonl
-              pushtop console --webhook-listen 127.0.0.1:9000 --app-id 1 --key KEY --secret SECRET
+              pushtop console --node a:6001 --node b:6001 --record console.jsonl
+              pushtop console --env-file .env --webhook-listen 127.0.0.1:9000
             """
     )
 
