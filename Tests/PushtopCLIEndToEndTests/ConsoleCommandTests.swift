@@ -127,6 +127,65 @@ import Testing
         #expect(console.lines.isEmpty)
     }
 
+    /// Two `serve --redis` nodes: one node's feed shows the whole cluster, and with both as `--node`s every row is
+    /// printed once (each feed passes on its own node's rows), tagged with the node that did it.
+    @Test func severalNodesOfAClusterPrintEachRowOnce() async throws {
+        try #require(RedisServerProcess.isAvailable, "redis-server is needed (scripts/install-deps)")
+        let redis = try await RedisServerProcess.start()
+        defer { redis.stop() }
+        let a = try await ServeNode.start(extra: ["--redis", redis.url, "--node-id", "node-a"])
+        let b = try await ServeNode.start(extra: ["--redis", redis.url, "--node-id", "node-b"])
+        func console(_ nodes: [ServeNode]) throws -> PushtopProcess {
+            try PushtopProcess(
+                ["console", "--key", a.key, "--secret", a.secret, "--app-id", a.appID]
+                    + nodes.flatMap { ["--node", $0.address] })
+        }
+        let both = try console([a, b])
+        let onlyA = try console([a])
+        try await waitUntil(timeout: 20, "both feeds' hellos (stderr: \(both.stderr.suffix(400)))") {
+            both.stderr.contains("hello: node node-a") && both.stderr.contains("hello: node node-b")
+                && onlyA.stderr.contains("hello: node node-a")
+        }
+        #expect(both.stderr.contains("cluster-wide (--redis)"))
+        // Node B forwards its rows once a listener anywhere was announced: connect on B until A's feed shows it.
+        try await waitUntil(timeout: 20, "node A's feed to show node B's connections") {
+            let (socket, socketID) = try await TestSocket.established("ws://\(b.address)/app/\(b.key)?protocol=7")
+            var seen = false
+            for _ in 0..<20 where !seen {
+                seen = Self.rows(onlyA).contains { $0.socketID == socketID && $0.node == "node-b" }
+                if !seen { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            await socket.close()
+            return seen
+        }
+
+        let socketID = try await Self.scenario(b)
+        for process in [both, onlyA] {
+            try await waitUntil(timeout: 20, "the disconnection of \(socketID) (stdout: \(process.lines.suffix(6)))") {
+                Self.rows(process).contains { $0.type == .disconnection && $0.socketID == socketID }
+            }
+        }
+        // A row that would come twice comes within moments of the first: give it that time.
+        try await Task.sleep(for: .milliseconds(500))
+        both.signal(SIGINT)
+        onlyA.signal(SIGINT)
+        #expect(try await both.exitCode() == 0)
+        #expect(try await onlyA.exitCode() == 0)
+        await a.stop()
+        await b.stop()
+
+        let lines = both.lines
+        #expect(Set(lines).count == lines.count, "a row printed twice: \(lines)")
+        let mine = Self.rows(both).filter { $0.socketID == socketID }
+        #expect(mine.map(\.type).filter { $0 == .connection }.count == 1)
+        #expect(mine.allSatisfy { $0.node == "node-b" }, "\(mine)")
+        let message = Self.rows(both).filter { $0.type == .apiMessage && $0.event == "greeting" }
+        #expect(message.count == 1, "\(message)")
+        #expect(message.first?.node == "node-b", "the trigger went to node B's API")
+        // Node A's feed alone has node B's rows too.
+        #expect(Self.rows(onlyA).contains { $0.type == .connection && $0.socketID == socketID && $0.node == "node-b" })
+    }
+
     @Test func anUnknownTypeIsAUsageErrorNamingTheTypes() async throws {
         try await PushtopProcess.expectUsageError(
             ["console", "--type", "connection,subscribe"],
