@@ -3,6 +3,7 @@ import PushtopDashboard
 import Testing
 
 @testable import PushtopCLI
+@testable import PushtopDashboard
 
 /// Which console sources the dashboard opens: the feed of every node it connects to when it knows the app's secret
 /// and id, none on Pusher itself (a status saying so instead), and the webhook receiver with `--webhook-listen`.
@@ -53,5 +54,32 @@ import Testing
         #expect(text.contains("--webhook-listen"))
         #expect(sources.webhooks?.port == 0)
         #expect(sources.webhooks?.credentials == [WebhookCredential(appID: "7", key: "k", secret: "s3cret")])
+    }
+}
+
+/// The dashboard connects once every feed answered (or after a second), so the console shows its own connection.
+@Suite struct ConsoleReadinessTests {
+    @Test func readyOnceEveryFeedAnsweredAndEverythingPassesOn() async {
+        let feed = ConsoleFeed()
+        let readiness = ConsoleReadiness(feed, sources: 2)
+        readiness.update(ConsoleSourceStatus(name: "a:1", kind: .serverFeed, state: .connecting))
+        readiness.update(ConsoleSourceStatus(name: "w", kind: .webhooks, state: .live))
+        readiness.update(ConsoleSourceStatus(name: "a:1", kind: .serverFeed, state: .live))
+        #expect(!readiness.isReady)
+        readiness.update(ConsoleSourceStatus(name: "b:2", kind: .serverFeed, state: .failed("refused")))
+        #expect(readiness.isReady)
+        await readiness.waitUntilLive(timeout: .seconds(5))  // returns at once
+        readiness.post([ConsoleRow(type: .gap, timeMs: 1)])
+        let taken = feed.take()
+        #expect(taken.rows == [ConsoleRow(type: .gap, timeMs: 1)])
+        #expect(taken.sources.map(\.name).sorted() == ["a:1", "b:2", "w"])
+    }
+
+    @Test func aFeedThatNeverAnswersHoldsTheDashboardOnlyUntilTheTimeout() async {
+        let readiness = ConsoleReadiness(ConsoleFeed(), sources: 1)
+        let clock = ContinuousClock()
+        let took = await clock.measure { await readiness.waitUntilLive(timeout: .milliseconds(200)) }
+        #expect(!readiness.isReady)
+        #expect(took >= .milliseconds(200) && took < .seconds(5))
     }
 }

@@ -39,6 +39,15 @@ enum DashboardLauncher {
         var apps: [DashboardApp] = []
         var tasks: [Task<Void, Never>] = []
         defer { for task in tasks { task.cancel() } }
+        // The console's feeds open first (for up to a second), so that it shows the dashboard's own connections too.
+        var consoleFeed: ConsoleFeed?
+        if let console, !console.isEmpty {
+            let feed = ConsoleFeed()
+            let sink = ConsoleReadiness(feed, sources: console.feeds.count)
+            tasks.append(Task { await console.run(into: sink) })
+            await sink.waitUntilLive(timeout: .seconds(1))
+            consoleFeed = feed
+        }
         for launch in launches {
             let (app, started) = try await start(launch)
             apps.append(app)
@@ -51,11 +60,7 @@ enum DashboardLauncher {
         options.credentials = launches.count == 1 ? launches[0].credentials : nil
         options.api = launches.count == 1 ? apps[0].api : nil
         options.nodes = nodes
-        if let console, !console.isEmpty {
-            let feed = ConsoleFeed()
-            options.console = feed
-            tasks.append(Task { await console.run(into: feed) })
-        }
+        options.console = consoleFeed
         let exit = try await runDashboard(apps: apps, options: options)
         for task in tasks { task.cancel() }
         for launch in launches { await launch.client.shutdown() }
