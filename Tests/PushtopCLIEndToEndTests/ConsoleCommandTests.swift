@@ -186,6 +186,32 @@ import Testing
         #expect(Self.rows(onlyA).contains { $0.type == .connection && $0.socketID == socketID && $0.node == "node-b" })
     }
 
+    @Test func readsTheAppFromTheAppsEnvFile() async throws {
+        let node = try await ServeNode.start()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID()).env").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        PUSHER_APP_ID=\(node.appID)
+        PUSHER_APP_KEY=\(node.key)
+        PUSHER_APP_SECRET=\(node.secret)
+        PUSHER_HOST=127.0.0.1
+        PUSHER_PORT=\(node.port)
+        PUSHER_SCHEME=http
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let console = try PushtopProcess(["console", "--env-file", path])
+        try await Self.waitForHello(console)
+        let (socket, socketID) = try await TestSocket.established("ws://\(node.address)/app/\(node.key)?protocol=7")
+        try await console.waitForLine("the connection of \(socketID)") {
+            $0["type"] as? String == "connection" && $0["socket_id"] as? String == socketID
+        }
+        await socket.close()
+        console.signal(SIGINT)
+        #expect(try await console.exitCode() == 0)
+        await node.stop()
+        #expect(console.stderr.contains(path), "says which file named the app: \(console.stderr)")
+        #expect(!console.stderr.contains(node.secret))
+    }
+
     @Test func anUnknownTypeIsAUsageErrorNamingTheTypes() async throws {
         try await PushtopProcess.expectUsageError(
             ["console", "--type", "connection,subscribe"],
