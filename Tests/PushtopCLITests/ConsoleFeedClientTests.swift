@@ -181,6 +181,19 @@ import Testing
         #expect(server.requests.allSatisfy { $0.signed }, "each attempt is signed afresh: \(server.requests)")
     }
 
+    @Test func aNodeThatStaysDownIsReportedOnceWhileTheClientRetries() async throws {
+        let server = try await ConsoleTestFeedServer.start(answers: [.status(503, #"{"error":"starting"}"#)])
+        let events = Events()
+        let client = ConsoleFeedClient(endpoint: Self.endpoint(server), backoff: Self.fast)
+        let task = Task { await client.run(events.append) }
+        try await Self.eventually { server.requests.count >= 5 }
+        task.cancel()
+        _ = await task.value
+        await server.stop()
+        #expect(server.requests.count >= 5)
+        #expect(events.states == [.connecting, .failed("127.0.0.1:\(server.port) answered 503: starting")])
+    }
+
     @Test func severalNodesOfAClusterPassOnOnlyTheirOwnRows() async throws {
         let mine = Self.row(.subscribed, 1_700_000_000_001, node: "n1")
         let theirs = Self.row(.subscribed, 1_700_000_000_002, node: "n2")

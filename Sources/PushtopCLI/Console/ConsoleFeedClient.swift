@@ -81,7 +81,6 @@ public final class ConsoleFeedClient: Sendable {
             logger.debug("console feed retries", metadata: ["node": "\(endpoint)", "in": "\(delay)"])
             do { try await Task.sleep(for: delay) } catch { break }
             delay = min(delay * 2, backoff.maximum)
-            report(.connecting)
         }
         return last
     }
