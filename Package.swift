@@ -132,6 +132,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -139,7 +140,6 @@ let package = Package(
                 .product(name: "WSClient", package: "swift-websocket"),
                 // The webhook receiver (`pushtop webhooks`): its HTTP server, forwarding and HMAC check.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -244,7 +244,11 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopCLITests",
-            dependencies: ["PushtopCLI", "PushtopKit", "PusherChannels"],
+            dependencies: [
+                "PushtopCLI", "PushtopKit", "PusherChannels",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         // The end-to-end tier: real `redis-server`s, the real binaries (pushtop, dashboard-preview, the examples)

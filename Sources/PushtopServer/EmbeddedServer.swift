@@ -196,6 +196,7 @@ public final class EmbeddedServer: Sendable {
     {
         let router = Router(context: BasicRequestContext.self)
         PusherHTTPAPI.register(on: router, apps: apps)
+        ConsoleEndpoint.register(on: router, apps: apps)
         if configuration.demoAuthEndpoint {
             DemoAuthEndpoint(app: configuration.servedApps[0].credentials).register(on: router)
         }
@@ -242,7 +243,7 @@ public final class EmbeddedServer: Sendable {
             guard settings.enabled, settings.limits.apiRequestsPerSecond == nil else { return nil }
             return APIFastPath.App(
                 verifier: APIRequestVerifier(key: node.credentials.key, secret: node.credentials.secret),
-                limits: settings.limits, inbox: node.hub.inbox)
+                limits: settings.limits, inbox: node.hub.inbox, console: node.hub.console)
         }
     }
 

@@ -99,11 +99,12 @@ final class AppNode: Sendable {
             return nil
         }
         switch verdict {
-        case 403?: throw APIFailure(status: 403, message: "App is disabled")
+        case 403?: throw APIFailure(status: 403, message: "App is disabled", rule: "app_disabled")
         case 429?:
             let rate = settings.limits.apiRequestsPerSecond ?? 0
             throw APIFailure(
-                status: 429, message: "Rate limit exceeded: the app may make \(rate) API requests per second")
+                status: 429, message: "Rate limit exceeded: the app may make \(rate) API requests per second",
+                rule: "api_requests_per_second")
         default: return
         }
     }

@@ -18,31 +18,42 @@ struct APIRequestVerifier {
     {
         let missing = ["auth_key", "auth_timestamp", "auth_version", "auth_signature"].filter { parameters[$0] == nil }
         if !missing.isEmpty {
-            throw .unauthorized("Missing authentication parameter(s): \(missing.joined(separator: ", "))")
+            throw .unauthorized(
+                "Missing authentication parameter(s): \(missing.joined(separator: ", "))", rule: "auth_missing")
         }
         let authKey = parameters["auth_key"]!
         guard ChannelAuthSignature.constantTimeEquals(authKey, key) else {
-            throw .unauthorized("Unknown auth_key '\(authKey)'")
+            throw .unauthorized("Unknown auth_key '\(authKey)'", rule: "auth_key")
         }
         guard parameters["auth_version"] == "1.0" else {
-            throw .unauthorized("Unsupported auth_version '\(parameters["auth_version"]!)': only 1.0 is supported")
+            throw .unauthorized(
+                "Unsupported auth_version '\(parameters["auth_version"]!)': only 1.0 is supported", rule: "auth_version")
         }
         let serverTime = Int(now.timeIntervalSince1970)
         guard let timestamp = Int(parameters["auth_timestamp"]!) else {
-            throw .unauthorized("auth_timestamp '\(parameters["auth_timestamp"]!)' is not a number of seconds")
+            throw .unauthorized(
+                "auth_timestamp '\(parameters["auth_timestamp"]!)' is not a number of seconds", rule: "timestamp")
         }
         guard abs(serverTime - timestamp) <= maxClockSkew else {
+            let skew = serverTime - timestamp
             throw .unauthorized(
-                "Timestamp expired: Given timestamp (\(timestamp)) not within \(maxClockSkew)s of server time (\(serverTime))"
+                "Timestamp expired: Given timestamp (\(timestamp)) not within \(maxClockSkew)s of server time (\(serverTime))",
+                rule: "timestamp",
+                detail:
+                    "auth_timestamp is \(abs(skew)) seconds \(skew > 0 ? "behind" : "ahead of") the server's clock (allowed: \(maxClockSkew) s)"
             )
         }
         let bodyMD5 = APIRequestSignature.bodyMD5(body)
         if let given = parameters["body_md5"] {
             guard given.lowercased() == bodyMD5 else {
-                throw .badRequest("body_md5 '\(given)' does not match the MD5 of the request body (\(bodyMD5))")
+                throw APIFailure(
+                    status: 400, message: "body_md5 '\(given)' does not match the MD5 of the request body (\(bodyMD5))",
+                    rule: "body_md5")
             }
         } else if !body.isEmpty {
-            throw .badRequest("Missing body_md5: a request with a body must sign the body's hex MD5")
+            throw APIFailure(
+                status: 400, message: "Missing body_md5: a request with a body must sign the body's hex MD5",
+                rule: "body_md5")
         }
         let given = parameters["auth_signature"]!
         var candidates = [path]
@@ -55,7 +66,7 @@ struct APIRequestVerifier {
         let stringToSign = APIRequestSignature.stringToSign(method: method, path: path, parameters: parameters)
             .replacingOccurrences(of: "\n", with: "\\n")
         throw .unauthorized(
-            "Invalid signature: you should have sent HmacSHA256Hex(\"\(stringToSign)\", your_secret_key), but you sent \"\(given)\""
-        )
+            "Invalid signature: you should have sent HmacSHA256Hex(\"\(stringToSign)\", your_secret_key), but you sent \"\(given)\"",
+            rule: "signature")
     }
 }
