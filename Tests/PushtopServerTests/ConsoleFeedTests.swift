@@ -57,4 +57,18 @@ import Testing
             #expect(row.lifetimeMs ?? 0 >= 1000)
         }
     }
+
+    @Test func aNodeShuttingDownSaysSoAndEndsTheFeed() async throws {
+        try await withServer { server in
+            let hub = server.hub
+            let listener = hub.console.addListener(types: [.disconnection])
+            let (socket, socketID) = try await TestSocket.established(server.webSocketURL + "?protocol=7")
+            await hub.shutdown()
+            let rows = try await drain(listener) { rows in rows.contains { $0.socketID == socketID } }
+            let row = try #require(rows.first { $0.socketID == socketID })
+            #expect(row.code == 1001 && row.closedBy == .nodeShutdown)
+            #expect(await listener.next() == .finished)
+            await socket.close()
+        }
+    }
 }
