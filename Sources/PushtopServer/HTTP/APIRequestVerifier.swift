@@ -27,7 +27,8 @@ struct APIRequestVerifier {
         }
         guard parameters["auth_version"] == "1.0" else {
             throw .unauthorized(
-                "Unsupported auth_version '\(parameters["auth_version"]!)': only 1.0 is supported", rule: "auth_version")
+                "Unsupported auth_version '\(parameters["auth_version"]!)': only 1.0 is supported", rule: "auth_version"
+            )
         }
         let serverTime = Int(now.timeIntervalSince1970)
         guard let timestamp = Int(parameters["auth_timestamp"]!) else {

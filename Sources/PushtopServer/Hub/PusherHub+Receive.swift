@@ -37,7 +37,8 @@ extension PusherHub {
             signIn(message, connection: id)
         case PusherEventName.unsubscribe:
             guard let channel = message.dataJSON?["channel"]?.stringValue ?? message.channel else {
-                consoleError(id, code: nil, reason: "pusher:unsubscribe needs data.channel", rule: "malformed_unsubscribe")
+                consoleError(
+                    id, code: nil, reason: "pusher:unsubscribe needs data.channel", rule: "malformed_unsubscribe")
                 send(ServerFrame.error(code: nil, message: "pusher:unsubscribe needs data.channel"), to: id)
                 return
             }
@@ -47,7 +48,8 @@ extension PusherHub {
         case let name where name.hasPrefix(PusherEventName.clientPrefix):
             clientEvent(message, connection: id)
         case let name where name.hasPrefix("pusher:"):
-            consoleError(id, code: nil, reason: "Unsupported event \(ErrorText.excerpt(name))", rule: "unsupported_event")
+            consoleError(
+                id, code: nil, reason: "Unsupported event \(ErrorText.excerpt(name))", rule: "unsupported_event")
             send(ServerFrame.error(code: nil, message: "Unsupported event \(ErrorText.excerpt(name))"), to: id)
         default:
             logger.debug("ignoring a client message", metadata: ["event": "\(ErrorText.excerpt(message.event))"])

@@ -38,7 +38,8 @@ extension PusherHub {
         }
         if let problem = UserIDs.problem(user.id) { return refuse(problem) }
         if let current = users.userOf[id] {
-            consoleError(id, code: nil, reason: "Connection is already signed in as \(current)", rule: "already_signed_in")
+            consoleError(
+                id, code: nil, reason: "Connection is already signed in as \(current)", rule: "already_signed_in")
             send(ServerFrame.error(code: nil, message: "Connection is already signed in as \(current)"), to: id)
             return
         }

@@ -9,7 +9,7 @@ enum SocketEvent: Sendable {
     case overCapacity(ConnectionID, pendingBytes: Int)
     /// The socket ended, however it ended (close handshake, FIN, RST, write failure, server shutdown); `code` is
     /// the client's close code when it sent a close frame.
-    case closed(ConnectionID, code: Int?)
+    case closed(ConnectionID, code: Int? = nil)
     /// Events published through the HTTP API's fast path, already checked (``APIFastPath``).
     case published([PublishRequest])
 }
