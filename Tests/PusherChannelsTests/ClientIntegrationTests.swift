@@ -38,6 +38,11 @@ import Testing
                 authorizer: authorizer))
     }
 
+    /// `client` and a recorder of what it publishes, made before it connects.
+    func recorded(_ client: PusherClient) -> (PusherClient, EventRecorder) {
+        (client, EventRecorder(client))
+    }
+
     @Test func connectsWithTheProtocolURLAndPublishesStates() async throws {
         let (server, client, recorder) = try await connected { makeClient($0) }
         defer { server.stop() }
@@ -58,8 +63,7 @@ import Testing
     @Test func subscriptionsQueuedBeforeConnectAreSentOnceConnected() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
+        let (client, recorder) = recorded(makeClient(server))
         try await client.subscribe("ticker")
         try await client.subscribe("chat")
         try await client.subscribe("ticker")
@@ -75,8 +79,7 @@ import Testing
     @Test func eventsArriveWithParsedDataAndUserID() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
+        let (client, recorder) = recorded(makeClient(server))
         let bound = BindingLog()
         await client.bind(event: "price", channel: "ticker") { bound.append($0.name) }
         let everything = await client.bind { bound.append("any:" + $0.name) }
@@ -112,8 +115,7 @@ import Testing
     @Test func idleConnectionPingsAndReportsRoundTrip() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let client = makeClient(server, activityTimeout: 0.2)
-        let recorder = EventRecorder(client)
+        let (client, recorder) = recorded(makeClient(server, activityTimeout: 0.2))
         await client.connect()
         let conn = try await server.connection(1)
         try await conn.waitForMessage("ping") { $0.event == "pusher:ping" }
@@ -124,8 +126,7 @@ import Testing
     @Test func pingOnDemandReportsTheRoundTrip() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
+        let (client, recorder) = recorded(makeClient(server))
         await client.ping()  // not connected: nothing is sent
         await client.connect()
         try await recorder.waitForState(.connected)
@@ -143,8 +144,7 @@ import Testing
         behavior.answerPings = false
         let server = try await ScriptedPusherServer.start(behavior)
         defer { server.stop() }
-        let client = makeClient(server, pongTimeout: 0.3, activityTimeout: 0.2)
-        let recorder = EventRecorder(client)
+        let (client, recorder) = recorded(makeClient(server, pongTimeout: 0.3, activityTimeout: 0.2))
         await client.connect()
         try await recorder.waitForState(.connected, occurrence: 2)
         #expect(recorder.states.prefix(4) == [.connecting, .connected, .connecting, .connected])
@@ -177,8 +177,7 @@ import Testing
     @Test func code4200ReconnectsAtOnceAndResubscribesWithoutDuplicates() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let client = makeClient(server, policy: .init(minDelay: 5, maxDelay: 5, jitter: 0))
-        let recorder = EventRecorder(client)
+        let (client, recorder) = recorded(makeClient(server, policy: .init(minDelay: 5, maxDelay: 5, jitter: 0)))
         try await client.subscribe("ticker")
         await client.connect()
         try await recorder.wait { $0.isSubscribed("ticker") }
@@ -214,8 +213,7 @@ import Testing
     @Test func hostileFramesAreReportedAndSkipped() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let client = makeClient(server)
-        let recorder = EventRecorder(client)
+        let (client, recorder) = recorded(makeClient(server))
         try await client.subscribe("c")
         await client.connect()
         try await recorder.wait { $0.isSubscribed("c") }
@@ -281,8 +279,8 @@ import Testing
     @Test func clientEventsAreValidatedLocally() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let client = makeClient(server, authorizer: SecretAuthorizer(key: "test-key", secret: "s", userID: "me"))
-        let recorder = EventRecorder(client)
+        let (client, recorder) = recorded(
+            makeClient(server, authorizer: SecretAuthorizer(key: "test-key", secret: "s", userID: "me")))
         try await client.subscribe("private-room")
         try await client.subscribe("public-room")
         await client.connect()

@@ -66,6 +66,22 @@ import Testing
         return Run(code: code, report: report, stderr: stderr, text: text)
     }
 
+    /// A `serve` node and, in front of it, a proxy that deviates from the protocol as `deviation` says; the
+    /// caller stops both.
+    static func nodeBehindProxy(_ deviation: PusherRewritingProxy.Deviation) async throws -> (
+        ServeNode, PusherRewritingProxy
+    ) {
+        let node = try await ServeNode.start()
+        do {
+            let proxy = try await PusherRewritingProxy.start(
+                upstreamPort: node.port, key: ServeNode.key, secret: ServeNode.secret, deviation: deviation)
+            return (node, proxy)
+        } catch {
+            await node.stop()
+            throw error
+        }
+    }
+
     static func app(_ node: ServeNode) -> [String] {
         ["--port", "\(node.port)", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID]
     }
@@ -142,12 +158,11 @@ import Testing
     @Test(arguments: 0..<deviations.count)
     func eachDeviationFailsExactlyItsCase(_ index: Int) async throws {
         let (deviation, groups, fails, names) = Self.deviations[index]
-        let node = try await ServeNode.start()
-        defer { Task { await node.stop() } }
-        let proxy = try await PusherRewritingProxy.start(
-            upstreamPort: node.port, key: ServeNode.key,
-            secret: ServeNode.secret, deviation: deviation)
-        defer { proxy.stop() }
+        let (node, proxy) = try await Self.nodeBehindProxy(deviation)
+        defer {
+            proxy.stop()
+            Task { await node.stop() }
+        }
         let run = try await Self.conform(
             [
                 "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
@@ -253,12 +268,11 @@ import Testing
     }
 
     @Test func theDiffSaysWhatChangesForAnApp() async throws {
-        let node = try await ServeNode.start()
-        defer { Task { await node.stop() } }
-        let proxy = try await PusherRewritingProxy.start(
-            upstreamPort: node.port, key: ServeNode.key,
-            secret: ServeNode.secret, deviation: .echoClientEvents)
-        defer { proxy.stop() }
+        let (node, proxy) = try await Self.nodeBehindProxy(.echoClientEvents)
+        defer {
+            proxy.stop()
+            Task { await node.stop() }
+        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conform-diff-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -279,12 +293,11 @@ import Testing
     }
 
     @Test func junitReportsFailuresForCI() async throws {
-        let node = try await ServeNode.start()
-        defer { Task { await node.stop() } }
-        let proxy = try await PusherRewritingProxy.start(
-            upstreamPort: node.port, key: ServeNode.key,
-            secret: ServeNode.secret, deviation: .echoClientEvents)
-        defer { proxy.stop() }
+        let (node, proxy) = try await Self.nodeBehindProxy(.echoClientEvents)
+        defer {
+            proxy.stop()
+            Task { await node.stop() }
+        }
         let process = try PushtopProcess([
             "conform", "--format", "junit", "--port", "\(proxy.port)", "--key", ServeNode.key,
             "--secret", ServeNode.secret, "--app-id", ServeNode.appID, "--case", "client-events",

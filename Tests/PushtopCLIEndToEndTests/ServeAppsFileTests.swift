@@ -197,14 +197,9 @@ import Testing
     @Test func twoAppsStayApartAcrossARedisCluster() async throws {
         let redis = try await RedisServerProcess.start()
         defer { redis.stop() }
-        let shopHooks = WebhookReceiver()
-        let blogHooks = WebhookReceiver()
-        try await shopHooks.start()
-        try await blogHooks.start()
-        defer {
-            shopHooks.stop()
-            blogHooks.stop()
-        }
+        let shopHooks = try await WebhookReceiver.started()
+        let blogHooks = try await WebhookReceiver.started()
+        defer { for receiver in [shopHooks, blogHooks] { receiver.stop() } }
         let withHooks =
             Self.twoApps
             .replacingOccurrences(

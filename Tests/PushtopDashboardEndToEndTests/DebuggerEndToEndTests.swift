@@ -11,15 +11,7 @@ import Testing
     }
 
     func pushtop(_ arguments: String) throws -> TmuxSession {
-        try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushtop-home-\(UInt32.random(in: 0...UInt32.max))"
-        ).path
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        return try TmuxSession(
-            command:
-                "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(DemoEndToEndTests.binary) \(arguments)"
-        )
+        try DemoEndToEndTests.withEmptyHome(arguments)
     }
 
     func temporaryFile(_ name: String) -> String {

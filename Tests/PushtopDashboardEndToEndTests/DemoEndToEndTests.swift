@@ -12,6 +12,11 @@ import Testing
 
     /// Starts `pushtop ARGS` with an empty home (no config file) and no app key in the environment.
     func start(_ arguments: String = "", columns: Int = 140, rows: Int = 42) throws -> TmuxSession {
+        try Self.withEmptyHome(arguments, columns: columns, rows: rows)
+    }
+
+    /// `pushtop ARGS` in tmux with an empty home (no config file) and no app key in the environment.
+    static func withEmptyHome(_ arguments: String, columns: Int = 140, rows: Int = 42) throws -> TmuxSession {
         try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests (scripts/install-deps)")
         let home = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pushtop-home-\(UInt32.random(in: 0...UInt32.max))"
@@ -19,7 +24,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         return try TmuxSession(
             command:
-                "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(Self.binary) \(arguments)",
+                "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(binary) \(arguments)",
             columns: columns, rows: rows)
     }
 

@@ -9,15 +9,7 @@ import Testing
 /// instead of acting like Esc.
 @Suite(.serialized) struct PayloadEndToEndTests {
     func demo(columns: Int = 140, rows: Int = 42) throws -> TmuxSession {
-        try #require(TmuxSession.isAvailable, "tmux is needed for the end-to-end tests")
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushtop-home-\(UInt32.random(in: 0...UInt32.max))"
-        ).path
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        return try TmuxSession(
-            command:
-                "env -u PUSHER_APP_KEY -u PUSHTOP_KEY HOME=\(home) XDG_CONFIG_HOME= USER=tester \(DemoEndToEndTests.binary) demo",
-            columns: columns, rows: rows)
+        try DemoEndToEndTests.withEmptyHome("demo", columns: columns, rows: rows)
     }
 
     /// Rows that end in a border are exactly the terminal's width, as tmux laid them out.

@@ -47,9 +47,7 @@ struct APIFastPathTests {
 
     @Test func eventsAndOtherRoutesShareOneKeepAliveConnection() async throws {
         try await withServer({ $0.apiFastPath = true }) { server in
-            let (socket, _) = try await TestSocket.established(server.url())
-            try await socket.subscribe("fast")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            let (socket, _) = try await TestSocket.subscribed(server.url(), to: "fast")
             let events = #"{"name":"tick","channels":["fast"],"data":"1"}"#
             let answers = try await Self.exchange(
                 [

@@ -27,9 +27,23 @@ struct ClientEventTests {
         return (sockets[0], sockets[1])
     }
 
-    @Test func clientEventReachesOthersButNotTheSender() async throws {
+    /// Runs `body` with a server and the `pair` of sockets on `channel`, and closes both sockets after.
+    func withPair(_ channel: String, _ body: (EmbeddedServer, TestSocket, TestSocket) async throws -> Void)
+        async throws
+    {
         try await withServer { server in
-            let (alice, bob) = try await pair(server, "private-room")
+            let (alice, bob) = try await pair(server, channel)
+            try await runAndCleanUp(
+                { try await body(server, alice, bob) },
+                finally: {
+                    await alice.close()
+                    await bob.close()
+                })
+        }
+    }
+
+    @Test func clientEventReachesOthersButNotTheSender() async throws {
+        try await withPair("private-room") { _, alice, bob in
             try await alice.send("{\"event\":\"client-typing\",\"channel\":\"private-room\",\"data\":{\"on\":true}}")
             let event = try await bob.next("client-typing", channel: "private-room")
             // Object data from the client is delivered as a JSON string, like every server message.
@@ -37,39 +51,30 @@ struct ClientEventTests {
             #expect(event.userID == nil)
             try await alice.roundTrip()
             #expect(await alice.all("client-typing").isEmpty)
-            await alice.close()
-            await bob.close()
         }
     }
 
     @Test func clientEventsOnPresenceCarryTheSendersUserID() async throws {
-        try await withServer { server in
-            let (alice, bob) = try await pair(server, "presence-room")
+        try await withPair("presence-room") { _, alice, bob in
             try await bob.send("{\"event\":\"client-wave\",\"channel\":\"presence-room\",\"data\":\"hi\"}")
             let event = try await alice.next("client-wave", channel: "presence-room")
             #expect(event.userID == "bob")
             #expect(event.data == .string("hi"))
-            await alice.close()
-            await bob.close()
         }
     }
 
     @Test func clientEventsAreRefusedOnPublicChannelsAndUnsubscribedChannels() async throws {
-        try await withServer { server in
-            let (alice, bob) = try await pair(server, "lobby")
+        try await withPair("lobby") { _, alice, bob in
             try await alice.send("{\"event\":\"client-x\",\"channel\":\"lobby\",\"data\":{}}")
             try await alice.nextError(containing: "private and presence")
             try await alice.send("{\"event\":\"client-x\",\"channel\":\"private-elsewhere\",\"data\":{}}")
             try await alice.nextError(containing: "not subscribed")
             #expect(await bob.all("client-x").isEmpty)
-            await alice.close()
-            await bob.close()
         }
     }
 
     @Test func clientEventsAreRateLimitedWith4301() async throws {
-        try await withServer { server in
-            let (alice, bob) = try await pair(server, "private-fast")
+        try await withPair("private-fast") { server, alice, bob in
             for i in 0..<15 {
                 try await alice.send("{\"event\":\"client-n\",\"channel\":\"private-fast\",\"data\":{\"i\":\(i)}}")
             }
@@ -83,20 +88,15 @@ struct ClientEventTests {
             #expect(await bob.all("client-n").count >= 10)
             #expect(await bob.all("client-n").count <= 11)
             #expect(await alice.finished == false)
-            await alice.close()
-            await bob.close()
         }
     }
 
     @Test func clientEventDataOver10KBIsRefused() async throws {
-        try await withServer { server in
-            let (alice, bob) = try await pair(server, "private-big")
+        try await withPair("private-big") { _, alice, bob in
             let big = String(repeating: "a", count: 10_300)
             try await alice.send("{\"event\":\"client-big\",\"channel\":\"private-big\",\"data\":\"\(big)\"}")
             try await alice.nextError(containing: "10240")
             #expect(await bob.all("client-big").isEmpty)
-            await alice.close()
-            await bob.close()
         }
     }
 }

@@ -277,19 +277,11 @@ struct CompressionTests {
 
     // MARK: Helpers
 
+    /// The close code after offering the extension and sending what `send` sends.
     static func closeCodeAfterSending(
         _ server: EmbeddedServer, _ send: @escaping @Sendable (RawSocket) throws -> Void
     ) async throws -> Int? {
-        let port = server.port
-        let key = server.configuration.app.key
-        return try await offloaded {
-            let (socket, _) = try RawSocket.webSocketWithHead(
-                port: port, path: "/app/\(key)?protocol=7", headers: [Self.offer])
-            defer { socket.close() }
-            _ = try socket.readFrame()
-            try send(socket)
-            return socket.readCloseCode()
-        }
+        try await WebSocketProtocolTests.closeCode(server, headers: [Self.offer], after: send)
     }
 
     /// Raw deflate of one message, as a permessage-deflate client sends it (sync flush, tail removed).

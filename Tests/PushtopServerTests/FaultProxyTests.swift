@@ -19,9 +19,16 @@ import Testing
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    @Test func forwardsBothWaysAndCutsWithResetOrFin() async throws {
+    /// Runs `body` with an embedded server and a fault proxy in front of it, and shuts the proxy down after.
+    private func withProxy(_ body: (EmbeddedServer, FaultProxy) async throws -> Void) async throws {
         try await withServer { server in
             let proxy = try await FaultProxy.start(upstreamPort: server.port)
+            try await runAndCleanUp({ try await body(server, proxy) }, finally: { await proxy.shutdown() })
+        }
+    }
+
+    @Test func forwardsBothWaysAndCutsWithResetOrFin() async throws {
+        try await withProxy { server, proxy in
             for how in FaultProxy.Cut.allCases {
                 let (socket, _) = try await TestSocket.established(url(proxy, server))
                 _ = try await pingRoundTrip(socket)
@@ -31,44 +38,34 @@ import Testing
                 try await waitUntil(timeout: 5, "the proxy to forget the connection") { proxy.openConnections == 0 }
             }
             #expect(proxy.acceptedConnections == 2)
-            await proxy.shutdown()
         }
     }
 
     @Test func stallHoldsTrafficUntilItEndsWithoutClosing() async throws {
-        try await withServer { server in
-            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+        try await withProxy { server, proxy in
             let (socket, _) = try await TestSocket.established(url(proxy, server))
             proxy.stall(for: .milliseconds(1500))
             let roundTrip = try await pingRoundTrip(socket)
             #expect(roundTrip > 1.0)
             #expect(await socket.finished == false)
             #expect(try await pingRoundTrip(socket) < 1.0)
-            await proxy.shutdown()
         }
     }
 
     @Test func truncateForwardsPartOfTheNextServerChunkThenCloses() async throws {
-        try await withServer { server in
-            let proxy = try await FaultProxy.start(upstreamPort: server.port)
-            let (socket, _) = try await TestSocket.established(url(proxy, server))
-            try await socket.subscribe("t")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: "t")
+        try await withProxy { server, proxy in
+            let (socket, _) = try await TestSocket.subscribed(url(proxy, server), to: "t")
             proxy.truncateNextServerChunk()
             try await server.hub.publish(
                 PublishRequest(channels: ["t"], name: "big", data: String(repeating: "x", count: 4000)))
             _ = try await socket.waitForClose(timeout: 5)
             #expect(await socket.all("big").isEmpty)
-            await proxy.shutdown()
         }
     }
 
     @Test func lostAnswersLetTheRequestActButNeverAnswer() async throws {
-        try await withServer { server in
-            let proxy = try await FaultProxy.start(upstreamPort: server.port)
-            let (watcher, _) = try await TestSocket.established(server.url())
-            try await watcher.subscribe("t")
-            _ = try await watcher.next(PusherEventName.subscriptionSucceeded, channel: "t")
+        try await withProxy { server, proxy in
+            let (watcher, _) = try await TestSocket.subscribed(server.url(), to: "t")
             proxy.loseAnswers()
             let api = PusherAPIClient(
                 configuration: PusherAPIConfiguration(
@@ -83,13 +80,11 @@ import Testing
             proxy.loseAnswers(false)
             #expect(try await api.trigger(channels: ["t"], event: "answered", data: "2").status == 200)
             await watcher.close()
-            await proxy.shutdown()
         }
     }
 
     @Test func latencyDelaysEveryChunk() async throws {
-        try await withServer { server in
-            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+        try await withProxy { server, proxy in
             let (socket, _) = try await TestSocket.established(url(proxy, server))
             proxy.shape(latency: .milliseconds(300))
             #expect(try await pingRoundTrip(socket) >= 0.6)
@@ -98,16 +93,12 @@ import Testing
             var best = Double.infinity
             for _ in 0..<3 { best = min(best, try await pingRoundTrip(socket)) }
             #expect(best < 0.6)
-            await proxy.shutdown()
         }
     }
 
     @Test func throttleLimitsBandwidth() async throws {
-        try await withServer { server in
-            let proxy = try await FaultProxy.start(upstreamPort: server.port)
-            let (socket, _) = try await TestSocket.established(url(proxy, server))
-            try await socket.subscribe("t")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: "t")
+        try await withProxy { server, proxy in
+            let (socket, _) = try await TestSocket.subscribed(url(proxy, server), to: "t")
             proxy.shape(bytesPerSecond: 20_000)
             let start = ContinuousClock.now
             for _ in 0..<4 {
@@ -117,13 +108,11 @@ import Testing
             for _ in 0..<4 { _ = try await socket.next("chunk", channel: "t", timeout: 10) }
             // 20 KB at 20 KB/s: the first chunk goes at once, the last about 0.75 s later.
             #expect(ContinuousClock.now - start >= .milliseconds(700))
-            await proxy.shutdown()
         }
     }
 
     @Test func listenerDownRefusesConnectionsUntilBroughtUp() async throws {
-        try await withServer { server in
-            let proxy = try await FaultProxy.start(upstreamPort: server.port)
+        try await withProxy { server, proxy in
             let (socket, _) = try await TestSocket.established(url(proxy, server))
             await proxy.takeDown()
             _ = try await socket.waitForClose(timeout: 5)
@@ -131,7 +120,6 @@ import Testing
             #expect(await refused.finished)
             try await proxy.bringUp()
             _ = try await TestSocket.established(url(proxy, server))
-            await proxy.shutdown()
         }
     }
 }

@@ -32,9 +32,7 @@ struct HTTPAPITests {
 
     @Test func batchEventsAreDeliveredAndLimitedToTen() async throws {
         try await withServer { server in
-            let (socket, _) = try await TestSocket.established(server.url())
-            try await socket.subscribe("b1")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            let (socket, _) = try await TestSocket.subscribed(server.url(), to: "b1")
             let response = try await server.api.triggerBatch([
                 PusherBatchEvent(channel: "b1", name: "e1", data: "1", info: ["subscription_count"]),
                 PusherBatchEvent(channel: "b2", name: "e2", data: "2"),
@@ -55,39 +53,30 @@ struct HTTPAPITests {
 
     @Test func limitsAreEnforcedWithPushersStatuses() async throws {
         try await withServer { server in
-            func status(_ call: () async throws(PusherAPIError) -> PusherAPIResponse) async -> Int? {
-                do {
-                    _ = try await call()
-                    return 200
-                } catch {
-                    if case .status(let code, _) = error { return code }
-                    return nil
-                }
-            }
             let big = String(repeating: "x", count: 10_241)
             #expect(
-                await status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await server.api.trigger(channels: ["c"], event: "e", data: big)
                 } == 413)
             let many = (0...100).map { "c\($0)" }
             #expect(
-                await status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await server.api.trigger(channels: many, event: "e", data: "")
                 } == 400)
             #expect(
-                await status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await server.api.trigger(channels: ["bad name"], event: "e", data: "")
                 } == 400)
             #expect(
-                await status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await server.api.trigger(channels: ["c"], event: String(repeating: "e", count: 201), data: "")
                 } == 400)
             #expect(
-                await status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await server.api.trigger(channels: ["c"], event: "e", data: "", socketID: "abc")
                 } == 400)
             #expect(
-                await status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await server.api.trigger(
                         channels: ["c"], event: "e", data: String(repeating: "x", count: 10_240))
                 } == 200)

@@ -28,17 +28,6 @@ struct SeveralAppsTests {
             key: app.key, secret: app.secret, socketID: socketID, channel: channel, channelData: channelData)
     }
 
-    /// The HTTP status of an API call (200 when it succeeded).
-    static func status(_ call: () async throws(PusherAPIError) -> PusherAPIResponse) async -> Int? {
-        do {
-            _ = try await call()
-            return 200
-        } catch {
-            if case .status(let code, _) = error { return code }
-            return nil
-        }
-    }
-
     /// Joins `channel` (a presence channel when `user` is given) and waits for the answer.
     static func join(
         _ socket: TestSocket, _ socketID: String, _ app: AppCredentials, _ channel: String, user: String? = nil
@@ -58,14 +47,9 @@ struct SeveralAppsTests {
     }
 
     @Test func twoAppsWithTheSameChannelNamesStayApart() async throws {
-        let shopHooks = WebhookReceiver()
-        let blogHooks = WebhookReceiver()
-        try await shopHooks.start()
-        try await blogHooks.start()
-        defer {
-            shopHooks.stop()
-            blogHooks.stop()
-        }
+        let shopHooks = try await WebhookReceiver.started()
+        let blogHooks = try await WebhookReceiver.started()
+        defer { for receiver in [shopHooks, blogHooks] { receiver.stop() } }
         try await withServer({
             $0.apps = [
                 AppSettings(
@@ -110,12 +94,12 @@ struct SeveralAppsTests {
             // An app's credentials do not open the other's API; an unknown id is 404, an unknown key 4001.
             let crossed = AppCredentials(id: Self.blog.id, key: Self.shop.key, secret: Self.shop.secret)
             #expect(
-                await Self.status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await Self.api(server, crossed).trigger(channels: ["chat"], event: "e", data: "")
                 } == 401)
             let unknown = AppCredentials(id: "99", key: Self.shop.key, secret: Self.shop.secret)
             #expect(
-                await Self.status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await Self.api(server, unknown).trigger(channels: ["chat"], event: "e", data: "")
                 } == 404)
             let stranger = try await TestSocket.connect(
@@ -164,7 +148,7 @@ struct SeveralAppsTests {
             let refused = try await TestSocket.connect(Self.url(server, closed))
             #expect(try await refused.waitForClose() == 4003)
             #expect(
-                await Self.status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await Self.api(server, closed).trigger(channels: ["c"], event: "e", data: "")
                 } == 403)
 
@@ -192,25 +176,25 @@ struct SeveralAppsTests {
             // Event bytes: 413 over the app's limit; the blog keeps Pusher's 10 KB. Then 429 over 3 requests/s.
             let big = String(repeating: "x", count: 101)
             #expect(
-                await Self.status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: big)
                 } == 200)
             try await Task.sleep(for: .seconds(1.1))
             var statuses: [Int?] = []
             statuses.append(
-                await Self.status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await Self.api(server, Self.shop).trigger(channels: ["c"], event: "e", data: big)
                 })
             for _ in 0..<5 {
                 statuses.append(
-                    await Self.status { () async throws(PusherAPIError) in
+                    await apiStatus { () async throws(PusherAPIError) in
                         try await Self.api(server, Self.shop).trigger(channels: ["c"], event: "e", data: "")
                     })
             }
             #expect(statuses.first == 413)
             #expect(statuses.contains(429))
             #expect(
-                await Self.status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: "")
                 } == 200)
             for socket in [a, c, blog] { await socket.close() }
@@ -251,7 +235,7 @@ struct SeveralAppsTests {
             let gone = try await TestSocket.connect(Self.url(server, Self.blog))
             #expect(try await gone.waitForClose() == 4001)
             #expect(
-                await Self.status { () async throws(PusherAPIError) in
+                await apiStatus { () async throws(PusherAPIError) in
                     try await Self.api(server, Self.blog).trigger(channels: ["c"], event: "e", data: "")
                 } == 404)
 
@@ -282,14 +266,9 @@ struct SeveralAppsTests {
     }
 
     @Test func subscriptionCountWebhooksGoToTheURLsThatAskForThem() async throws {
-        let counts = WebhookReceiver()
-        let everything = WebhookReceiver()
-        try await counts.start()
-        try await everything.start()
-        defer {
-            counts.stop()
-            everything.stop()
-        }
+        let counts = try await WebhookReceiver.started()
+        let everything = try await WebhookReceiver.started()
+        defer { for receiver in [counts, everything] { receiver.stop() } }
         var webhooks = WebhookConfiguration(urls: [counts.url, everything.url], batchWindow: 0.01, grace: 0)
         webhooks.eventTypes[counts.url] = ["subscription_count"]
         try await withServer({ $0.apps = [AppSettings(credentials: Self.shop, webhooks: webhooks)] }) { server in

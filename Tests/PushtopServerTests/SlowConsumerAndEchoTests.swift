@@ -17,9 +17,7 @@ struct SlowConsumerAndEchoTests {
                 _ = try socket.readEvent("pusher_internal:subscription_succeeded")
                 return socket
             }
-            let (fast, _) = try await TestSocket.established(server.url())
-            try await fast.subscribe("calm")
-            _ = try await fast.next(PusherEventName.subscriptionSucceeded, channel: "calm")
+            let (fast, _) = try await TestSocket.subscribed(server.url(), to: "calm")
 
             let data = String(repeating: "x", count: 8_000)
             var published = 0

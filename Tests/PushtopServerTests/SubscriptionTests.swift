@@ -151,9 +151,7 @@ struct SubscriptionTests {
 
     @Test func cacheChannelReplaysTheLastEventOrSaysCacheMiss() async throws {
         try await withServer { server in
-            let (a, _) = try await TestSocket.established(server.url())
-            try await a.subscribe("cache-prices")
-            _ = try await a.next(PusherEventName.subscriptionSucceeded)
+            let (a, _) = try await TestSocket.subscribed(server.url(), to: "cache-prices")
             _ = try await a.next(PusherEventName.cacheMiss, channel: "cache-prices")
             _ = try await server.api.trigger(channels: ["cache-prices"], event: "tick", data: "{\"v\":42}")
             let (b, _) = try await TestSocket.established(server.url())
@@ -168,9 +166,7 @@ struct SubscriptionTests {
 
     @Test func unsubscribeStopsDelivery() async throws {
         try await withServer { server in
-            let (socket, _) = try await TestSocket.established(server.url())
-            try await socket.subscribe("news")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            let (socket, _) = try await TestSocket.subscribed(server.url(), to: "news")
             try await socket.send("{\"event\":\"pusher:unsubscribe\",\"data\":{\"channel\":\"news\"}}")
             try await waitUntil("the channel to empty") {
                 await server.hub.channelSummary("news").subscriptionCount == 0

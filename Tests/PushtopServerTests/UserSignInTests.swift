@@ -23,6 +23,18 @@ struct UserSignInTests {
                 data: ["auth": .string(auth), "user_data": .string(userData)]))
     }
 
+    /// A new connection to the server that has sent its `pusher:signin` with `userData` (not yet answered).
+    static func connectAndSignIn(_ server: EmbeddedServer, userData: String) async throws -> TestSocket {
+        let (socket, socketID) = try await TestSocket.established(server.url())
+        try await signIn(socket, socketID: socketID, userData: userData, server: server)
+        return socket
+    }
+
+    /// The changes in the next `pusher:watchlist_events` that `socket` receives.
+    static func nextWatchlistChanges(_ socket: TestSocket) async throws -> [WatchlistChange] {
+        WatchlistChange.changes(fromWatchlistData: try await socket.next(PusherEventName.watchlistEvents).dataJSON)
+    }
+
     @Test func signInSucceedsAndUserEventsArriveOnTheUsersChannel() async throws {
         try await withServer { server in
             let (socket, socketID) = try await TestSocket.established(server.url())
@@ -84,43 +96,31 @@ struct UserSignInTests {
 
     @Test func watchersHearOnlineAndOfflineOfWatchedUsers() async throws {
         try await withServer { server in
-            let (carol, carolID) = try await TestSocket.established(server.url())
-            try await Self.signIn(
-                carol, socketID: carolID, userData: #"{"id":"carol","watchlist":["dave","erin"]}"#,
-                server: server)
+            let carol = try await Self.connectAndSignIn(
+                server, userData: #"{"id":"carol","watchlist":["dave","erin"]}"#)
             _ = try await carol.next(PusherEventName.signinSuccess)
 
             // dave signs in twice: one online event; offline only when his last connection leaves.
-            let (dave1, dave1ID) = try await TestSocket.established(server.url())
-            try await Self.signIn(dave1, socketID: dave1ID, userData: #"{"id":"dave"}"#, server: server)
-            let online = try await carol.next(PusherEventName.watchlistEvents)
-            #expect(
-                WatchlistChange.changes(fromWatchlistData: online.dataJSON)
-                    == [WatchlistChange(status: .online, userIDs: ["dave"])])
-            let (dave2, dave2ID) = try await TestSocket.established(server.url())
-            try await Self.signIn(dave2, socketID: dave2ID, userData: #"{"id":"dave"}"#, server: server)
+            let dave1 = try await Self.connectAndSignIn(server, userData: #"{"id":"dave"}"#)
+            #expect(try await Self.nextWatchlistChanges(carol) == [WatchlistChange(status: .online, userIDs: ["dave"])])
+            let dave2 = try await Self.connectAndSignIn(server, userData: #"{"id":"dave"}"#)
             _ = try await dave2.next(PusherEventName.signinSuccess)
             await dave1.close()
             try await waitUntil("dave's first connection to leave") { await server.hub.connectionCount == 2 }
             #expect(await carol.all(PusherEventName.watchlistEvents).count == 1)
             await dave2.close()
-            let offline = try await carol.next(PusherEventName.watchlistEvents)
             #expect(
-                WatchlistChange.changes(fromWatchlistData: offline.dataJSON)
-                    == [WatchlistChange(status: .offline, userIDs: ["dave"])])
+                try await Self.nextWatchlistChanges(carol) == [WatchlistChange(status: .offline, userIDs: ["dave"])])
 
             // A watcher signing in later hears at once who of its watchlist is online.
-            let (erin, erinID) = try await TestSocket.established(server.url())
-            try await Self.signIn(erin, socketID: erinID, userData: #"{"id":"erin"}"#, server: server)
+            let erin = try await Self.connectAndSignIn(server, userData: #"{"id":"erin"}"#)
             _ = try await carol.next(PusherEventName.watchlistEvents)
-            let (frank, frankID) = try await TestSocket.established(server.url())
-            try await Self.signIn(
-                frank, socketID: frankID, userData: #"{"id":"frank","watchlist":["carol","erin","x"]}"#,
-                server: server)
-            let initial = try await frank.next(PusherEventName.watchlistEvents)
+            let frank = try await Self.connectAndSignIn(
+                server, userData: #"{"id":"frank","watchlist":["carol","erin","x"]}"#)
             #expect(
-                WatchlistChange.changes(fromWatchlistData: initial.dataJSON)
-                    == [WatchlistChange(status: .online, userIDs: ["carol", "erin"])])
+                try await Self.nextWatchlistChanges(frank) == [
+                    WatchlistChange(status: .online, userIDs: ["carol", "erin"])
+                ])
             for socket in [carol, erin, frank] { await socket.close() }
         }
     }

@@ -6,15 +6,22 @@ import Testing
 /// RFC 6455 over raw sockets: broken frames close with the code the RFC names, broken handshakes get HTTP errors.
 @Suite("RFC 6455")
 struct WebSocketProtocolTests {
-    /// Opens a socket to the server's app, sends `frames`, and returns the close code the server sent.
+    /// Opens a socket to the server's app (with `headers` in the handshake), sends `frames` once the server's
+    /// first frame is in, and returns the close code the server sent.
     static func closeCode(
-        _ server: EmbeddedServer, after frames: @escaping @Sendable (RawSocket) throws -> Void
+        _ server: EmbeddedServer, headers: [String] = [], after frames: @escaping @Sendable (RawSocket) throws -> Void
     ) async throws -> Int? {
         let port = server.port
         let key = server.configuration.app.key
         return try await offloaded {
-            let socket = try RawSocket.webSocket(port: port, path: "/app/\(key)?protocol=7", timeout: 5)
-            _ = try socket.readEvent("pusher:connection_established")
+            let (socket, _) = try RawSocket.webSocketWithHead(
+                port: port, path: "/app/\(key)?protocol=7", headers: headers, timeout: 5)
+            defer { socket.close() }
+            if headers.isEmpty {
+                _ = try socket.readEvent("pusher:connection_established")
+            } else {
+                _ = try socket.readFrame()  // connection_established, perhaps compressed
+            }
             try frames(socket)
             return socket.readCloseCode()
         }
@@ -117,32 +124,31 @@ struct WebSocketProtocolTests {
         return head
     }
 
+    /// The headers of a WebSocket handshake (beyond Host): `upgrade` to, `key` (none when nil), `version`.
+    static func upgradeHeaders(
+        upgrade: String = "websocket", key: String? = "dGhlIHNhbXBsZSBub25jZQ==", version: Int = 13
+    ) -> String {
+        "Upgrade: \(upgrade)\r\nConnection: Upgrade\r\n" + (key.map { "Sec-WebSocket-Key: \($0)\r\n" } ?? "")
+            + "Sec-WebSocket-Version: \(version)\r\n"
+    }
+
     @Test func aHandshakeWithoutKeyIs400() async throws {
         try await withServer { server in
-            let head = try await Self.handshake(
-                server, headers: "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n")
+            let head = try await Self.handshake(server, headers: Self.upgradeHeaders(key: nil))
             #expect(head.hasPrefix("HTTP/1.1 400"), "got \(head)")
         }
     }
 
     @Test func anUpgradeToAnotherProtocolIs400() async throws {
         try await withServer { server in
-            let head = try await Self.handshake(
-                server,
-                headers:
-                    "Upgrade: foo\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-            )
+            let head = try await Self.handshake(server, headers: Self.upgradeHeaders(upgrade: "foo"))
             #expect(head.hasPrefix("HTTP/1.1 400"), "got \(head)")
         }
     }
 
     @Test func version8Is426NamingVersion13() async throws {
         try await withServer { server in
-            let head = try await Self.handshake(
-                server,
-                headers:
-                    "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n"
-            )
+            let head = try await Self.handshake(server, headers: Self.upgradeHeaders(version: 8))
             #expect(head.hasPrefix("HTTP/1.1 426"), "got \(head)")
             #expect(head.lowercased().contains("sec-websocket-version: 13"))
         }

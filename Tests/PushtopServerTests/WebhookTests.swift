@@ -70,16 +70,12 @@ struct WebhookTests {
         try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01, grace: 1) })
         {
             server in
-            let (tab, _) = try await TestSocket.established(server.url())
-            try await tab.subscribe("dashboard")
-            _ = try await tab.next(PusherEventName.subscriptionSucceeded)
+            let (tab, _) = try await TestSocket.subscribed(server.url(), to: "dashboard")
             try await waitUntil(timeout: 10, "channel_occupied") { receiver.eventNames == ["channel_occupied"] }
             let left = ContinuousClock.now
             await tab.close()
             try await waitUntil("the tab to leave") { await server.hub.channelSummaries().isEmpty }
-            let (reloaded, _) = try await TestSocket.established(server.url())
-            try await reloaded.subscribe("dashboard")
-            _ = try await reloaded.next(PusherEventName.subscriptionSucceeded)
+            let (reloaded, _) = try await TestSocket.subscribed(server.url(), to: "dashboard")
             #expect(ContinuousClock.now - left < .seconds(1), "the reload came back within the grace")
             // A later departure is reported: by then the cancelled vacated would have been posted too.
             await reloaded.close()
@@ -120,9 +116,7 @@ struct WebhookTests {
         receiver.failNext([500, 503, 500])
         let configuration = WebhookConfiguration(urls: [receiver.url], initialBackoff: 0.3, batchWindow: 0.01)
         try await withServer({ $0.webhooks = configuration }) { server in
-            let (socket, _) = try await TestSocket.established(server.url())
-            try await socket.subscribe("orders")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            let (socket, _) = try await TestSocket.subscribed(server.url(), to: "orders")
             // While the receiver refuses, events still reach subscribers at once.
             _ = try await server.api.trigger(channels: ["orders"], event: "placed", data: "{}")
             _ = try await socket.next("placed", channel: "orders")
@@ -143,9 +137,7 @@ struct WebhookTests {
             urls: [receiver.url], maxAttempts: 2, initialBackoff: 0.05,
             batchWindow: 0.01)
         try await withServer({ $0.webhooks = configuration }) { server in
-            let (socket, _) = try await TestSocket.established(server.url())
-            try await socket.subscribe("first")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            let (socket, _) = try await TestSocket.subscribed(server.url(), to: "first")
             try await waitUntil(timeout: 10, "two attempts") { receiver.attemptCount == 2 }
             try await socket.subscribe("second")
             try await waitUntil(timeout: 10, "the next batch") { !receiver.accepted.isEmpty }
@@ -165,9 +157,7 @@ struct WebhookTests {
             urls: [receiver.url], retryFor: 0.5, initialBackoff: 0.2,
             batchWindow: 0.01)
         try await withServer({ $0.webhooks = configuration }) { server in
-            let (socket, _) = try await TestSocket.established(server.url())
-            try await socket.subscribe("windowed")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            let (socket, _) = try await TestSocket.subscribed(server.url(), to: "windowed")
             try await waitUntil(timeout: 10, "a first attempt") { receiver.attemptCount >= 1 }
             try await socket.subscribe("after")
             // Batches go out one after the other: the next one is tried only once the first was given up.
@@ -186,9 +176,7 @@ struct WebhookTests {
         defer { receiver.stop() }
         try await withServer({ $0.webhooks = WebhookConfiguration(urls: [receiver.url], batchWindow: 0.01) }) {
             server in
-            let (socket, _) = try await TestSocket.established(server.url())
-            try await socket.subscribe("last-orders")
-            _ = try await socket.next(PusherEventName.subscriptionSucceeded)
+            _ = try await TestSocket.subscribed(server.url(), to: "last-orders")  // open until the server stops
             try await waitUntil(timeout: 10, "channel_occupied") { receiver.eventNames == ["channel_occupied"] }
         }
         #expect(receiver.eventNames == ["channel_occupied", "channel_vacated"])

@@ -35,6 +35,15 @@ public actor TestSocket {
         return (socket, socketID)
     }
 
+    /// Connects to the server's app, subscribes to the public `channel` and returns once its
+    /// `pusher_internal:subscription_succeeded` arrived.
+    public static func subscribed(_ url: String, to channel: String) async throws -> (TestSocket, String) {
+        let (socket, socketID) = try await established(url)
+        try await socket.subscribe(channel)
+        _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: channel)
+        return (socket, socketID)
+    }
+
     private func start(_ url: String) {
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = 1 << 20

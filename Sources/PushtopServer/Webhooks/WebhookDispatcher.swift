@@ -8,17 +8,18 @@ import Synchronization
 /// Posts Pusher webhooks: batches of events as `{"time_ms":…, "events":[…]}`, signed with `X-Pusher-Key` and
 /// `X-Pusher-Signature` (hex HMAC-SHA256 of the body keyed with the app secret), to every configured URL.
 ///
-/// - Important: ``enqueue(_:)`` never waits: each URL has its own bounded queue and its own sender task, so a
-///   slow or failing receiver delays only its own webhooks, never the hub's deliveries or the other URLs.
-///   A failed request is retried with exponential back-off, a bounded number of times.
+/// - Important: ``enqueue(_:)`` never waits: each URL has its own bounded queue and its own sender (a child task
+///   of ``run()``), so a slow or failing receiver delays only its own webhooks, never the hub's deliveries or the
+///   other URLs. A failed request is retried with exponential back-off, a bounded number of times. Nothing is
+///   sent until ``run()`` runs (the server's `WebhookService` runs it).
 public final class WebhookDispatcher: Sendable {
     private let senders: [Sender]
     private let failures = FailureCount()
     private let drops = FailureCount()
-    /// Departures held for the grace (``WebhookGrace``), and the task that posts them when it is over.
+    /// Departures held for the grace (``WebhookGrace``), and the bell that wakes the timer that posts them.
     private let grace: GraceBox
     private let graceBell: AsyncStream<Void>.Continuation
-    private let graceTimer: Task<Void, Never>
+    private let graceRings: AsyncStream<Void>
 
     /// Posts that failed (an error or a non-2xx answer), retries included: the `webhook_failures` metric.
     public var failedPosts: Int { failures.value.load(ordering: .relaxed) }
@@ -37,7 +38,7 @@ public final class WebhookDispatcher: Sendable {
         func withLock<T: Sendable>(_ body: (inout WebhookGrace) -> T) -> T { state.withLock { body(&$0) } }
     }
 
-    /// Starts one sender per URL of `configuration`.
+    /// Makes one sender per URL of `configuration`; ``run()`` runs them.
     /// - Parameters:
     ///   - configuration: the URLs and the retry, batching and queueing limits.
     ///   - app: the app whose key and secret sign the webhooks.
@@ -65,22 +66,30 @@ public final class WebhookDispatcher: Sendable {
         self.senders = senders
         let grace = GraceBox(WebhookGrace(seconds: configuration.grace))
         self.grace = grace
-        let (bell, graceBell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        self.graceBell = graceBell
-        graceTimer = Task { [grace] in
-            for await _ in bell {
-                while let due = grace.withLock({ $0.nextDue }) {
-                    try? await Task.sleep(until: due, clock: .continuous)
-                    if Task.isCancelled { return }
-                    for event in grace.withLock({ $0.expire(now: .now) }) {
-                        for sender in senders { sender.enqueue(event) }
+        (graceRings, graceBell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Sends the webhooks: one child task per URL and one for the grace's timer. Returns when the task is
+    /// cancelled, or by itself after ``finish()`` once every queue is sent or given up (and the grace's timer, if
+    /// it was waiting, has woken). Run it once.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for sender in senders {
+                group.addTask { await sender.run() }
+            }
+            group.addTask { [grace, graceRings, senders] in
+                for await _ in graceRings {
+                    while let due = grace.withLock({ $0.nextDue }) {
+                        try? await Task.sleep(until: due, clock: .continuous)
+                        if Task.isCancelled { return }
+                        for event in grace.withLock({ $0.expire(now: .now) }) {
+                            for sender in senders { sender.enqueue(event) }
+                        }
                     }
                 }
             }
         }
     }
-
-    deinit { graceTimer.cancel() }
 
     /// Whether a URL asks for `subscription_count` events (the hub makes them only then).
     public var wantsSubscriptionCounts: Bool { senders.contains { $0.wantsSubscriptionCounts } }
@@ -102,7 +111,6 @@ public final class WebhookDispatcher: Sendable {
             for sender in senders { sender.enqueue(event) }
         }
         graceBell.finish()
-        graceTimer.cancel()
         for sender in senders { sender.finish() }
     }
 
@@ -112,7 +120,7 @@ public final class WebhookDispatcher: Sendable {
         for sender in senders { await sender.drained() }
     }
 
-    /// One receiving URL: a locked queue, a doorbell, and the task that sends.
+    /// One receiving URL: a locked queue, a doorbell, and the loop that sends (``run()``).
     final class Sender: Sendable {
         private struct Queue {
             var events: [WebhookEvent] = []
@@ -135,7 +143,10 @@ public final class WebhookDispatcher: Sendable {
 
         private let shared = Shared()
         private let doorbell: AsyncStream<Void>.Continuation
-        private let task: Task<Void, Never>
+        private let rings: AsyncStream<Void>
+        private let failures: FailureCount
+        /// The app's debug feed (`webhook_sent`, `webhook_failed`).
+        private let console: ConsoleHub?
 
         init(
             url: String, configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient,
@@ -148,38 +159,38 @@ public final class WebhookDispatcher: Sendable {
             self.app = app
             self.client = client
             self.logger = logger
-            let (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            self.doorbell = doorbell
-            let shared = self.shared
-            task = Task { [configuration, url, app, client, logger, failures, console] in
-                for await _ in rings {
-                    if configuration.batchWindow > 0 {
-                        try? await Task.sleep(for: .milliseconds(Int64(configuration.batchWindow * 1000)))
+            self.failures = failures
+            self.console = console
+            (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        }
+
+        /// Sends the queued batches each time the doorbell rings, until it is finished or the task is cancelled.
+        func run() async {
+            for await _ in rings {
+                if configuration.batchWindow > 0 {
+                    try? await Task.sleep(for: .milliseconds(Int64(configuration.batchWindow * 1000)))
+                }
+                while true {
+                    let (batch, dropped) = shared.queue.withLock { q -> ([WebhookEvent], Int) in
+                        let batch = Array(q.events.prefix(configuration.maxBatchSize))
+                        q.events.removeFirst(batch.count)
+                        let dropped = q.dropped
+                        q.dropped = 0
+                        q.busy = !batch.isEmpty
+                        return (batch, dropped)
                     }
-                    while true {
-                        let (batch, dropped) = shared.queue.withLock { q -> ([WebhookEvent], Int) in
-                            let batch = Array(q.events.prefix(configuration.maxBatchSize))
-                            q.events.removeFirst(batch.count)
-                            let dropped = q.dropped
-                            q.dropped = 0
-                            q.busy = !batch.isEmpty
-                            return (batch, dropped)
-                        }
-                        if dropped > 0 {
-                            logger.warning(
-                                "dropped webhook events: the receiver is too slow or down",
-                                metadata: ["url": "\(url)", "dropped": "\(dropped)"])
-                        }
-                        if batch.isEmpty { break }
-                        await Self.post(
-                            batch, to: url, configuration: configuration, app: app, client: client,
-                            logger: logger, failures: failures, console: console)
+                    if dropped > 0 {
+                        logger.warning(
+                            "dropped webhook events: the receiver is too slow or down",
+                            metadata: ["url": "\(url)", "dropped": "\(dropped)"])
                     }
+                    if batch.isEmpty { break }
+                    await Self.post(
+                        batch, to: url, configuration: configuration, app: app, client: client,
+                        logger: logger, failures: failures, console: console)
                 }
             }
         }
-
-        deinit { task.cancel() }
 
         /// Whether this URL asks for `subscription_count` events.
         var wantsSubscriptionCounts: Bool { accepted?.contains("subscription_count") == true }
