@@ -18,6 +18,7 @@ public enum HelpOverlayView {
         case .view(.wireInspector): return "wire inspector (w)"
         case .view(.authInspector): return "auth inspector (a on a channel)"
         case .view(.channelBrowser): return "channel browser (b)"
+        case .view(.console): return "debug console (C)"
         case .view(.panes): return "panes"
         case .replay: return "replay (pushtop replay FILE)"
         }
