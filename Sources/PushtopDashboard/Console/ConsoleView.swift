@@ -75,16 +75,16 @@ public enum ConsoleView {
 
     /// The fixed columns of a row, narrower terminals dropping node and user first.
     struct Columns {
-        let time = 13, type = 15
+        let time = 13, type = 18
         var node = 0, channel = 0, event = 0, socket = 0, user = 0
 
         init(width: Int) {
             let wide = width >= 120
-            node = wide ? 11 : 0
-            user = wide ? 11 : 0
-            socket = width >= 90 ? 16 : 0
-            channel = width >= 140 ? 24 : 20
-            event = width >= 140 ? 22 : 18
+            node = wide ? 9 : 0
+            user = wide ? 9 : 0
+            socket = width >= 90 ? 11 : 0
+            channel = width >= 160 ? 24 : 18
+            event = width >= 160 ? 22 : 16
         }
 
         var heads: String {
@@ -191,27 +191,13 @@ public enum ConsoleView {
                 maxWidth: max(0, inner.right - col - 1),
                 role: on ? Role.console(group.types[0]) : .dim)
         }
-        if console.showsFrequent {
-            canvas.draw("F frequent", row: row, column: col, maxWidth: max(0, inner.right - col - 1), role: .dim)
-        }
     }
 
     /// The followed socket on one line.
     static func lifetime(_ life: ConsoleSocketLife, utcOffset: Int) -> String {
         func clock(_ ms: Int64) -> String { Format.clock(Double(ms) / 1000, utcOffset: utcOffset) }
         var parts: [String] = []
-        if let at = life.connectedAtMs {
-            var s = "connected \(clock(at))"
-            if let n = life.node { s += " on \(n)" }
-            if let a = life.remoteAddress { s += " from \(a)" }
-            if let c = life.client { s += " (\(c))" }
-            parts.append(s)
-        } else {
-            parts.append("connected before the rows kept")
-        }
-        parts.append(
-            life.channels.isEmpty ? "no channels" : "channels \(life.channels.joined(separator: ", "))")
-        if !life.left.isEmpty { parts.append("left \(life.left.joined(separator: ", "))") }
+        parts.append(life.connectedAtMs.map { "connected \(clock($0))" } ?? "connected before the rows kept")
         if let at = life.disconnectedAtMs {
             var s = "disconnected \(clock(at))"
             if let c = life.code { s += " code \(c)" + (life.reason.map { " \($0)" } ?? "") }
@@ -221,16 +207,27 @@ public enum ConsoleView {
         } else {
             parts.append("still connected")
         }
+        parts.append(
+            life.channels.isEmpty ? "in no channel" : "in \(life.channels.joined(separator: ", "))")
+        if !life.left.isEmpty { parts.append("left \(life.left.joined(separator: ", "))") }
+        var origin: [String] = []
+        if let a = life.remoteAddress { origin.append("from \(a)") }
+        if let c = life.client { origin.append(c) }
+        if let n = life.node { origin.append("on \(n)") }
+        if !origin.isEmpty { parts.append(origin.joined(separator: " ")) }
         parts.append(Format.counted(life.rows, "row"))
         return "socket \(life.socketID): " + parts.joined(separator: " · ")
     }
 
     static func drawFrequent(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         canvas.fill(rect, role: .text)
+        for r in rect.row..<rect.bottom {
+            canvas.draw("│", row: r, column: rect.column, maxWidth: 1, role: .border)
+        }
         let nowMs = max(Int64(state.now * 1000), state.console.lastRowMs ?? 0)
         let top = state.console.frequency.top(max(1, (rect.height - 3) / 2), nowMs: nowMs)
         var r = rect.row
-        let col = rect.column + 1, w = rect.width - 2
+        let col = rect.column + 2, w = rect.width - 3
         func put(_ text: String, _ role: Role) {
             guard r < rect.bottom else { return }
             canvas.draw(text, row: r, column: col, maxWidth: w, role: role)
