@@ -49,7 +49,7 @@ struct ConsoleStateTests {
         #expect(state.view == .console)
         #expect(frame(state).contains("Console"))
         state.press(.char("?"))
-        #expect(frame(state).contains("debug console (C)"))
+        #expect(frame(state).contains("debug console: the server's side"))
         state.press(.escape, .char("C"))
         #expect(state.view == .panes)
     }
@@ -165,7 +165,7 @@ struct ConsoleStateTests {
         var state = scenario()
         state.press(.char("F"))
         let screen = frame(state)
-        #expect(screen.contains("Frequently seen channels (last minute)"))
+        #expect(screen.contains("Frequently seen channels · 1 min"))
         #expect(screen.contains("private-orders"))
     }
 
@@ -244,7 +244,7 @@ struct ConsoleStateTests {
                     ConsoleSourceStatus(name: "webhooks on 127.0.0.1:9000", kind: .webhooks, state: .live)
                 ])))
         var screen = frame(state)
-        #expect(screen.contains("no webhook received yet on webhooks on 127.0.0.1:9000"))
+        #expect(screen.contains("no webhook received yet on 127.0.0.1:9000"))
         #expect(screen.contains("cannot see: connections"))
         _ = state.reduce(
             .console(
@@ -284,8 +284,12 @@ struct ConsoleStateTests {
         #expect(screen.contains("Console row #6 · api_message"))
         #expect(screen.contains("\"event\": \"order-created\""))
         #expect(screen.contains("data (parsed)") && screen.contains("\"item\": \"teapot\""))
+        // A short terminal scrolls the JSON.
+        _ = state.reduce(.resize(Size(rows: 16, columns: 100)))
         state.press(.char("j"), .char("j"))
         #expect(state.console.detail?.scroll == 2)
+        #expect(!frame(state).contains("row (JSON)"))
+        _ = state.reduce(.resize(Size(rows: 42, columns: 140)))
         state.press(.escape)
         #expect(state.console.detail == nil && state.view == .console)
         #expect(state.press(.char("s")) == [.subscribe("private-orders")])

@@ -18,7 +18,7 @@ enum ConsoleRowText {
         case .disconnection:
             if let c = row.code { parts.append("code \(c)" + (row.reason.map { " \($0)" } ?? "")) }
             if let by = row.closedBy { parts.append("closed by \(by.rawValue.replacingUnderscores)") }
-            if let ms = row.lifetimeMs { parts.append("lived \(Format.duration(Double(ms) / 1000))") }
+            if let ms = row.lifetimeMs { parts.append("lived \(ConsoleView.lifetime(ms))") }
             if let ch = row.channels, !ch.isEmpty { parts.append("in \(ch.joined(separator: ", "))") }
         case .subscribed, .unsubscribed, .occupied, .vacated, .subscriptionCount:
             if let n = row.subscriptionCount { parts.append("\(n) subscribed") }

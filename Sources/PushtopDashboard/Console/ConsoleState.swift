@@ -104,7 +104,7 @@ public struct ConsoleState: Sendable {
             droppedUpstream += update.dropped
             counts.lost()
         }
-        let (hidden, needle, socket) = (self.hidden, filter, followed?.socketID)
+        let (hidden, needle, socket) = (self.hidden, filter.asciiLowercased(), followed?.socketID)
         for row in update.rows {
             counts.apply(row)
             frequency.add(row)
@@ -124,7 +124,8 @@ public struct ConsoleState: Sendable {
         return ConsoleState.matches(row, filter)
     }
 
-    /// Whether the filter's text appears (ignoring ASCII case) in the row's channel(s), event, socket, user or data.
+    /// Whether the filter's text (`needle`, lowercased) appears, ignoring ASCII case, in the row's channel(s), event,
+    /// socket, user or data.
     static func matches(_ row: ConsoleRow, _ needle: String) -> Bool {
         for field in [row.channel, row.event, row.socketID, row.userID, row.data] {
             if let field, field.containsIgnoringASCIICase(needle) { return true }
@@ -133,7 +134,7 @@ public struct ConsoleState: Sendable {
     }
 
     private mutating func reindex() {
-        let (hidden, needle, socket) = (self.hidden, filter, followed?.socketID)
+        let (hidden, needle, socket) = (self.hidden, filter.asciiLowercased(), followed?.socketID)
         log.setShown(
             hidden.isEmpty && needle.isEmpty && socket == nil
                 ? nil : { ConsoleState.shows($0, hidden: hidden, filter: needle, socket: socket) })

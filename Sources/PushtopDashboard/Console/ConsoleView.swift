@@ -202,13 +202,16 @@ public enum ConsoleView {
             var s = "disconnected \(clock(at))"
             if let c = life.code { s += " code \(c)" + (life.reason.map { " \($0)" } ?? "") }
             if let by = life.closedBy { s += " by \(by.rawValue)" }
-            if let ms = life.lifetimeMs { s += " after \(Format.duration(Double(ms) / 1000))" }
+            if let ms = life.lifetimeMs { s += " after \(ConsoleView.lifetime(ms))" }
             parts.append(s)
         } else {
             parts.append("still connected")
         }
-        parts.append(
-            life.channels.isEmpty ? "in no channel" : "in \(life.channels.joined(separator: ", "))")
+        if !life.channels.isEmpty {
+            parts.append("in \(life.channels.joined(separator: ", "))")
+        } else if life.left.isEmpty {
+            parts.append("in no channel")
+        }
         if !life.left.isEmpty { parts.append("left \(life.left.joined(separator: ", "))") }
         var origin: [String] = []
         if let a = life.remoteAddress { origin.append("from \(a)") }
@@ -217,6 +220,13 @@ public enum ConsoleView {
         if !origin.isEmpty { parts.append(origin.joined(separator: " ")) }
         parts.append(Format.counted(life.rows, "row"))
         return "socket \(life.socketID): " + parts.joined(separator: " · ")
+    }
+
+    /// A connection's lifetime: `850 ms`, `2.5 s`, `4:05`.
+    static func lifetime(_ ms: Int64) -> String {
+        ms < 1000
+            ? Format.millis(Double(ms) / 1000)
+            : ms < 60_000 ? Format.seconds(Double(ms) / 1000) : Format.duration(Double(ms) / 1000)
     }
 
     static func drawFrequent(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
@@ -242,9 +252,9 @@ public enum ConsoleView {
                 put(String(repeating: " ", count: countWidth - count.count) + count + "  " + name, role)
             }
         }
-        list("Frequently seen channels (last minute)", top.channels, .eventChannel)
+        list("Frequently seen channels · 1 min", top.channels, .eventChannel)
         put("", .text)
-        list("Frequently seen events (last minute)", top.events, .eventName)
+        list("Frequently seen events · 1 min", top.events, .eventName)
     }
 
     /// With no row yet: what the console can and cannot see, from its sources' states.
@@ -277,7 +287,9 @@ public enum ConsoleView {
                 lines.append(("\(s.name): debug feed failed: \(text) (retrying)", .stateFailed))
             case (.serverFeed, .unavailable(let text)): lines.append(("\(s.name): \(text)", .stateUnavailable))
             case (.webhooks, .connecting): lines.append(("\(s.name): starting…", .stateConnecting))
-            case (.webhooks, .live): lines.append(("no webhook received yet on \(s.name)", .stateConnected))
+            case (.webhooks, .live):
+                let at = s.name.hasPrefix("webhooks on ") ? String(s.name.dropFirst("webhooks on ".count)) : s.name
+                lines.append(("no webhook received yet on \(at)", .stateConnected))
             case (.webhooks, .failed(let text)): lines.append(("\(s.name): \(text)", .stateFailed))
             case (.webhooks, .unavailable(let text)): lines.append(("\(s.name): \(text)", .stateUnavailable))
             }

@@ -66,7 +66,7 @@ public enum BundledThemes {
             "console.presence" = "bright-green"
             "console.error" = "red bold"
             "console.webhook" = "bright-blue"
-            "console.gap" = "black on yellow"
+            "console.gap" = "yellow bold reverse"
             """#
         ),
         (
