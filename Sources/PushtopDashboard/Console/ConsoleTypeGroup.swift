@@ -26,6 +26,15 @@ public enum ConsoleTypeGroup: Int, Sendable, Hashable, CaseIterable, Comparable 
         }
     }
 
+    /// The types, short, for the help.
+    var typesText: String {
+        switch self {
+        case .occupancy: return "occupied, vacated (and counts)"
+        case .webhooks: return "webhook_* rows"
+        default: return types.map(\.rawValue).joined(separator: ", ")
+        }
+    }
+
     /// The row types the toggle shows or hides.
     public var types: [ConsoleRowType] {
         ConsoleRowType.allCases.filter { ConsoleTypeGroup.of($0) == self }

@@ -274,6 +274,7 @@ public enum ConsoleView {
                     .dim
                 ),
                 ("Pusher, soketi and sockudo send webhooks: pushtop --webhook-listen HOST:PORT shows them here.", .dim),
+                ("A pushtop serve's debug feed needs the app id and secret (--app-id, --secret).", .dim),
             ]
         }
         var lines: [(String, Role)] = [("Nothing yet. What the console can and cannot see:", .header), ("", .text)]

@@ -124,8 +124,8 @@ public struct KeyTable: Sendable {
             KeyBinding([.ctrl("l")], hint: "", help: "redraw the screen", action: .redraw),
             KeyBinding([.escape], hint: "", help: "close / clear the filter", action: .close),
         ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + ChannelBrowserKeys.bindings
-            + ConsoleKeys.bindings + RecordingKeys.bindings
-            + ReplayKeys.bindings + [
+            + RecordingKeys.bindings
+            + ReplayKeys.bindings + ConsoleKeys.bindings + [
                 KeyBinding([.char("?")], hint: "help", help: "show / hide this help", action: .help),
                 KeyBinding([.char("q"), .ctrl("c")], hint: "quit", help: "quit", action: .quit),
             ])
