@@ -96,15 +96,19 @@ import Testing
         tmux.send("f")
         try await tmux.waitFor("following stopped") { !$0.contains("Console · socket") && $0.contains("200.2") }
         tmux.send("F")
-        let frequent = try await tmux.waitFor("frequently seen") {
+        try await tmux.waitFor("frequently seen") {
             $0.contains("Frequently seen channels · 1 min") && $0.contains("Frequently seen events · 1 min")
         }
-        // The stream's channel and event lead.
-        let lines = frequent.split(separator: "\n").map(String.init)
-        let channelHead = try #require(lines.firstIndex { $0.contains("Frequently seen channels") })
-        #expect(lines[channelHead + 1].contains("market-data"))
-        let eventHead = try #require(lines.firstIndex { $0.contains("Frequently seen events") })
-        #expect(lines[eventHead + 1].contains("price-update"))
+        // The stream's channel and event soon lead (the scenario's private-orders has 6 rows).
+        func first(after heading: String, in screen: String) -> String {
+            let lines = screen.split(separator: "\n").map(String.init)
+            guard let i = lines.firstIndex(where: { $0.contains(heading) }), i + 1 < lines.count else { return "" }
+            return lines[i + 1]
+        }
+        try await tmux.waitFor("market-data and price-update first", timeout: 15) {
+            first(after: "Frequently seen channels", in: $0).contains("market-data")
+                && first(after: "Frequently seen events", in: $0).contains("price-update")
+        }
         tmux.send("q")
         #expect(try await tmux.waitForExit().contains("EXIT=0"))
     }
