@@ -140,7 +140,9 @@ enum ConsoleViewLoad {
         // A connection's socket (found with the filter, which is then cleared).
         let follow: [Key] = [.char("/")] + "1000.".map { Key.char($0) } + [.enter, .char("k"), .char("f")]
         lines.append(measure("following one socket", s, keys: follow + [.char("/"), .ctrl("u"), .enter]).line)
-        lines.append("resident memory after the runs: \(Int(residentMB())) MB")
+        lines.append(
+            "resident memory after the runs: \(Int(residentMB())) MB (a row: \(MemoryLayout<ConsoleRow>.stride) bytes inline, plus its strings)"
+        )
         return lines.joined(separator: "\n")
     }
 }
