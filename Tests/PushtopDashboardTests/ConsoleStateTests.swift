@@ -319,3 +319,23 @@ struct ConsoleStateTests {
         #expect(frame(state).contains("Console"))
     }
 }
+
+/// The seam between the console's sources and the dashboard's loop.
+struct ConsoleFeedTests {
+    @Test func takeUpdateGivesRowsSnapshotsDropsAndSourcesOnlyWhenChanged() {
+        let feed = ConsoleFeed(capacity: 3)
+        #expect(feed.takeUpdate() == nil)
+        feed.update(ConsoleSourceStatus(name: "n", kind: .serverFeed, state: .connecting))
+        feed.update(ConsoleSourceStatus(name: "n", kind: .serverFeed, state: .live))
+        feed.post((0..<5).map { ConsoleRow(type: .connection, timeMs: Int64($0)) })
+        feed.post(snapshot: ConsoleSnapshot(source: "n", connections: 4, timeMs: 0, cluster: true))
+        let update = feed.takeUpdate()
+        #expect(update?.rows.map(\.timeMs) == [0, 1, 2])
+        #expect(update?.dropped == 2)
+        #expect(update?.snapshots.first?.cluster == true)
+        #expect(update?.sources == [ConsoleSourceStatus(name: "n", kind: .serverFeed, state: .live)])
+        #expect(feed.takeUpdate() == nil)
+        feed.post([ConsoleRow(type: .gap, timeMs: 9)])
+        #expect(feed.takeUpdate()?.sources == nil)
+    }
+}
