@@ -43,6 +43,8 @@ let package = Package(
                 .product(name: "PusherChannels", package: "pushtop"),
                 .product(name: "PushtopRedis", package: "pushtop"),
                 .product(name: "PushtopCLI", package: "pushtop"),
+                // The dashboard's debug console (`console-view`).
+                .product(name: "PushtopDashboard", package: "pushtop"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

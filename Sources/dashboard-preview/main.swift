@@ -1,6 +1,7 @@
 // dashboard-preview: the real dashboard on a synthetic feed (no network), for the tmux end-to-end tests
 // and for trying the UI. Options: --rate N (events/s), --theme NAME|PATH, --capacity N (log entries),
-// --save-dir PATH, --no-mouse; --bench prints frame and reduce timings.
+// --save-dir PATH, --no-mouse; --bench prints frame and reduce timings; --console demo|none|webhooks|unavailable
+// [--console-rate N] feeds the debug console (`C`) scripted rows and source states.
 import PushtopDashboard
 import PushtopDashboardFakes
 
@@ -14,6 +15,8 @@ var rate = 20
 var options = DashboardOptions()
 var replayFile: String?
 var replaySpeed = 1.0
+var consoleMode: ScriptedConsole.Mode?
+var consoleRate = 5
 options.credentials = KnownCredentials(key: "preview-key", secret: "preview-secret")
 options.api = ScriptedAPI()
 var arguments = CommandLine.arguments.dropFirst()
@@ -27,12 +30,19 @@ while let arg = arguments.popFirst() {
     case "--record": options.recordPath = arguments.popFirst()
     case "--replay": replayFile = arguments.popFirst()
     case "--speed": replaySpeed = Double(arguments.popFirst() ?? "") ?? 1
+    case "--console":
+        guard let mode = arguments.popFirst().flatMap(ScriptedConsole.Mode.init(rawValue:)) else {
+            print("dashboard-preview: --console takes demo, none, webhooks or unavailable")
+            Glibc.exit(64)
+        }
+        consoleMode = mode
+    case "--console-rate": consoleRate = Int(arguments.popFirst() ?? "") ?? consoleRate
     case "--bench":
         Bench.run()
         Glibc.exit(0)
     case "--help", "-h":
         print(
-            "usage: dashboard-preview [--rate N] [--theme NAME|PATH] [--capacity N] [--save-dir PATH] [--no-mouse] [--record FILE] [--replay FILE [--speed N]]"
+            "usage: dashboard-preview [--rate N] [--theme NAME|PATH] [--capacity N] [--save-dir PATH] [--no-mouse] [--record FILE] [--replay FILE [--speed N]] [--console demo|none|webhooks|unavailable [--console-rate N]]"
         )
         Glibc.exit(0)
     default:
@@ -73,6 +83,12 @@ options.recordEndpoint = "127.0.0.1:0 (scripted, no TLS)"
 options.recordChannels = ["market-data", "private-orders", "cache-config", "presence-lobby"]
 let feed = ScriptedFeed()
 feed.startDemo(eventsPerSecond: rate)
+let console = ScriptedConsole()
+if let consoleMode {
+    options.console = console.feed
+    console.start(consoleMode, rowsPerSecond: consoleRate, now: { DashboardClock.now() })
+}
 let reason = try await runDashboard(feed: feed.feed, backend: feed.backend, options: options)
+console.finish()
 feed.finish()
 Glibc.exit(reason.exitStatus)

@@ -18,6 +18,8 @@ import PushtopCLI
 //       PushtopRedis's publish -> subscriber latency through a running redis-server (the Redis hop of a cluster)
 //   pushtop-benchmarks decode|decode-string|watch-line [--n N]   N operations and nothing else, for instruction counts:
 //       valgrind --tool=callgrind .build/release/pushtop-benchmarks decode --n 100000   (then / N, less --n 0)
+//   pushtop-benchmarks console-view [--rate 5000] [--fps 30] [--seconds 10]   the dashboard's debug console: update and
+//       render per frame under a stream of rows, CPU as a share of one core (no server, no terminal)
 // The per-operation micro-benchmarks live in Benchmarks/HotPaths (`swift package --package-path Benchmarks benchmark`).
 let args = CommandLine.arguments.dropFirst()
 let which = args.first { !$0.hasPrefix("--") } ?? "loopback"
@@ -91,6 +93,12 @@ case "decode-string":
     var sink = 0
     for _ in 0..<n { sink &+= (try? PusherMessage(decoding: SampleFrames.event))?.event.utf8.count ?? 0 }
     print("decoded \(n) frames (\(sink))")
+case "console-view":
+    var settings = ConsoleViewLoad.Settings()
+    settings.rate = value("--rate").flatMap(Int.init) ?? settings.rate
+    settings.fps = value("--fps").flatMap(Int.init) ?? settings.fps
+    settings.seconds = value("--seconds").flatMap(Double.init) ?? settings.seconds
+    print(ConsoleViewLoad.run(settings))
 case "watch-line":
     let event = ClientEvent.event(
         ChannelEvent(channel: "ticker", name: "price-update", dataText: SampleFrames.eventData))
@@ -105,7 +113,7 @@ case "watch-line":
 default:
     FileHandle.standardError.write(
         Data(
-            "usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|compression|sustain|redis-pubsub [--n N] ...\n"
+            "usage: pushtop-benchmarks loopback|watch-pipe|idle|fanout|compression|sustain|redis-pubsub|console-view [--n N] ...\n"
                 .utf8))
     exit(64)
 }

@@ -52,6 +52,14 @@ public final class ConsoleFeed: Sendable {
         var sourcesChanged = false
     }
 
+    /// Takes what waits as one ``ConsoleUpdate`` (`nil` when nothing does).
+    func takeUpdate() -> ConsoleUpdate? {
+        let p = take()
+        let update = ConsoleUpdate(
+            rows: p.rows, snapshots: p.snapshots, dropped: p.dropped, sources: p.sourcesChanged ? p.sources : nil)
+        return update.isEmpty ? nil : update
+    }
+
     /// Takes the rows waiting, and the sources when they changed.
     func take() -> Pending {
         pending.withLock { p in
@@ -108,11 +116,15 @@ public struct ConsoleSnapshot: Sendable, Hashable {
     /// The app's occupied channels, as the HTTP API lists them.
     public var occupiedChannels: [String]?
     public var timeMs: Int64
+    /// Whether the counts are the cluster's (the `hello`'s `cluster`: `serve --redis`): then every node's rows
+    /// change them, else only the answering node's.
+    public var cluster: Bool
 
     public init(
         source: String, node: String? = nil, appID: String? = nil, connections: Int? = nil,
-        occupiedChannels: [String]? = nil, timeMs: Int64
+        occupiedChannels: [String]? = nil, timeMs: Int64, cluster: Bool = false
     ) {
+        self.cluster = cluster
         self.source = source
         self.node = node
         self.appID = appID

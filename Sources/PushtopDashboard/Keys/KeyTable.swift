@@ -35,6 +35,10 @@ public enum Action: Sendable, Hashable {
     case replayJumpPrompt
     /// `A`: select the next open app (with several profiles open); keys then act on it.
     case nextApp
+    /// `C`: open / leave the debug console.
+    case console
+    /// A key inside the debug console.
+    case consoleAction(ConsoleAction)
 }
 
 /// One row of the key table: keys, a short label for the hint bar, a longer text for `?`, and where it
@@ -121,7 +125,7 @@ public struct KeyTable: Sendable {
             KeyBinding([.escape], hint: "", help: "close / clear the filter", action: .close),
         ] + WireInspectorKeys.bindings + AuthInspectorKeys.bindings + ChannelBrowserKeys.bindings
             + RecordingKeys.bindings
-            + ReplayKeys.bindings + [
+            + ReplayKeys.bindings + ConsoleKeys.bindings + [
                 KeyBinding([.char("?")], hint: "help", help: "show / hide this help", action: .help),
                 KeyBinding([.char("q"), .ctrl("c")], hint: "quit", help: "quit", action: .quit),
             ])
@@ -151,7 +155,7 @@ public struct KeyTable: Sendable {
     static func everywhere(_ action: Action) -> Bool {
         switch action {
         case .help, .quit, .toggleRecording, .nextTheme, .redraw, .wireInspector, .channelBrowser, .toggleConnection,
-            .nextApp:
+            .nextApp, .console:
             return true
         default: return false
         }

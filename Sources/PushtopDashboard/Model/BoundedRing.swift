@@ -17,10 +17,10 @@ public struct BoundedRing<Element: Sendable>: Sendable {
     private var shown: [Int] = []
     private var shownStart = 0
 
-    /// An empty ring of `capacity` elements (at least 1).
+    /// An empty ring of `capacity` elements (at least 1). Its storage grows as elements arrive, up to `capacity`.
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
-        ring = Array(repeating: nil, count: max(1, capacity))
+        ring = []
     }
 
     /// The number of elements kept.
@@ -38,7 +38,11 @@ public struct BoundedRing<Element: Sendable>: Sendable {
             firstSeq += 1
             if shownStart < shown.count, shown[shownStart] < firstSeq { shownStart += 1 }
         }
-        ring[seq % capacity] = element
+        if ring.count < capacity {
+            ring.append(element)  // still growing: seq == ring.count
+        } else {
+            ring[seq % capacity] = element
+        }
         nextSeq += 1
         if !showsAll, isShown(element) { shown.append(seq) }
         if shownStart > 4096, shownStart * 2 > shown.count {

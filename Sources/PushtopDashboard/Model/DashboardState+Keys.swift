@@ -134,6 +134,8 @@ extension DashboardState {
             return performChannelBrowser(action)
         case .replay, .replayJumpPrompt:
             return performReplay(action)
+        case .console, .consoleAction:
+            return performConsole(action)
         case .nextApp:
             selectNextApp()
         }

@@ -9,6 +9,7 @@ extension DashboardState {
             if p.purpose == .filter { log.setFilter(nil) }
             if p.purpose == .wireFilter { self.wire.setFilter(nil) }
             if p.purpose == .browserFilter { self.browser.setFilter("") }
+            if p.purpose == .consoleFilter { console.setFilter("") }
             prompt = nil
             return []
         case .enter:
@@ -48,6 +49,8 @@ extension DashboardState {
             p.error = nil
         case .browserFilter:
             self.browser.setFilter(p.text)
+        case .consoleFilter:
+            console.setFilter(p.text)
         case .filter:
             log.setFilter(LogFilter(p.text))
             if logSelected != nil { logSelected = nil }
@@ -99,6 +102,10 @@ extension DashboardState {
         case .browserFilter:
             prompt = nil
             self.browser.setFilter(p.text)
+            return []
+        case .consoleFilter:
+            prompt = nil
+            console.setFilter(p.text)
             return []
         case .replayJump:
             guard let target = ReplayStatus.parseTime(p.text, position: replay?.position ?? 0) else {

@@ -21,12 +21,15 @@ public struct DashboardState: Sendable {
         /// Whether the app's HTTP API is reachable (app id and secret known): the channel browser and the
         /// presence check use it.
         public var hasAPI: Bool
+        /// Rows the debug console keeps before the oldest are dropped.
+        public var consoleCapacity: Int
 
         public init(
             logCapacity: Int = 10_000, utcOffset: Int = 0, themeNames: [String] = ["default"],
             keyTable: KeyTable = .standard, frameCapacity: Int = 10_000, credentials: KnownCredentials? = nil,
-            hasAPI: Bool = false
+            hasAPI: Bool = false, consoleCapacity: Int = 50_000
         ) {
+            self.consoleCapacity = consoleCapacity
             self.hasAPI = hasAPI
             self.logCapacity = logCapacity
             self.utcOffset = utcOffset
@@ -76,12 +79,15 @@ public struct DashboardState: Sendable {
     public internal(set) var replay: ReplayStatus?
     /// Several nodes of one app (each an app here): the cross-node canary and roster comparison.
     public internal(set) var nodes: NodeState?
+    /// The debug console (one for the dashboard: its sources watch the app from the server's side).
+    public internal(set) var console: ConsoleState
 
     public init(size: Size, now: Double = 0, configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.size = size
         self.now = now
         log = EventLog(capacity: configuration.logCapacity)
+        console = ConsoleState(capacity: configuration.consoleCapacity)
         apps = [
             AppState(
                 setup: AppSetup(label: "", credentials: configuration.credentials, hasAPI: configuration.hasAPI),
@@ -195,6 +201,10 @@ public struct DashboardState: Sendable {
             return apiRequestsDue() + nodeTick()
         case .nodes(let answer):
             return nodeAnswer(answer)
+        case .console(let update):
+            console.apply(update)
+            if view == .console { needsDraw = true }
+            return []
         case .dropped(let n):
             droppedByUI += n
             needsDraw = true

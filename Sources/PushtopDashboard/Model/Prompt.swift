@@ -15,6 +15,8 @@ public struct Prompt: Sendable, Hashable {
         case replayJump
         /// `/` in the channel browser.
         case browserFilter
+        /// `/` in the debug console (applied while typing).
+        case consoleFilter
     }
 
     public var purpose: Purpose
@@ -37,6 +39,7 @@ public struct Prompt: Sendable, Hashable {
         case .filter: return "Filter:"
         case .wireFilter: return "Filter frames:"
         case .browserFilter: return "Filter channels:"
+        case .consoleFilter: return "Filter console (channel, event, socket, user, data):"
         case .replayJump: return "Jump to (m:ss, seconds, or +/-seconds):"
         }
     }

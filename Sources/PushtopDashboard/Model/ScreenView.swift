@@ -8,4 +8,6 @@ public enum ScreenView: Sendable, Hashable {
     case authInspector
     /// `b`: the app's occupied channels (HTTP API).
     case channelBrowser
+    /// `C`: the app's debug console (a `pushtop serve` feed, received webhooks).
+    case console
 }

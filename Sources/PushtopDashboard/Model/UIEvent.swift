@@ -31,6 +31,8 @@ public enum UIEvent: Sendable {
     case presenceUsers(channel: String, userIDs: [String]?, error: String?, app: Int = 0)
     /// An answer to a request to the nodes of one app (``NodeRequest``).
     case nodes(NodeAnswer)
+    /// What the debug console's sources posted since the last frame.
+    case console(ConsoleUpdate)
 }
 
 /// What `reduce` asks the outside world to do: talk to the client, save a file, quit. Effects that talk to

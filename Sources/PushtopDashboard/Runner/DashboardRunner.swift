@@ -165,6 +165,8 @@ final class DashboardRunner {
                 ? [.framesDropped(time: DashboardClock.now(), total: p.framesDroppedSoFar)] : []
             record((p.frames.map(RecordingItem.frame) + dropped).map { .tagged($0, app: app) })
         }
+        // The debug console's rows, like the feeds: whatever its sources posted since the last frame.
+        if let update = options.console?.takeUpdate() { effects += state.reduce(.console(update)) }
         return effects
     }
 

@@ -57,6 +57,16 @@ public enum BundledThemes {
             "member.6" = "cyan"
             "member.7" = "bright-red"
             "member.8" = "bright-green"
+            "console.connection" = "green"
+            "console.disconnection" = "bright-black"
+            "console.subscription" = "blue"
+            "console.occupancy" = "cyan"
+            "console.api" = "yellow"
+            "console.client" = "magenta"
+            "console.presence" = "bright-green"
+            "console.error" = "red bold"
+            "console.webhook" = "bright-blue"
+            "console.gap" = "yellow bold reverse"
             """#
         ),
         (
@@ -112,6 +122,16 @@ public enum BundledThemes {
             "member.6" = "30/cyan"
             "member.7" = "166/red"
             "member.8" = "28/green"
+            "console.connection" = "22/green"
+            "console.disconnection" = "243/black"
+            "console.subscription" = "25/blue"
+            "console.occupancy" = "30/cyan"
+            "console.api" = "130/red"
+            "console.client" = "90/magenta"
+            "console.presence" = "28/green"
+            "console.error" = "124/red bold"
+            "console.webhook" = "61/blue"
+            "console.gap" = "black on 220/yellow"
             """#
         ),
         (
@@ -160,6 +180,16 @@ public enum BundledThemes {
             status = "bold"
             "status.error" = "bold reverse"
             overlay = "default"
+            "console.connection" = "bold"
+            "console.disconnection" = "dim"
+            "console.subscription" = "default"
+            "console.occupancy" = "underline"
+            "console.api" = "bold"
+            "console.client" = "default"
+            "console.presence" = "underline"
+            "console.error" = "bold reverse"
+            "console.webhook" = "default"
+            "console.gap" = "reverse"
             """#
         ),
         (
@@ -215,6 +245,16 @@ public enum BundledThemes {
             "member.6" = "37/cyan"
             "member.7" = "166/bright-red"
             "member.8" = "61/bright-blue"
+            "console.connection" = "64/green"
+            "console.disconnection" = "242/bright-black"
+            "console.subscription" = "33/blue"
+            "console.occupancy" = "37/cyan"
+            "console.api" = "136/yellow"
+            "console.client" = "125/magenta"
+            "console.presence" = "61/bright-blue"
+            "console.error" = "160/red bold"
+            "console.webhook" = "166/bright-red"
+            "console.gap" = "230/black on 136/yellow"
             """#
         ),
         (
@@ -270,6 +310,16 @@ public enum BundledThemes {
             "member.6" = "108/cyan"
             "member.7" = "208/bright-red"
             "member.8" = "72/bright-green"
+            "console.connection" = "142/green"
+            "console.disconnection" = "245/bright-black"
+            "console.subscription" = "109/blue"
+            "console.occupancy" = "108/cyan"
+            "console.api" = "214/yellow"
+            "console.client" = "175/magenta"
+            "console.presence" = "72/bright-green"
+            "console.error" = "167/red bold"
+            "console.webhook" = "208/bright-red"
+            "console.gap" = "235/black on 214/yellow"
             """#
         ),
     ]

@@ -50,6 +50,17 @@ public enum Role: String, Sendable, Hashable, CaseIterable {
     case member6 = "member.6"
     case member7 = "member.7"
     case member8 = "member.8"
+    // The debug console's rows, by type (``Role/console(_:)``).
+    case consoleConnection = "console.connection"
+    case consoleDisconnection = "console.disconnection"
+    case consoleSubscription = "console.subscription"
+    case consoleOccupancy = "console.occupancy"
+    case consoleAPI = "console.api"
+    case consoleClient = "console.client"
+    case consolePresence = "console.presence"
+    case consoleError = "console.error"
+    case consoleWebhook = "console.webhook"
+    case consoleGap = "console.gap"
 
     /// The member colour slots, in order.
     public static let memberSlots: [Role] = [
@@ -66,6 +77,22 @@ public enum Role: String, Sendable, Hashable, CaseIterable {
         case .unavailable: return .stateUnavailable
         case .failed: return .stateFailed
         case .disconnected: return .stateDisconnected
+        }
+    }
+
+    /// The role of a debug-console row of this type.
+    public static func console(_ type: ConsoleRowType) -> Role {
+        switch type {
+        case .connection: return .consoleConnection
+        case .disconnection: return .consoleDisconnection
+        case .subscribed, .unsubscribed: return .consoleSubscription
+        case .occupied, .vacated, .subscriptionCount: return .consoleOccupancy
+        case .apiMessage: return .consoleAPI
+        case .clientEvent: return .consoleClient
+        case .presenceEvent: return .consolePresence
+        case .error, .apiError, .clientError, .webhookRejected: return .consoleError
+        case .webhookSent, .webhookFailed, .webhookProblem: return .consoleWebhook
+        case .gap: return .consoleGap
         }
     }
 

@@ -79,6 +79,8 @@ public struct Theme: Sendable, Hashable {
         case .eventError, .channelError, .promptError, .statusError: return .stateFailed
         case .memberJoin: return .stateConnected
         case .memberLeave: return .dim
+        case .consoleError: return .eventError
+        case .consoleGap: return .badge
         default: return .text
         }
     }

@@ -21,6 +21,8 @@ public enum DashboardView {
             AuthInspectorView.draw(state, in: layout.body, into: &canvas)
         case .channelBrowser:
             ChannelBrowserView.draw(state, in: layout.body, into: &canvas)
+        case .console:
+            ConsoleView.draw(state, in: layout.body, into: &canvas)
         }
         FooterView.draw(state, in: layout.footer, into: &canvas)
         switch state.overlay {

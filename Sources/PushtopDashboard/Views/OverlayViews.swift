@@ -18,6 +18,7 @@ public enum HelpOverlayView {
         case .view(.wireInspector): return "wire inspector (w)"
         case .view(.authInspector): return "auth inspector (a on a channel)"
         case .view(.channelBrowser): return "channel browser (b)"
+        case .view(.console): return "debug console (C)"
         case .view(.panes): return "panes"
         case .replay: return "replay (pushtop replay FILE)"
         }
@@ -62,7 +63,8 @@ public enum HelpOverlayView {
         let left = lines(main, headed: false)
         let right = lines(views, headed: true)
         let leftHelp = main.map { DisplayWidth.of($0.help) }.max() ?? 40
-        let twoColumns = size.columns >= 120 && max(left.count, right.count) + 4 <= size.rows - 2
+        // Side by side when the panes' keys fit; the views' keys (the longer column) may scroll.
+        let twoColumns = size.columns >= 120 && left.count + 4 <= size.rows - 2
         let rows = twoColumns ? max(left.count, right.count) : left.count + 1 + right.count
         let rect = OverlayFrame.rect(in: size, width: twoColumns ? size.columns : 100, height: rows + 4)
         return twoColumns

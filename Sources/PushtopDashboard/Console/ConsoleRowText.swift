@@ -1,0 +1,72 @@
+import PusherProtocol
+
+/// A console row on one line: the short summary after its fixed columns (what the type adds: an address and
+/// client, a close code and lifetime, data and its size, a status and URL…).
+enum ConsoleRowText {
+    /// The longest data shown in a summary (a row shows a few hundred columns at most).
+    static let dataPreview = 512
+
+    static func summary(_ row: ConsoleRow) -> String {
+        var parts: [String] = []
+        switch row.type {
+        case .connection:
+            if let a = row.remoteAddress { parts.append("from \(a)") }
+            if let lib = row.clientLibrary { parts.append(lib + (row.clientVersion.map { " \($0)" } ?? "")) }
+            if let p = row.protocolVersion { parts.append("protocol \(p)") }
+            if let tls = row.tls { parts.append(tls ? "tls" : "no tls") }
+            if let o = row.origin { parts.append("origin \(o)") }
+        case .disconnection:
+            if let c = row.code { parts.append("code \(c)" + (row.reason.map { " \($0)" } ?? "")) }
+            if let by = row.closedBy { parts.append("closed by \(by.rawValue.replacingUnderscores)") }
+            if let ms = row.lifetimeMs { parts.append("lived \(ConsoleView.lifetime(ms))") }
+            if let ch = row.channels, !ch.isEmpty { parts.append("in \(ch.joined(separator: ", "))") }
+        case .subscribed, .unsubscribed, .occupied, .vacated, .subscriptionCount:
+            if let n = row.subscriptionCount { parts.append("\(n) subscribed") }
+        case .apiMessage, .clientEvent:
+            if let d = row.data { parts.append(preview(d)) }
+            if let n = row.dataBytes { parts.append(Format.bytes(n) + (row.dataTruncated == true ? " (cut)" : "")) }
+            if let ch = row.channels, ch.count > 1 { parts.append("\(ch.count) channels") }
+            if row.batch == true { parts.append("batch") }
+            if let x = row.excludedSocketID { parts.append("excludes \(x)") }
+            if row.type == .apiMessage, let a = row.remoteAddress { parts.append("from \(a)") }
+        case .presenceEvent:
+            if let info = row.userInfo { parts.append(preview(info.jsonString)) }
+        case .error, .clientError, .apiError:
+            if let s = row.status { parts.append("\(s)") }
+            if let c = row.code { parts.append("\(c)") }
+            if let r = row.reason { parts.append(preview(r)) }
+            if let rule = row.rule { parts.append("rule \(rule)") }
+            if let u = row.url { parts.append(u) }
+            if let a = row.remoteAddress, row.type == .apiError { parts.append("from \(a)") }
+        case .webhookSent, .webhookFailed:
+            if let s = row.status { parts.append("\(s)") }
+            if let r = row.reason { parts.append(preview(r)) }
+            if let u = row.url { parts.append(u) }
+            if let n = row.attempt { parts.append("attempt \(n)") }
+            if let e = row.events, !e.isEmpty { parts.append(e.joined(separator: ", ")) }
+        case .gap:
+            parts.append("\(row.dropped ?? 0) rows missed (the listener was too slow): counts approximate")
+        case .webhookRejected:
+            if let c = row.cause { parts.append(c) }
+            if let e = row.expectedSignature, let r = row.receivedSignature {
+                parts.append("expected \(e.prefix(12))… received \(r.prefix(12))…")
+            }
+        case .webhookProblem:
+            if let p = row.problem { parts.append(p) }
+            if let c = row.cause { parts.append(c) }
+        }
+        if row.source == .webhook, row.type != .webhookRejected, row.type != .webhookProblem {
+            parts.append("(webhook)")
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    /// Data on one line, short and without control characters.
+    static func preview(_ text: String) -> String {
+        DisplayWidth.sanitized(text.utf8.count > dataPreview ? String(text.prefix(dataPreview)) : text)
+    }
+}
+
+extension String {
+    fileprivate var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
+}
