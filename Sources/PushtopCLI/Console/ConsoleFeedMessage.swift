@@ -28,8 +28,8 @@ public enum ConsoleFeedMessage: Sendable, Hashable {
                 source: source, node: o["node"]?.stringValue, appID: o["app_id"]?.stringValue,
                 connections: o["connections"]?.intValue,
                 occupiedChannels: o["channels"]?.arrayValue?.compactMap(\.stringValue),
-                timeMs: Int64(o["time_ms"]?.numberValue ?? 0))
-            self = .hello(snapshot, cluster: o["cluster"]?.boolValue ?? false)
+                timeMs: Int64(o["time_ms"]?.numberValue ?? 0), cluster: o["cluster"]?.boolValue ?? false)
+            self = .hello(snapshot, cluster: snapshot.cluster)
         case let other?:
             self = .unreadable("unknown event '\(Self.excerpt(other))'")
         }

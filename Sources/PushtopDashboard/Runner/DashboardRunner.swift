@@ -166,7 +166,13 @@ final class DashboardRunner {
             record((p.frames.map(RecordingItem.frame) + dropped).map { .tagged($0, app: app) })
         }
         // The debug console's rows, like the feeds: whatever its sources posted since the last frame.
-        if let update = options.console?.takeUpdate() { effects += state.reduce(.console(update)) }
+        if let update = options.console?.takeUpdate() {
+            if recorder.isRecording, !update.rows.isEmpty {
+                let time = DashboardClock.now()
+                record(update.rows.map { .console(time: time, row: $0) })
+            }
+            effects += state.reduce(.console(update))
+        }
         return effects
     }
 
