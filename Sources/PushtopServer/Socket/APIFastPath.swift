@@ -121,9 +121,24 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         } catch {
             return respond(context, head, status: error.httpStatus, text: error.description + "\n")
         }
-        app.inbox.yield(.published(events.requests))
-        respond(context, head, status: 200, text: "{}", json: true)
+        app.inbox.publish(events.requests, on: context.eventLoop)
+        respondAccepted(context, head)
     }
+
+    /// `200 {}`: the answer to almost every request, written from parts made once.
+    private func respondAccepted(_ context: ChannelHandlerContext, _ head: HTTPRequestHead) {
+        guard head.isKeepAlive, head.version == .http1_1 else {
+            return respond(context, head, status: 200, text: "{}", json: true)
+        }
+        context.write(wrapOutboundOut(.head(Self.acceptedHead)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(Self.acceptedBody))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    private static let acceptedHead = HTTPResponseHead(
+        version: .http1_1, status: .ok,
+        headers: HTTPHeaders([("content-type", "application/json"), ("content-length", "2")]))
+    private static let acceptedBody = ByteBuffer(string: "{}")
 
     private func respond(
         _ context: ChannelHandlerContext, _ head: HTTPRequestHead, status: Int, text: String,
