@@ -83,14 +83,17 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
 
     /// `/apps/{id}/events` or `/apps/{id}/batch_events` (a query may follow).
     static func route(_ uri: String) -> (Substring, Route)? {
-        let path = uri.prefix { $0 != "?" }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].isEmpty, parts[1] == "apps", !parts[2].isEmpty else { return nil }
-        switch parts[3] {
-        case "events": return (parts[2], .events)
-        case "batch_events": return (parts[2], .batch)
-        default: return nil
-        }
+        let utf8 = uri.utf8
+        let end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
+        let path = uri[..<end]
+        guard path.utf8.starts(with: "/apps/".utf8) else { return nil }
+        let rest = path.utf8.dropFirst(6)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash > rest.startIndex else { return nil }
+        let id = path[rest.startIndex..<slash]
+        let tail = path.utf8[path.utf8.index(after: slash)...]
+        if tail.elementsEqual("events".utf8) { return (id, .events) }
+        if tail.elementsEqual("batch_events".utf8) { return (id, .batch) }
+        return nil
     }
 
     private func serve(

@@ -144,20 +144,25 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         return .webSocket
     }
 
-    /// The path and the decoded query parameters of a request target.
+    /// The path and the decoded query parameters of a request target. The first of a repeated name wins.
     static func split(_ uri: String) -> (path: Substring, query: [String: String]) {
-        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        // Byte by byte: the delimiters are ASCII, and Character-wise splitting was a tenth of an API request's cost.
+        let utf8 = uri.utf8
+        guard let mark = utf8.firstIndex(of: UInt8(ascii: "?")) else { return (uri[...], [:]) }
         var query: [String: String] = [:]
-        if parts.count == 2 {
-            for pair in parts[1].split(separator: "&") {
-                let fields = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = decoded(fields[0])
+        var start = utf8.index(after: mark)
+        while start < utf8.endIndex {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            if start < end {
+                let equals = utf8[start..<end].firstIndex(of: UInt8(ascii: "="))
+                let name = decoded(uri[start..<(equals ?? end)])
                 if query[name] == nil {
-                    query[name] = fields.count == 2 ? decoded(fields[1]) : ""
+                    query[name] = equals.map { decoded(uri[utf8.index(after: $0)..<end]) } ?? ""
                 }
             }
+            start = end == utf8.endIndex ? end : utf8.index(after: end)
         }
-        return (parts[0], query)
+        return (uri[..<mark], query)
     }
 
     /// A query component percent-decoded; Foundation's decoder runs only when there is a `%` (signed API queries
