@@ -196,6 +196,7 @@ public final class EmbeddedServer: Sendable {
     {
         let router = Router(context: BasicRequestContext.self)
         PusherHTTPAPI.register(on: router, apps: apps)
+        ConsoleEndpoint.register(on: router, apps: apps)
         if configuration.demoAuthEndpoint {
             DemoAuthEndpoint(app: configuration.servedApps[0].credentials).register(on: router)
         }
@@ -236,14 +237,7 @@ public final class EmbeddedServer: Sendable {
     /// The app behind an app id, for the HTTP API's fast path: `nil` (the router answers) for an unknown id, a
     /// disabled app (403) and an app with an API rate limit (429 is the router's to count).
     private static func fastPathApps(_ apps: AppDirectory) -> @Sendable (Substring) -> APIFastPath.App? {
-        { id in
-            guard let node = apps.node(forID: String(id)) else { return nil }
-            let settings = node.settings
-            guard settings.enabled, settings.limits.apiRequestsPerSecond == nil else { return nil }
-            return APIFastPath.App(
-                verifier: APIRequestVerifier(key: node.credentials.key, secret: node.credentials.secret),
-                limits: settings.limits, inbox: node.hub.inbox)
-        }
+        { id in apps.node(forID: String(id))?.fastPath }
     }
 
     /// The address clients connect to (`ws://HOST:PORT/app/KEY`, the first app's key); a wildcard bind is shown

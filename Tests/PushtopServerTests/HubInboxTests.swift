@@ -14,7 +14,7 @@ import Testing
         inbox.yield(Self.burst(6))
         inbox.yield(Self.burst(5))  // 11 would be over: the whole burst is dropped
         inbox.yield(Self.burst(4))
-        inbox.yield(.closed(ConnectionID(rawValue: 1)))
+        inbox.yield(.closed(ConnectionID(rawValue: 1), code: nil))
         #expect(inbox.droppedMessages == 5)
         #expect(inbox.queuedMessages == 10)
         inbox.finish()

@@ -46,6 +46,11 @@ public enum RecordingCodec {
             if let result { fields.append(("result", result)) }
             if let error { fields.append(("error", .string(error))) }
             return fields
+        case .console(let time, let row):
+            return [
+                ("type", "console"), ("t", .number(time)),
+                ("row", .object(Dictionary(row.orderedFields) { a, _ in a })),
+            ]
         case .inApp(let app, let item):
             // The first app's lines (and one-app recordings) have no "app" field.
             return fields(item) + (app == 0 ? [] : [("app", .number(Double(app)))])
@@ -205,6 +210,11 @@ public enum RecordingCodec {
                 .apiAnswer(
                     time: try num("t", in: o), query: try str("query", in: o),
                     result: result == .null ? nil : result, error: o["error"]?.stringValue), app: try app(o))
+        case "console":
+            guard let json = o["row"], let row = ConsoleRow(json: json) else {
+                throw RecordingLineError("console: no \"row\" with a known \"type\" and \"time_ms\"")
+            }
+            return .tagged(.console(time: try num("t", in: o), row: row), app: try app(o))
         default:
             throw RecordingLineError("unknown type \"\(type)\"")
         }

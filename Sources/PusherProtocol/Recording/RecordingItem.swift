@@ -15,6 +15,10 @@ public enum RecordingItem: Sendable, Hashable {
     /// channels) or `users/CHANNEL` (a presence channel's users); `result` is the answer as the consumer
     /// keeps it, `error` why it failed.
     case apiAnswer(time: Double, query: String, result: JSONValue?, error: String?)
+    /// A debug-console row (`pushtop console --record`, the dashboard's console), and when pushtop received it
+    /// (the row's own ``ConsoleRow/timeMs`` is when the server did it). Its line is
+    /// `{"type":"console","t":…,"row":{…the row's JSON line…}}`.
+    case console(time: Double, row: ConsoleRow)
     /// An item of another app than the first, when several were recorded: the app's index in the header's
     /// ``RecordingHeader/apps`` (its line carries `"app": N`).
     indirect case inApp(Int, RecordingItem)
@@ -32,6 +36,7 @@ public enum RecordingItem: Sendable, Hashable {
         case .frame(let f): return f.time
         case .framesDropped(let t, _): return t
         case .apiAnswer(let t, _, _, _): return t
+        case .console(let t, _): return t
         case .inApp(_, let item): return item.time
         }
     }

@@ -70,16 +70,20 @@ struct DashboardCommand: AsyncParsableCommand {
                 connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? profile.secret
             let appID = self.appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID
+            let credentials = secret.map { KnownCredentials(key: options.key, secret: $0, appID: appID) }
+            let addresses = nodeList.compactMap(NodeAddress.init)
             let launch = try NodesLauncher(
-                addresses: nodeList.compactMap(NodeAddress.init), options: options,
+                addresses: addresses, options: options,
                 channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),
-                credentials: secret.map { KnownCredentials(key: options.key, secret: $0, appID: appID) },
-                interval: canaryInterval)
+                credentials: credentials, interval: canaryInterval)
             try DashboardLauncher.requireTerminal()
             DashboardLauncher.bootstrapLogging(display.logFile)
             let status = try await DashboardLauncher.run(
                 apps: launch.apps, theme: display.theme ?? environment["PUSHTOP_THEME"] ?? profile.theme,
-                record: display.record, nodes: launch.state)
+                record: display.record, nodes: launch.state,
+                console: .dashboard(
+                    nodes: addresses, options: options, credentials: credentials,
+                    webhookListen: display.webhookAddress))
             if status != 0 { throw ExitCode(status) }
             return
         }
@@ -89,15 +93,18 @@ struct DashboardCommand: AsyncParsableCommand {
         let secret =
             connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
             ?? profile.secret
+        let credentials = secret.map {
+            KnownCredentials(
+                key: options.key, secret: $0,
+                appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID)
+        }
         let status = try await DashboardLauncher.run(
             client: client, channels: channels + (profile.channels ?? []),
             theme: display.theme ?? environment["PUSHTOP_THEME"] ?? profile.theme,
-            signIn: connection.wantsSignIn(profile: profile), record: display.record,
-            credentials: secret.map {
-                KnownCredentials(
-                    key: options.key, secret: $0,
-                    appID: appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID)
-            })
+            signIn: connection.wantsSignIn(profile: profile), record: display.record, credentials: credentials,
+            console: .dashboard(
+                nodes: ConsoleSources.node(of: options), options: options, credentials: credentials,
+                webhookListen: display.webhookAddress))
         if status != 0 { throw ExitCode(status) }
     }
 
@@ -131,7 +138,17 @@ struct DashboardCommand: AsyncParsableCommand {
         try DashboardLauncher.requireTerminal()
         DashboardLauncher.bootstrapLogging(display.logFile)
         let theme = display.theme ?? environment["PUSHTOP_THEME"] ?? profiles.compactMap(\.profile.theme).first
-        let status = try await DashboardLauncher.run(apps: apps, theme: theme, record: display.record)
+        // Several apps: the console has one app's rows; only the webhook receiver (which tells apps by key) fits.
+        let status = try await DashboardLauncher.run(
+            apps: apps, theme: theme, record: display.record,
+            console: display.webhookAddress.map {
+                ConsoleSources(
+                    webhooks: WebhookReceiverSettings(
+                        host: $0.host, port: $0.port,
+                        credentials: apps.compactMap(\.credentials).map {
+                            WebhookCredential(appID: $0.appID, key: $0.key, secret: $0.secret)
+                        }))
+            })
         if status != 0 { throw ExitCode(status) }
     }
 }

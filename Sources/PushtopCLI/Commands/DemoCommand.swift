@@ -43,14 +43,18 @@ struct DemoCommand: AsyncParsableCommand {
                 parameters: [("user_id", me), ("user_info", info.jsonString)]))
         clientOptions.transport.readCoalescing = DashboardLauncher.readCoalescing
         let client = PusherClient(options: clientOptions)
+        let credentials = KnownCredentials(
+            key: server.configuration.app.key, secret: server.configuration.app.secret,
+            appID: server.configuration.app.id)
         let status: Int32
         do {
+            // The console reads the embedded server's debug feed at once: both sides of the same traffic.
             status = try await DashboardLauncher.run(
                 client: client, channels: Self.channels, theme: display.theme ?? environment["PUSHTOP_THEME"],
-                record: display.record,
-                credentials: KnownCredentials(
-                    key: server.configuration.app.key, secret: server.configuration.app.secret,
-                    appID: server.configuration.app.id))
+                record: display.record, credentials: credentials,
+                console: .dashboard(
+                    nodes: [NodeAddress(host: "127.0.0.1", port: server.port)], options: clientOptions,
+                    credentials: credentials, webhookListen: display.webhookAddress))
         } catch {
             await server.shutdown()
             throw error

@@ -51,11 +51,13 @@ struct ReplayCommand: AsyncParsableCommand {
         try DashboardLauncher.requireTerminal()
         DashboardLauncher.bootstrapLogging(logFile)
         player.configure(speed: speed, playing: !paused)
+        // Recorded console rows (`pushtop console --record`, the dashboard's console) reach the console view.
+        let console = ConsoleFeed()
+        player.console = console
         let environment = ProcessInfo.processInfo.environment
-        let exit = try await runReplay(
-            player,
-            options: DashboardOptions(
-                theme: theme ?? environment["PUSHTOP_THEME"], environment: environment))
+        var options = DashboardOptions(theme: theme ?? environment["PUSHTOP_THEME"], environment: environment)
+        options.console = console
+        let exit = try await runReplay(player, options: options)
         if exit.exitStatus != 0 { throw ExitCode(exit.exitStatus) }
     }
 }

@@ -22,21 +22,32 @@ enum DashboardLauncher {
 
     static func run(
         client: PusherClient, channels: [String], theme: String?, signIn: Bool = false, record: String? = nil,
-        credentials: KnownCredentials? = nil
+        credentials: KnownCredentials? = nil, console: ConsoleSources? = nil
     ) async throws -> Int32 {
         try await run(
             apps: [App(label: "", client: client, channels: channels, signIn: signIn, credentials: credentials)],
-            theme: theme, record: record)
+            theme: theme, record: record, console: console)
     }
 
-    /// Runs the dashboard on one or several apps (one connection each).
-    static func run(apps launches: [App], theme: String?, record: String? = nil, nodes: NodeState? = nil) async throws
-        -> Int32
-    {
+    /// Runs the dashboard on one or several apps (one connection each); with `console`, its debug console reads
+    /// those sources.
+    static func run(
+        apps launches: [App], theme: String?, record: String? = nil, nodes: NodeState? = nil,
+        console: ConsoleSources? = nil
+    ) async throws -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         var apps: [DashboardApp] = []
         var tasks: [Task<Void, Never>] = []
         defer { for task in tasks { task.cancel() } }
+        // The console's feeds open first (for up to a second), so that it shows the dashboard's own connections too.
+        var consoleFeed: ConsoleFeed?
+        if let console, !console.isEmpty {
+            let feed = ConsoleFeed()
+            let sink = ConsoleReadiness(feed, sources: console.feeds.count)
+            tasks.append(Task { await console.run(into: sink) })
+            await sink.waitUntilLive(timeout: .seconds(1))
+            consoleFeed = feed
+        }
         for launch in launches {
             let (app, started) = try await start(launch)
             apps.append(app)
@@ -49,6 +60,7 @@ enum DashboardLauncher {
         options.credentials = launches.count == 1 ? launches[0].credentials : nil
         options.api = launches.count == 1 ? apps[0].api : nil
         options.nodes = nodes
+        options.console = consoleFeed
         let exit = try await runDashboard(apps: apps, options: options)
         for task in tasks { task.cancel() }
         for launch in launches { await launch.client.shutdown() }

@@ -15,9 +15,26 @@ struct DashboardDisplayOptions: ParsableArguments {
     )
     var record: String?
 
+    @Option(
+        name: .customLong("webhook-listen"),
+        help: ArgumentHelp(
+            "Receive the app's webhooks here for the debug console (Pusher, soketi, sockudo, pushtop serve; point the server's webhook URL at it).",
+            valueName: "HOST:PORT"))
+    var webhookListen: String?
+
+    func validate() throws {
+        if let webhookListen, ConsoleCommand.listenAddress(webhookListen) == nil {
+            throw ValidationError("--webhook-listen: \(NodeAddress.problem(webhookListen)) (port 0: any free port)")
+        }
+    }
+
+    /// The webhook receiver's address (`--webhook-listen`).
+    var webhookAddress: NodeAddress? { webhookListen.flatMap(ConsoleCommand.listenAddress) }
+
     /// The same options as arguments for another command (`pushtop` runs the demo when no app is configured).
     var arguments: [String] {
-        [("--theme", theme), ("--log-file", logFile), ("--record", record)].flatMap { name, value in
+        [("--theme", theme), ("--log-file", logFile), ("--record", record), ("--webhook-listen", webhookListen)].flatMap
+        { name, value in
             value.map { [name, $0] } ?? []
         }
     }

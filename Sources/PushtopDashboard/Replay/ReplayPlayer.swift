@@ -16,6 +16,9 @@ public struct ReplayPlayer: Sendable {
     public private(set) var speed = 1.0
     public private(set) var playing = true
     private var framesDropped: [Int: Int] = [:]
+    /// Where recorded console rows go as they come due (`pushtop replay` passes the one it gives the runner as
+    /// ``DashboardOptions/console``); `nil`: they are skipped.
+    public var console: ConsoleFeed?
 
     /// Reads a recording's text (see ``RecordingCodec/read(_:)``).
     public init(file: String, text: String) {
@@ -150,6 +153,10 @@ public struct ReplayPlayer: Sendable {
                 _ = state.reduce(.tick(now: max(state.now, time)))
                 _ = state.reduce(event)
             }
+        case .console(let time, let row):
+            // The console's state lives in `state`, which a jump backwards rebuilds: the rows are posted again.
+            _ = state.reduce(.tick(now: max(state.now, time)))
+            console?.post([row])
         case .inApp(let app, let item):
             apply(item, into: &state, app: app)
         }

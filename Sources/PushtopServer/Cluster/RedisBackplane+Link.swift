@@ -14,19 +14,24 @@ extension RedisBackplane {
     /// back). Then removes this node from the cluster (after the hub closed its connections) and disconnects.
     public func run(hub: PusherHub, started: @escaping @Sendable () -> Void) async {
         hubBox.withLock { $0 = hub }
+        consoleBox.console.withLock { $0 = hub.console }
         feed(.started)
         await withDiscardingTaskGroup { group in
             // The state now, then every change, in order: a connection that came up before the start counts too.
             group.addTask { [redis] in
                 for await change in redis.stateChanges() { self.feed(.commandsConnection(up: change.isUp)) }
             }
-            group.addTask { [subscriber, bus] in
+            group.addTask { [subscriber, bus, consoleChannel] in
                 // The subscriber counts as up once the bus is subscribed (its first connection may come up before).
-                try? await subscriber.subscribe([bus])
+                try? await subscriber.subscribe([bus, consoleChannel])
                 for await change in subscriber.stateChanges() { self.feed(.busSubscription(up: change.isUp)) }
             }
             group.addTask { await self.deliverInbound(to: hub) }
             group.addTask { await self.deliverReplies(to: hub) }
+            group.addTask { [redis, consoleChannel, logger] in
+                await ConsoleClusterLink(console: hub.console, redis: redis, channel: consoleChannel, logger: logger)
+                    .run()
+            }
             for await action in linkActions.cancelOnGracefulShutdown() {
                 switch action {
                 case .startTimer(let timer, let delay):

@@ -17,6 +17,10 @@ public final class RedisBackplane: Backplane {
     let configuration: ClusterConfiguration
     let keyPrefix: String
     let bus: String
+    /// The debug feed's channel (``ConsoleClusterLink``).
+    let consoleChannel: String
+    /// The hub's debug feed, for the console channel's messages (set when the backplane runs).
+    let consoleBox: ConsoleBox
     let redis: RedisClient
     let subscriber: RedisSubscriber
     let logger: Logger
@@ -40,6 +44,11 @@ public final class RedisBackplane: Backplane {
     /// Dead nodes whose members this node removed.
     let nodesRemoved = Atomic<Int>(0)
 
+    /// The debug feed that the console channel's messages go to, once the hub runs.
+    final class ConsoleBox: Sendable {
+        let console = Mutex<ConsoleHub?>(nil)
+    }
+
     /// Bus messages decoded on the subscriber's loop, waiting for the hub.
     final class InboundQueue: Sendable {
         let messages = Mutex<[ClusterMessage]>([])
@@ -52,6 +61,10 @@ public final class RedisBackplane: Backplane {
         let url = try RedisURL(cluster.redisURL)
         keyPrefix = "\(cluster.prefix):\(server.app.id):"
         bus = keyPrefix + "bus"
+        let consoleChannel = keyPrefix + "console"
+        self.consoleChannel = consoleChannel
+        let consoleBox = ConsoleBox()
+        self.consoleBox = consoleBox
         self.logger = logger
         limits = server.limits
         countEvents = server.subscriptionCountEvents
@@ -68,6 +81,12 @@ public final class RedisBackplane: Backplane {
         subscriber = RedisSubscriber(
             configuration: RedisConfiguration(url: url, commandTimeout: timeout, name: "subscriber"), logger: logger
         ) { message in
+            if message.channel == consoleChannel {
+                if let console = consoleBox.console.withLock({ $0 }) {
+                    ConsoleClusterLink.receive(message.payload, into: console)
+                }
+                return
+            }
             guard let decoded = ClusterMessage(decoding: String(buffer: message.payload)) else { return }
             inbound.messages.withLock { $0.append(decoded) }
             doorbell.yield()
@@ -106,8 +125,9 @@ public final class RedisBackplane: Backplane {
             publish(.terminate(userID: userID))
         case .subscribed(let channel, let socketID, nil):
             script(RedisScripts.subscribe, [.string(channel), countEvents ? "1" : "0"]) { [weak self] reply in
-                guard case .success(let value) = reply, let count = value.integer, let webhooks = self?.hub?.webhooks
-                else { return }
+                guard case .success(let value) = reply, let count = value.integer, let hub = self?.hub else { return }
+                if count == 1 { hub.consoleChannel(.occupied, channel: channel) }
+                guard let webhooks = hub.webhooks else { return }
                 if count == 1 { webhooks.enqueue(.channelOccupied(channel: channel)) }
                 // The node whose script changed the count reports it: one subscription_count per change.
                 if webhooks.wantsSubscriptionCounts {
@@ -123,8 +143,13 @@ public final class RedisBackplane: Backplane {
             ]
             script(RedisScripts.leave, arguments) { [weak self] reply in
                 guard case .success(let value) = reply, let parts = value.array, parts.count == 2,
-                    let count = parts[0].integer, count >= 0, let webhooks = self?.hub?.webhooks
+                    let count = parts[0].integer, count >= 0, let hub = self?.hub
                 else { return }
+                if let removed = parts[1].string, !removed.isEmpty {
+                    hub.consolePresence("member_removed", channel: channel, userID: removed, socketID: socketID)
+                }
+                if count == 0 { hub.consoleChannel(.vacated, channel: channel) }
+                guard let webhooks = hub.webhooks else { return }
                 if let removed = parts[1].string, !removed.isEmpty {
                     webhooks.enqueue(.memberRemoved(channel: channel, userID: removed))
                 }
@@ -167,8 +192,16 @@ public final class RedisBackplane: Backplane {
                     answer = .full
                     break
                 }
-                if status == "new" { hub.webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID)) }
-                if parts[1].integer == 1 { hub.webhooks?.enqueue(.channelOccupied(channel: channel)) }
+                if status == "new" {
+                    hub.webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID))
+                    hub.consolePresence(
+                        "member_added", channel: channel, userID: member.userID,
+                        info: JSONValue.parseIfJSON(member.infoJSON), socketID: socketID)
+                }
+                if parts[1].integer == 1 {
+                    hub.webhooks?.enqueue(.channelOccupied(channel: channel))
+                    hub.consoleChannel(.occupied, channel: channel)
+                }
                 answer = .joined(roster: Self.roster(parts[2]))
             case .failure:
                 answer = .unavailable

@@ -4,11 +4,17 @@ import Hummingbird
 struct APIFailure: Error, CustomStringConvertible {
     var status: Int
     var message: String
+    /// The rule the request broke, for the debug feed's `api_error` row (`signature`, `timestamp`, …).
+    var rule: String? = nil
+    /// What the debug feed says when it says more than ``message`` (a stale timestamp's skew).
+    var detail: String? = nil
 
     var description: String { "\(status): \(message)" }
 
     static func badRequest(_ message: String) -> APIFailure { APIFailure(status: 400, message: message) }
-    static func unauthorized(_ message: String) -> APIFailure { APIFailure(status: 401, message: message) }
+    static func unauthorized(_ message: String, rule: String? = nil, detail: String? = nil) -> APIFailure {
+        APIFailure(status: 401, message: message, rule: rule, detail: detail)
+    }
 }
 
 extension Response {
@@ -28,10 +34,13 @@ extension Response {
 }
 
 /// Runs a handler, turning an ``APIFailure`` into its response.
-func respond(_ body: () async throws(APIFailure) -> Response) async -> Response {
+func respond(
+    refused: (APIFailure) -> Void = { _ in }, _ body: () async throws(APIFailure) -> Response
+) async -> Response {
     do {
         return try await body()
     } catch {
+        refused(error)
         return .failure(error)
     }
 }

@@ -10,14 +10,14 @@ extension PusherHTTPAPI {
     /// Without an app id in the path, the app is the one whose key the request's `auth_key` names.
     static func registerUserRoutes(on router: Router<BasicRequestContext>, apps: AppDirectory) {
         router.post("/apps/:appID/users/:userID/terminate_connections") { request, context in
-            await respond { () async throws(APIFailure) -> Response in
+            await respond(refused: Self.reporter(apps, request, context)) { () async throws(APIFailure) -> Response in
                 let api = try Self.api(apps, context)
                 _ = try await api.checked(request, context)
                 return try await api.terminate(context.parameters.get("userID") ?? "")
             }
         }
         router.post("/users/:userID/terminate_connections") { request, context in
-            await respond { () async throws(APIFailure) -> Response in
+            await respond(refused: Self.reporter(apps, request, context)) { () async throws(APIFailure) -> Response in
                 let key = request.uri.queryParameters["auth_key"].map(String.init) ?? ""
                 let api = try Self.api(of: apps.node(forKey: key) ?? apps.nodes[0])
                 _ = try await api.checked(request, context, pathHasAppID: false)

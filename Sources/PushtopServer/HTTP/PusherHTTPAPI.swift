@@ -18,28 +18,28 @@ struct PusherHTTPAPI: Sendable {
     /// app: 403; over the app's `api_requests_per_second`: 429).
     static func register(on router: Router<BasicRequestContext>, apps: AppDirectory) {
         router.post("/apps/:appID/events") { request, context in
-            await respond { () async throws(APIFailure) -> Response in
+            await respond(refused: Self.reporter(apps, request, context)) { () async throws(APIFailure) -> Response in
                 let api = try Self.api(apps, context)
                 let body = try await api.checked(request, context)
-                return try await api.triggerEvents(body: body)
+                return try await api.triggerEvents(body: body, caller: ConsolePeer.address(of: request))
             }
         }
         router.post("/apps/:appID/batch_events") { request, context in
-            await respond { () async throws(APIFailure) -> Response in
+            await respond(refused: Self.reporter(apps, request, context)) { () async throws(APIFailure) -> Response in
                 let api = try Self.api(apps, context)
                 let body = try await api.checked(request, context)
-                return try await api.triggerBatch(body: body)
+                return try await api.triggerBatch(body: body, caller: ConsolePeer.address(of: request))
             }
         }
         router.get("/apps/:appID/channels") { request, context in
-            await respond { () async throws(APIFailure) -> Response in
+            await respond(refused: Self.reporter(apps, request, context)) { () async throws(APIFailure) -> Response in
                 let api = try Self.api(apps, context)
                 _ = try await api.checked(request, context)
                 return try await api.listChannels(parameters: Self.query(request))
             }
         }
         router.get("/apps/:appID/channels/:channel") { request, context in
-            await respond { () async throws(APIFailure) -> Response in
+            await respond(refused: Self.reporter(apps, request, context)) { () async throws(APIFailure) -> Response in
                 let api = try Self.api(apps, context)
                 _ = try await api.checked(request, context)
                 return try await api.channelInfo(
@@ -48,11 +48,23 @@ struct PusherHTTPAPI: Sendable {
         }
         registerUserRoutes(on: router, apps: apps)
         router.get("/apps/:appID/channels/:channel/users") { request, context in
-            await respond { () async throws(APIFailure) -> Response in
+            await respond(refused: Self.reporter(apps, request, context)) { () async throws(APIFailure) -> Response in
                 let api = try Self.api(apps, context)
                 _ = try await api.checked(request, context)
                 return try await api.users(context.parameters.get("channel") ?? "")
             }
+        }
+    }
+
+    /// Reports a refused request as an `api_error` row in the debug feed of the app its path names.
+    static func reporter(_ apps: AppDirectory, _ request: Request, _ context: BasicRequestContext)
+        -> (APIFailure) -> Void
+    {
+        { failure in
+            guard let node = apps.node(forID: context.parameters.get("appID") ?? "") else { return }
+            node.hub.console.apiError(
+                failure, method: request.method.rawValue, path: request.uri.path,
+                caller: ConsolePeer.address(of: request))
         }
     }
 
@@ -89,7 +101,8 @@ struct PusherHTTPAPI: Sendable {
         do {
             buffer = try await request.collectBody(upTo: Self.maxBodyBytes)
         } catch {
-            throw APIFailure(status: 413, message: "Request body exceeds \(Self.maxBodyBytes) bytes")
+            throw APIFailure(
+                status: 413, message: "Request body exceeds \(Self.maxBodyBytes) bytes", rule: "max_body_bytes")
         }
         let body = Array(buffer.readableBytesView)
         try verifier.verify(
@@ -112,18 +125,19 @@ struct PusherHTTPAPI: Sendable {
 
     /// Checks the events and queues them for the hub behind everything the sockets and the fast path queued before,
     /// so that events published one request after another (by either path) arrive in that order.
-    private func publish(_ events: EventsBody) throws(APIFailure) {
+    private func publish(_ events: EventsBody, batch: Bool, caller: String?) throws(APIFailure) {
         do {
             for request in events.requests { try limits.check(request) }
         } catch {
-            throw APIFailure(status: error.httpStatus, message: error.description)
+            throw APIFailure(status: error.httpStatus, message: error.description, rule: "publish_limits")
         }
+        hub.console.apiMessages(events.requests, batch: batch, caller: caller)
         hub.inbox.yield(.published(events.requests))
     }
 
-    private func triggerEvents(body: [UInt8]) async throws(APIFailure) -> Response {
+    private func triggerEvents(body: [UInt8], caller: String?) async throws(APIFailure) -> Response {
         let events = try EventsBody.events(body)
-        try publish(events)
+        try publish(events, batch: false, caller: caller)
         guard events.asksForInfo else { return .json("{}") }
         var channels: [String: JSONValue] = [:]
         for name in events.requests[0].channels {
@@ -132,9 +146,9 @@ struct PusherHTTPAPI: Sendable {
         return .json(JSONValue.object(["channels": .object(channels)]).jsonString)
     }
 
-    private func triggerBatch(body: [UInt8]) async throws(APIFailure) -> Response {
+    private func triggerBatch(body: [UInt8], caller: String?) async throws(APIFailure) -> Response {
         let events = try EventsBody.batch(body, limits: limits)
-        try publish(events)
+        try publish(events, batch: true, caller: caller)
         guard events.asksForInfo else { return .json("{}") }
         var results: [JSONValue] = []
         for (request, attributes) in zip(events.requests, events.info) {

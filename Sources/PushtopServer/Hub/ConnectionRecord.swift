@@ -9,6 +9,8 @@ struct ConnectionRecord {
     var presenceUserIDs: [String: String] = [:]
     /// When the client last sent anything.
     var lastActivity: ContinuousClock.Instant
+    /// When it connected (a disconnection's lifetime in the debug feed).
+    let openedAt: ContinuousClock.Instant
     /// When the server sent `pusher:ping` and is waiting for any reply.
     var pingSentAt: ContinuousClock.Instant?
     /// Limits client events per second.

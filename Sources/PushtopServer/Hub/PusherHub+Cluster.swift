@@ -82,6 +82,7 @@ extension PusherHub {
         case .full:
             withdraw(channel: channel, connection: id)
             let why = "Presence channel \(channel) is full: the limit is \(limits.maxPresenceMembers) members"
+            consoleError(id, code: nil, reason: why, rule: "max_presence_members", channel: channel, status: 403)
             send(ServerFrame.error(code: nil, message: why), to: id)
             send(
                 ServerFrame.subscriptionError(
@@ -189,6 +190,7 @@ extension PusherHub {
     func terminateLocally(_ userID: String) -> Int {
         let ids = users.connectionsOf[userID] ?? []
         for id in ids {
+            consoleError(id, code: 4009, reason: "Connection terminated by the app", rule: "terminate_connections")
             send(ServerFrame.error(code: 4009, message: "Connection terminated by the app"), to: id)
             close(id, code: 4009, reason: "Connection terminated by the app")
         }

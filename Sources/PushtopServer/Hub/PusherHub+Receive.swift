@@ -21,9 +21,9 @@ extension PusherHub {
         do {
             message = try PusherMessage(decoding: text)
         } catch {
-            send(
-                ServerFrame.error(code: nil, message: "Invalid message: \(ErrorText.excerpt(error.description))"),
-                to: id)
+            let why = "Invalid message: \(ErrorText.excerpt(error.description))"
+            consoleError(id, code: nil, reason: why, rule: "malformed_message")
+            send(ServerFrame.error(code: nil, message: why), to: id)
             return
         }
         switch message.event {
@@ -37,6 +37,8 @@ extension PusherHub {
             signIn(message, connection: id)
         case PusherEventName.unsubscribe:
             guard let channel = message.dataJSON?["channel"]?.stringValue ?? message.channel else {
+                consoleError(
+                    id, code: nil, reason: "pusher:unsubscribe needs data.channel", rule: "malformed_unsubscribe")
                 send(ServerFrame.error(code: nil, message: "pusher:unsubscribe needs data.channel"), to: id)
                 return
             }
@@ -46,6 +48,8 @@ extension PusherHub {
         case let name where name.hasPrefix(PusherEventName.clientPrefix):
             clientEvent(message, connection: id)
         case let name where name.hasPrefix("pusher:"):
+            consoleError(
+                id, code: nil, reason: "Unsupported event \(ErrorText.excerpt(name))", rule: "unsupported_event")
             send(ServerFrame.error(code: nil, message: "Unsupported event \(ErrorText.excerpt(name))"), to: id)
         default:
             logger.debug("ignoring a client message", metadata: ["event": "\(ErrorText.excerpt(message.event))"])
@@ -59,35 +63,49 @@ extension PusherHub {
     }
 
     func handleBinary(size: Int, from id: ConnectionID) {
+        consoleError(id, code: nil, reason: "Binary frame of \(size) bytes", rule: "binary_frame")
         send(ServerFrame.error(code: nil, message: PusherMessageError.binaryFrame(size: size).description), to: id)
     }
 
     // MARK: Client events
 
     func clientEvent(_ message: PusherMessage, connection id: ConnectionID) {
-        let reject = { (why: String) in
-            self.send(ServerFrame.error(code: nil, message: "Client event rejected - \(why)"), to: id)
+        let reject = { (why: String, rule: String) in
+            let text = "Client event rejected - \(why)"
+            self.consoleClientError(
+                id, code: nil, reason: text, rule: rule, channel: message.channel, event: message.event)
+            self.send(ServerFrame.error(code: nil, message: text), to: id)
         }
-        guard limits.clientEventsEnabled else { return reject("client events are disabled for this app") }
-        guard let channel = message.channel else { return reject("no channel given") }
+        guard limits.clientEventsEnabled else {
+            return reject("client events are disabled for this app", "client_events_disabled")
+        }
+        guard let channel = message.channel else { return reject("no channel given", "channel_missing") }
         guard let record = connections[id], record.channels.contains(channel) else {
-            return reject("not subscribed to channel \(ErrorText.excerpt(channel))")
+            return reject("not subscribed to channel \(ErrorText.excerpt(channel))", "not_subscribed")
         }
         guard ChannelKind(channelName: channel).allowsClientEvents else {
-            return reject("only supported on private and presence channels")
+            return reject("only supported on private and presence channels", "channel_type")
         }
         guard message.event.count <= limits.maxEventNameLength else {
-            return reject("event name longer than \(limits.maxEventNameLength) characters")
+            return reject("event name longer than \(limits.maxEventNameLength) characters", "max_event_name_length")
         }
         let data = message.dataText ?? ""
         guard data.utf8.count <= limits.maxEventDataBytes else {
-            return reject("data of \(data.utf8.count) bytes exceeds the \(limits.maxEventDataBytes)-byte limit")
+            return reject(
+                "data of \(data.utf8.count) bytes exceeds the \(limits.maxEventDataBytes)-byte limit",
+                "max_event_data_bytes")
         }
         guard connections[id]!.clientEvents.take(now: .now) else {
-            send(ServerFrame.error(code: 4301, message: "Client event rejected due to rate limit"), to: id)
+            let text = "Client event rejected due to rate limit"
+            consoleClientError(
+                id, code: 4301, reason: "\(text) (client_events_per_second: \(limits.clientEventsPerSecond))",
+                rule: "client_events_per_second", channel: channel, event: message.event)
+            send(ServerFrame.error(code: 4301, message: text), to: id)
             return
         }
         let userID = record.presenceUserIDs[channel]
+        consoleClientEvent(
+            socketID: record.socketID, channel: channel, event: message.event, data: data, userID: userID)
         webhooks?.enqueue(
             .clientEvent(
                 channel: channel, event: message.event, data: data, socketID: record.socketID,

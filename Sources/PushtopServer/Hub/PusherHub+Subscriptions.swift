@@ -13,10 +13,17 @@ extension PusherHub {
             return (members?.count ?? 0, members?[userID] != nil)
         }
         switch decision {
-        case .malformed(let why), .duplicate(let why):
+        case .malformed(let why):
+            consoleError(id, code: nil, reason: why, rule: "malformed_subscribe")
+            send(ServerFrame.error(code: nil, message: why), to: id)
+        case .duplicate(let why):
+            consoleError(id, code: nil, reason: why, rule: "already_subscribed")
             send(ServerFrame.error(code: nil, message: why), to: id)
         case .refused(let refusal):
             if refusal.type == "AuthError" { stats.authFailures += 1 }
+            consoleError(
+                id, code: nil, reason: refusal.message, rule: Self.subscriptionRule(refusal), channel: refusal.channel,
+                status: refusal.status)
             send(ServerFrame.error(code: nil, message: refusal.message), to: id)
             send(
                 ServerFrame.subscriptionError(
@@ -53,6 +60,7 @@ extension PusherHub {
         channelRecord.subscribers[id] = outlet
         channels[channel] = channelRecord
         connections[id]?.channels.insert(channel)
+        consoleSubscription(.subscribed, socketID: socketID, channel: channel, userID: admitted.member?.userID)
         // In a cluster the shared registry decides members, counts and webhooks (see ``clusterJoined``).
         if clusterShared && !admitted.isUserChannel {
             backplane.send(
@@ -77,9 +85,15 @@ extension PusherHub {
     ) {
         let channel = admitted.channel
         let decides = !backplane.isClustered
-        if decides, !wasOccupied, !admitted.isUserChannel { webhooks?.enqueue(.channelOccupied(channel: channel)) }
+        if decides, !wasOccupied, !admitted.isUserChannel {
+            webhooks?.enqueue(.channelOccupied(channel: channel))
+            consoleChannel(.occupied, channel: channel)
+        }
         if decides, let member = admitted.member, isNewMember {
             webhooks?.enqueue(.memberAdded(channel: channel, userID: member.userID))
+            consolePresence(
+                "member_added", channel: channel, userID: member.userID, info: member.info,
+                socketID: connections[id]?.socketID)
         }
         let presence: JSONValue? = admitted.member == nil ? Optional.none : record.presenceJSON
         send(ServerFrame.subscriptionSucceeded(channel: channel, presence: presence), to: id)
@@ -109,6 +123,7 @@ extension PusherHub {
         connections[id]?.channels.remove(channel)
         let userID = connections[id]?.presenceUserIDs.removeValue(forKey: channel)
         guard var record = channels[channel] else { return }
+        consoleSubscription(.unsubscribed, socketID: connections[id]?.socketID, channel: channel, userID: userID)
         let isUserChannel = channel.hasPrefix(PusherEventName.serverToUserPrefix)
         // In a cluster the shared registry announces departures and counts, and owns the webhooks.
         let shared = clusterShared && !isUserChannel
@@ -128,11 +143,15 @@ extension PusherHub {
                 record.members[userID] = member
             }
         }
-        if decides, let departed { webhooks?.enqueue(.memberRemoved(channel: channel, userID: departed)) }
+        if decides, let departed {
+            webhooks?.enqueue(.memberRemoved(channel: channel, userID: departed))
+            consolePresence("member_removed", channel: channel, userID: departed, socketID: connections[id]?.socketID)
+        }
         if record.subscribers.isEmpty {
             channels[channel] = nil
             if decides, !isUserChannel {
                 webhooks?.enqueue(.channelVacated(channel: channel))
+                consoleChannel(.vacated, channel: channel)
             }
             return
         }
@@ -174,6 +193,19 @@ extension PusherHub {
             let count = clusterCounts.removeValue(forKey: name) ?? record.subscribers.count
             let frame = ServerFrame.subscriptionCount(channel: name, count: count)
             for (id, outbox) in record.subscribers { deliver(frame, via: outbox, to: id) }
+        }
+    }
+
+    /// The rule a refused subscription broke, for the debug feed.
+    static func subscriptionRule(_ refusal: SubscriptionAdmission.Refusal) -> String {
+        switch refusal.type {
+        case "LimitReached": return "max_presence_members"
+        case "InvalidChannel": return "channel_name"
+        case "PresenceError": return "presence_channel_data"
+        case "AuthError" where refusal.message.contains("needs an auth signature"): return "auth_missing"
+        case "AuthError" where refusal.status == 403: return "server_to_user_channel"
+        case "AuthError": return "auth_signature"
+        default: return refusal.type
         }
     }
 }

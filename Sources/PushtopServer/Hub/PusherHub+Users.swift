@@ -9,6 +9,7 @@ extension PusherHub {
         guard let record = connections[id] else { return }
         let refuse = { (why: String) in
             self.logger.info("refused a sign-in", metadata: ["connection": "\(id)", "reason": "\(why)"])
+            self.consoleError(id, code: 4009, reason: "Connection not authorized: \(why)", rule: "user_authentication")
             self.send(ServerFrame.error(code: 4009, message: "Connection not authorized: \(why)"), to: id)
             self.close(id, code: 4009, reason: "Connection not authorized")
         }
@@ -37,6 +38,8 @@ extension PusherHub {
         }
         if let problem = UserIDs.problem(user.id) { return refuse(problem) }
         if let current = users.userOf[id] {
+            consoleError(
+                id, code: nil, reason: "Connection is already signed in as \(current)", rule: "already_signed_in")
             send(ServerFrame.error(code: nil, message: "Connection is already signed in as \(current)"), to: id)
             return
         }

@@ -56,6 +56,8 @@ public actor PusherHub {
     var clusterShared = false
     /// The cluster's subscription count of busy channels, for the next sweep (see ``flushSubscriptionCounts()``).
     var clusterCounts: [String: Int] = [:]
+    /// The app's debug feed on this node (`GET /apps/{id}/console`): rows are built only while someone listens.
+    nonisolated let console: ConsoleHub
 
     /// How long a cache channel remembers its last event (Pusher: 30 minutes).
     static let cacheTTL: Duration = .seconds(30 * 60)
@@ -75,9 +77,15 @@ public actor PusherHub {
         pongTimeout = .milliseconds(Int64(configuration.pongTimeout * 1000))
         subscriptionCountEvents = configuration.subscriptionCountEvents
         self.logger = logger
+        let console = ConsoleHub(
+            appID: configuration.app.id, nodeID: backplane.nodeID ?? ConsoleHub.standaloneNodeID,
+            clustered: backplane.isClustered)
+        self.console = console
         webhooks =
             configuration.webhooks.urls.isEmpty
-            ? nil : WebhookDispatcher(configuration: configuration.webhooks, app: configuration.app, logger: logger)
+            ? nil
+            : WebhookDispatcher(
+                configuration: configuration.webhooks, app: configuration.app, logger: logger, console: console)
     }
 
     /// The number of open connections.
@@ -96,7 +104,8 @@ public actor PusherHub {
         let id = inbox.nextConnectionID()
         let (stream, outbox) = AsyncStream.makeStream(
             of: OutboundFrame.self, bufferingPolicy: .bufferingOldest(limits.maxQueuedFrames))
-        let socketID = attach(id, outlet: .stream(outbox), appKey: appKey, protocolVersion: protocolVersion)
+        let socketID = attach(
+            id, outlet: .stream(outbox), appKey: appKey, protocolVersion: protocolVersion, info: .inProcess)
         if socketID == nil { outbox.finish() }
         endTurn()
         return HubConnection(id: id, socketID: socketID, frames: stream)
@@ -104,9 +113,13 @@ public actor PusherHub {
 
     /// Registers a connection and greets it with `pusher:connection_established`, or refuses it (an error frame
     /// and a close). Returns its `socket_id`, `nil` when refused.
-    func attach(_ id: ConnectionID, outlet: ConnectionOutlet, appKey: String, protocolVersion: String?) -> String? {
+    func attach(
+        _ id: ConnectionID, outlet: ConnectionOutlet, appKey: String, protocolVersion: String?,
+        info: ConsoleConnectionInfo
+    ) -> String? {
         if let (code, message) = refusal(appKey: appKey, protocolVersion: protocolVersion) {
             logger.info("refused connection", metadata: ["code": "\(code)", "reason": "\(message)"])
+            consoleRefusedConnection(code: code, reason: message, info: info)
             deliver(ServerFrame.error(code: code, message: message), via: outlet, to: id)
             deliver(.close(code: code, reason: message), via: outlet, to: id)
             return nil
@@ -115,13 +128,14 @@ public actor PusherHub {
         let now = ContinuousClock.now
         stats.connectionsOpened += 1
         connections[id] = ConnectionRecord(
-            socketID: socketID, outbox: outlet, lastActivity: now,
+            socketID: socketID, outbox: outlet, lastActivity: now, openedAt: now,
             clientEvents: TokenBucket(perSecond: limits.clientEventsPerSecond, now: now))
         connectionsBySocketID[socketID] = id
         deliver(
             ServerFrame.connectionEstablished(socketID: socketID, activityTimeout: activityTimeoutSeconds), via: outlet,
             to: id)
         logger.debug("connection established", metadata: ["socket_id": "\(socketID)"])
+        consoleConnection(socketID: socketID, protocolVersion: protocolVersion, info: info)
         return socketID
     }
 
@@ -154,6 +168,7 @@ public actor PusherHub {
     /// Forgets a connection whose peer went away: it leaves its channels (members are removed when their last
     /// connection leaves) and an in-process stream ends.
     public func disconnect(_ id: ConnectionID) {
+        consoleDisconnection(id, by: .client, code: nil, reason: nil)
         forget(id)
         endTurn()
     }
@@ -198,6 +213,7 @@ public actor PusherHub {
     /// to its socket (one `execute` per event loop). Every entry point calls it last.
     func endTurn() {
         while let id = overflowed.popLast() {
+            consoleDisconnection(id, by: .slowConsumer, code: nil, reason: "Fell too far behind")
             forget(id)
         }
         pending.send()
@@ -206,6 +222,7 @@ public actor PusherHub {
     /// Closes a connection with a code (a close frame, then nothing more).
     func close(_ id: ConnectionID, code: Int, reason: String) {
         guard let record = connections[id] else { return }
+        consoleDisconnection(id, by: Self.closedBy(code: code, shuttingDown: isShutDown), code: code, reason: reason)
         deliver(.close(code: code, reason: reason), via: record.outbox, to: id)
         forget(id)
     }
@@ -233,8 +250,8 @@ public actor PusherHub {
 
     func handle(_ event: SocketEvent) {
         switch event {
-        case .opened(let id, let outlet, let appKey, let protocolVersion):
-            _ = attach(id, outlet: .socket(outlet), appKey: appKey, protocolVersion: protocolVersion)
+        case .opened(let id, let outlet, let appKey, let protocolVersion, let info):
+            _ = attach(id, outlet: .socket(outlet), appKey: appKey, protocolVersion: protocolVersion, info: info)
         case .received(let id, let messages):
             for message in messages {
                 switch message {
@@ -251,8 +268,11 @@ public actor PusherHub {
                     "socket_id": "\(connections[id]?.socketID ?? "?")", "unsent_bytes": "\(pendingBytes)",
                     "high_water_mark": "\(limits.maxPendingOutboundBytes)",
                 ])
+            consoleDisconnection(
+                id, by: .slowConsumer, code: 4100, reason: "Over capacity: the connection fell too far behind")
             forget(id)
-        case .closed(let id):
+        case .closed(let id, let code):
+            consoleDisconnection(id, by: .client, code: code, reason: nil)
             forget(id)
         case .published(let batch):
             publishChecked(batch)
@@ -294,5 +314,6 @@ public actor PusherHub {
         // server finishes the dispatcher once the backplane stopped.
         if !backplane.isClustered { webhooks?.finish() }
         endTurn()
+        console.finishAll()
     }
 }

@@ -21,6 +21,8 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         var verifier: APIRequestVerifier
         var limits: PusherLimits
         var inbox: HubInbox
+        /// The app's debug feed (`api_message`, `api_error`).
+        var console: ConsoleHub
     }
 
     enum Route {
@@ -70,7 +72,10 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
             case .collecting(let head, let route, let app, let body, let tooLarge):
                 state = .idle
                 if tooLarge {
-                    respond(context, head, status: 413, text: "Request body exceeds \(Self.maxBodyBytes) bytes\n")
+                    let failure = APIFailure(
+                        status: 413, message: "Request body exceeds \(Self.maxBodyBytes) bytes", rule: "max_body_bytes")
+                    report(failure, context, head, app)
+                    respond(context, head, status: 413, text: failure.message + "\n")
                 } else {
                     serve(context, head, route, app, body)
                 }
@@ -110,6 +115,7 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
             case .batch: events = try EventsBody.batch(bytes, limits: app.limits)
             }
         } catch {
+            report(error, context, head, app)
             return respond(context, head, status: error.status, text: error.message + "\n")
         }
         if events.asksForInfo {
@@ -122,10 +128,24 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         do {
             for request in events.requests { try app.limits.check(request) }
         } catch {
+            let failure = APIFailure(status: error.httpStatus, message: error.description, rule: "publish_limits")
+            report(failure, context, head, app)
             return respond(context, head, status: error.httpStatus, text: error.description + "\n")
+        }
+        if app.console.isActive {
+            app.console.apiMessages(
+                events.requests, batch: route == .batch,
+                caller: context.remoteAddress.map(ConsoleConnectionInfo.describe))
         }
         app.inbox.publish(events.requests, on: context.eventLoop)
         respondAccepted(context, head)
+    }
+
+    private func report(_ failure: APIFailure, _ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ app: App) {
+        guard app.console.isActive else { return }
+        app.console.apiError(
+            failure, method: "POST", path: String(head.uri.prefix { $0 != "?" }),
+            caller: context.remoteAddress.map(ConsoleConnectionInfo.describe))
     }
 
     /// `200 {}`: the answer to almost every request, written from parts made once.

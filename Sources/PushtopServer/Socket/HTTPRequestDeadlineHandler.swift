@@ -25,6 +25,9 @@ final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelH
     private var why = ""
     /// Between a request's head and its end.
     private var inRequest = false
+    /// The request is the debug feed's (`GET /apps/{id}/console`): its answer streams as long as the reader reads,
+    /// so no idle deadline follows it.
+    private var streaming = false
 
     init(requestTimeout: TimeAmount, idleTimeout: TimeAmount, logger: Logger) {
         self.requestTimeout = requestTimeout
@@ -47,13 +50,18 @@ final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelH
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             inRequest = true
+            streaming = head.method == .GET && head.uri.prefix { $0 != "?" }.hasSuffix("/console")
             arm(requestTimeout, why: "request body not received in time", context: context)
         case .body: break
         case .end:
             inRequest = false
-            arm(idleTimeout, why: "idle connection", context: context)
+            if streaming {
+                disarm()
+            } else {
+                arm(idleTimeout, why: "idle connection", context: context)
+            }
         }
         context.fireChannelRead(data)
     }

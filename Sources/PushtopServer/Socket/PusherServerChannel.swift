@@ -140,7 +140,8 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                 id: inbox.nextConnectionID(), inbox: inbox, appKey: key, protocolVersion: query["protocol"],
                 maxMessageBytes: settings.maxMessageBytes,
                 deflate: settings.compression ? PerMessageDeflate.negotiate(head.headers) : nil,
-                closeGrace: settings.closeGrace, logger: logger))
+                closeGrace: settings.closeGrace, logger: logger,
+                info: ConsoleConnectionInfo(head: head, query: query, remote: channel.remoteAddress)))
         return .webSocket
     }
 
@@ -202,7 +203,8 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                     HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: location]))
                 throw RedirectCloseError()
             }
-            try await responder(request, responseWriter, channel)
+            let address = channel.remoteAddress.map(ConsoleConnectionInfo.describe)
+            try await responder(ConsolePeer.tagging(request, address: address), responseWriter, channel)
         }
     }
 }

@@ -28,6 +28,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     private let inbox: HubInbox
     private let appKey: String
     private let protocolVersion: String?
+    /// What the debug feed's `connection` row says of the socket (its TLS is learned from the pipeline).
+    private var info: ConsoleConnectionInfo
+    /// The code of the client's close frame, for the debug feed's `disconnection` row.
+    private var clientCloseCode: Int?
     /// permessage-deflate as agreed in the upgrade; `nil` when the client did not offer it or compression is off.
     private let deflate: PerMessageDeflate?
     private let closeGrace: TimeAmount
@@ -46,8 +50,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     init(
         id: ConnectionID, inbox: HubInbox, appKey: String, protocolVersion: String?, maxMessageBytes: Int,
-        deflate: PerMessageDeflate? = nil, closeGrace: TimeAmount, logger: Logger
+        deflate: PerMessageDeflate? = nil, closeGrace: TimeAmount, logger: Logger,
+        info: ConsoleConnectionInfo = .inProcess
     ) {
+        self.info = info
         self.id = id
         self.inbox = inbox
         self.appKey = appKey
@@ -65,12 +71,14 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         let operations = context.pipeline.syncOperations
         encoderContext = try? operations.context(handlerType: WebSocketFrameEncoder.self)
         // Below the frame encoder lies the pipeline's head, or TLS: only without TLS may frames skip the pipeline.
-        let plain = encoderContext != nil && (try? operations.context(handlerType: NIOSSLHandler.self)) == nil
+        let tls = (try? operations.context(handlerType: NIOSSLHandler.self)) != nil
+        info.tls = tls
+        let plain = encoderContext != nil && !tls
         let outlet = SocketOutlet(
             handler: self, channelCore: plain ? context.channel._channelCore : nil, eventLoop: context.eventLoop,
             deflate: deflate)
         self.outlet = outlet
-        inbox.yield(.opened(id, outlet, appKey: appKey, protocolVersion: protocolVersion))
+        inbox.yield(.opened(id, outlet, appKey: appKey, protocolVersion: protocolVersion, info: info))
         if !context.channel.isActive { ended() }
     }
 
@@ -93,7 +101,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         closeTimer?.cancel()
         closeTimer = nil
         handOverReceived()
-        inbox.yield(.closed(id))
+        inbox.yield(.closed(id, code: clientCloseCode))
         context = nil
         encoderContext = nil
     }
@@ -141,7 +149,9 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
             // breaks the protocol (1-byte payload, a code that must not be sent, a reason that is not UTF-8) is
             // answered with 1002 or 1007 instead (section 7.4).
             switch frame.unmaskedData.withUnsafeReadableBytes({ WebSocketClosePayload.check($0) }) {
-            case .valid(let code, _): writeThenClose(Self.closeFrame(code: code ?? 1000, reason: ""))
+            case .valid(let code, _):
+                clientCloseCode = code ?? 1005
+                writeThenClose(Self.closeFrame(code: code ?? 1000, reason: ""))
             case .invalid(let failCode, let why): fail(code: failCode, reason: "The client sent \(why)")
             }
         case .ping:

@@ -43,16 +43,24 @@ public final class WebhookDispatcher: Sendable {
     ///   - app: the app whose key and secret sign the webhooks.
     ///   - client: the HTTP client that posts them; the shared one by default.
     ///   - logger: where failed and dropped batches are logged.
-    public init(
+    public convenience init(
         configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
         logger: Logger
+    ) {
+        self.init(configuration: configuration, app: app, client: client, logger: logger, console: nil)
+    }
+
+    /// A dispatcher that also reports each attempt in the app's debug feed (`webhook_sent`, `webhook_failed`).
+    init(
+        configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient = .shared,
+        logger: Logger, console: ConsoleHub?
     ) {
         let failures = self.failures
         let drops = self.drops
         let senders = configuration.urls.map {
             Sender(
                 url: $0, configuration: configuration, app: app, client: client, logger: logger, failures: failures,
-                drops: drops)
+                drops: drops, console: console)
         }
         self.senders = senders
         let grace = GraceBox(WebhookGrace(seconds: configuration.grace))
@@ -131,7 +139,7 @@ public final class WebhookDispatcher: Sendable {
 
         init(
             url: String, configuration: WebhookConfiguration, app: AppCredentials, client: HTTPClient,
-            logger: Logger, failures: FailureCount, drops: FailureCount
+            logger: Logger, failures: FailureCount, drops: FailureCount, console: ConsoleHub?
         ) {
             self.url = url
             self.accepted = configuration.eventTypes[url]
@@ -143,7 +151,7 @@ public final class WebhookDispatcher: Sendable {
             let (rings, doorbell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
             self.doorbell = doorbell
             let shared = self.shared
-            task = Task { [configuration, url, app, client, logger, failures] in
+            task = Task { [configuration, url, app, client, logger, failures, console] in
                 for await _ in rings {
                     if configuration.batchWindow > 0 {
                         try? await Task.sleep(for: .milliseconds(Int64(configuration.batchWindow * 1000)))
@@ -165,7 +173,7 @@ public final class WebhookDispatcher: Sendable {
                         if batch.isEmpty { break }
                         await Self.post(
                             batch, to: url, configuration: configuration, app: app, client: client,
-                            logger: logger, failures: failures)
+                            logger: logger, failures: failures, console: console)
                     }
                 }
             }
@@ -204,11 +212,27 @@ public final class WebhookDispatcher: Sendable {
             }
         }
 
+        /// A `webhook_sent` / `webhook_failed` row of the debug feed.
+        static func consoleRow(
+            _ type: ConsoleRowType, _ batch: [WebhookEvent], _ url: String, _ attempt: Int, _ status: Int?,
+            _ reason: String?
+        ) -> ConsoleRow {
+            var row = ConsoleRow(type: type, timeMs: ConsoleClock.nowMs())
+            row.url = url
+            row.attempt = attempt
+            row.status = status
+            row.reason = reason
+            row.events = batch.map(\.name)
+            let channels = batch.compactMap { $0.json["channel"]?.stringValue }
+            if !channels.isEmpty { row.channels = channels }
+            return row
+        }
+
         /// Sends one batch, retrying with exponential back-off; gives up (and logs) after the last attempt.
         private static func post(
             _ batch: [WebhookEvent], to url: String, configuration: WebhookConfiguration,
             app: AppCredentials, client: HTTPClient, logger: Logger,
-            failures: FailureCount
+            failures: FailureCount, console: ConsoleHub?
         ) async {
             var delay = configuration.initialBackoff
             let started = ContinuousClock.now
@@ -224,15 +248,21 @@ public final class WebhookDispatcher: Sendable {
                     value: ChannelAuthSignature.hmacHex(secret: app.secret, message: body))
                 request.body = .bytes(ByteBuffer(string: body))
                 let outcome: String
+                var status: Int?
                 do {
                     let response = try await client.execute(
                         request, timeout: .milliseconds(Int64(configuration.timeout * 1000)))
                     _ = try? await response.body.collect(upTo: 64 * 1024)
-                    if (200..<300).contains(Int(response.status.code)) { return }
+                    status = Int(response.status.code)
+                    if (200..<300).contains(Int(response.status.code)) {
+                        console?.emit { Self.consoleRow(.webhookSent, batch, url, attempt, status, nil) }
+                        return
+                    }
                     outcome = "HTTP \(response.status.code)"
                 } catch {
                     outcome = String(describing: error)
                 }
+                console?.emit { Self.consoleRow(.webhookFailed, batch, url, attempt, status, outcome) }
                 failures.value.add(1, ordering: .relaxed)
                 let elapsed = ContinuousClock.now - started
                 guard attempt < configuration.maxAttempts, !Task.isCancelled,

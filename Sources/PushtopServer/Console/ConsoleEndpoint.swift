@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import PusherProtocol
+
+/// `GET /apps/{app_id}/console`: the app's debug feed as server-sent events, for the app's owner.
+///
+/// Signed like any HTTP API `GET` (`auth_key`, `auth_timestamp`, `auth_version`, `auth_signature`; the optional
+/// `types=connection,api_message` filter is signed with the rest). A bad, missing or stale signature or an unknown
+/// key: 401 with `{"error":…}` and nothing else; an unknown app id: 404; a disabled app: 403; an unknown type: 400.
+/// Otherwise `200 text/event-stream`: an `event: hello` (node, app, time, connections, occupied channels, cluster),
+/// then one `data: <row>` per row, and `: keepalive` every ``keepAliveInterval``. The writer awaits the socket; the
+/// server never awaits the writer (``ConsoleListener``).
+enum ConsoleEndpoint {
+    static let keepAliveInterval: Duration = .seconds(15)
+
+    static func register(on router: Router<BasicRequestContext>, apps: AppDirectory) {
+        router.get("/apps/:appID/console") { request, context in
+            let id = context.parameters.get("appID") ?? ""
+            guard let node = apps.node(forID: id) else {
+                return error(404, "Unknown app id '\(ErrorText.excerpt(id))'")
+            }
+            let query = PusherHTTPAPI.query(request)
+            do throws(APIFailure) {
+                try APIRequestVerifier(key: node.credentials.key, secret: node.credentials.secret).verify(
+                    method: "GET", path: request.uri.path, parameters: query, body: [])
+            } catch {
+                return Self.error(error.status, error.message)
+            }
+            guard node.settings.enabled else { return error(403, "App is disabled") }
+            var types: Set<ConsoleRowType>?
+            if let list = query["types"], !list.isEmpty {
+                var wanted: Set<ConsoleRowType> = []
+                for name in list.split(separator: ",") {
+                    guard let type = ConsoleRowType(rawValue: String(name)) else {
+                        return error(400, "Unknown row type '\(ErrorText.excerpt(String(name)))'")
+                    }
+                    wanted.insert(type)
+                }
+                types = wanted
+            }
+            return await stream(node.hub, types: types)
+        }
+    }
+
+    static func error(_ status: Int, _ message: String) -> Response {
+        .json(JSONValue.object(["error": .string(message)]).jsonString, status: status)
+    }
+
+    /// Registers a listener (so no row after the hello is missed), then streams.
+    static func stream(_ hub: PusherHub, types: Set<ConsoleRowType>?) async -> Response {
+        let console = hub.console
+        let listener = console.addListener(types: types)
+        let hello = await helloLine(hub)
+        let body = ResponseBody { writer in
+            let ticker = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: keepAliveInterval)
+                    listener.wake()
+                }
+            }
+            defer {
+                ticker.cancel()
+                console.remove(listener)
+            }
+            try await writer.write(ByteBuffer(string: hello))
+            loop: while true {
+                switch await listener.next() {
+                case .rows(let rows):
+                    var buffer = ByteBuffer()
+                    for row in rows {
+                        buffer.writeString("data: ")
+                        buffer.writeString(row.jsonLine)
+                        buffer.writeString("\n\n")
+                    }
+                    try await writer.write(buffer)
+                case .idle:
+                    try await writer.write(ByteBuffer(string: ": keepalive\n\n"))
+                case .finished:
+                    break loop
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            body: body)
+    }
+
+    /// `event: hello` with the node, the app, the time, the open connections and the occupied channels.
+    static func helloLine(_ hub: PusherHub) async -> String {
+        let console = hub.console
+        let connections = await hub.connectionCount
+        let channels = await hub.clusterChannelSummaries().filter(\.occupied).map(\.name).sorted()
+        let hello = JSONValue.orderedObject([
+            ("node", .string(console.nodeID)),
+            ("app_id", .string(console.appID)),
+            ("time_ms", .number(Double(ConsoleClock.nowMs()))),
+            ("connections", .number(Double(connections))),
+            ("channels", .array(channels.map(JSONValue.string))),
+            ("cluster", .bool(console.clustered)),
+        ])
+        return "event: hello\ndata: \(hello)\n\n"
+    }
+}
