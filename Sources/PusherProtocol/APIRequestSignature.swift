@@ -14,6 +14,13 @@ public enum APIRequestSignature {
 
     /// The string that is signed.
     public static func stringToSign(method: String, path: String, parameters: [String: String]) -> String {
+        stringToSign(method: method, path: path, pairs: parameters.map { ($0.key, $0.value) })
+    }
+
+    /// The string that is signed, from the parameters as a list (each name once).
+    public static func stringToSign(method: String, path: String, pairs parameters: [(name: String, value: String)])
+        -> String
+    {
         var pairs: [(key: String, value: String)] = []
         pairs.reserveCapacity(parameters.count)
         for (key, value) in parameters {

@@ -13,6 +13,7 @@ struct APIRequestVerifier: Sendable {
     }
     /// Seconds a request's timestamp may differ from the server's clock.
     var maxClockSkew: Int = 600
+    private static let required = ["auth_key", "auth_timestamp", "auth_version", "auth_signature"]
     /// The secret's HMAC key, prepared once.
     private var signer: HMACSigner
 
@@ -27,8 +28,15 @@ struct APIRequestVerifier: Sendable {
     func verify(method: String, path: String, parameters: [String: String], body: [UInt8], now: Date = Date())
         throws(APIFailure)
     {
-        let missing = ["auth_key", "auth_timestamp", "auth_version", "auth_signature"].filter { parameters[$0] == nil }
-        if !missing.isEmpty {
+        try verify(method: method, path: path, query: QueryParameters(parameters), body: body, now: now)
+    }
+
+    /// - Throws: ``APIFailure`` (401 for credentials, signature and time; 400 for a wrong body hash).
+    func verify(method: String, path: String, query parameters: QueryParameters, body: [UInt8], now: Date = Date())
+        throws(APIFailure)
+    {
+        if Self.required.contains(where: { parameters[$0] == nil }) {
+            let missing = Self.required.filter { parameters[$0] == nil }
             throw .unauthorized(
                 "Missing authentication parameter(s): \(missing.joined(separator: ", "))", rule: "auth_missing")
         }
@@ -69,15 +77,15 @@ struct APIRequestVerifier: Sendable {
         }
         let given = parameters["auth_signature"]!.lowercased()
         let expected = signer.hex(
-            APIRequestSignature.stringToSign(method: method, path: path, parameters: parameters))
+            APIRequestSignature.stringToSign(method: method, path: path, pairs: parameters.pairs))
         if ChannelAuthSignature.constantTimeEquals(expected, given) { return }
         // A client may have signed the decoded path (Foundation's decoder only when there is something to decode).
         if path.utf8.contains(UInt8(ascii: "%")), let decoded = path.removingPercentEncoding, decoded != path {
             let expected = signer.hex(
-                APIRequestSignature.stringToSign(method: method, path: decoded, parameters: parameters))
+                APIRequestSignature.stringToSign(method: method, path: decoded, pairs: parameters.pairs))
             if ChannelAuthSignature.constantTimeEquals(expected, given) { return }
         }
-        let stringToSign = APIRequestSignature.stringToSign(method: method, path: path, parameters: parameters)
+        let stringToSign = APIRequestSignature.stringToSign(method: method, path: path, pairs: parameters.pairs)
             .replacingOccurrences(of: "\n", with: "\\n")
         throw .unauthorized(
             "Invalid signature: you should have sent HmacSHA256Hex(\"\(stringToSign)\", your_secret_key), but you sent \"\(given)\"",

@@ -106,10 +106,10 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         _ body: ByteBuffer
     ) {
         let bytes = Array(body.readableBytesView)
-        let (path, query) = PusherServerChannel.split(head.uri)
+        let (path, query) = PusherServerChannel.splitQuery(head.uri)
         let events: EventsBody
         do {
-            try app.verifier.verify(method: "POST", path: String(path), parameters: query, body: bytes)
+            try app.verifier.verify(method: "POST", path: String(path), query: query, body: bytes)
             switch route {
             case .events: events = try EventsBody.events(bytes)
             case .batch: events = try EventsBody.batch(bytes, limits: app.limits)
