@@ -236,8 +236,8 @@ public final class EmbeddedServer: Sendable {
 
     /// The app behind an app id, for the HTTP API's fast path: `nil` (the router answers) for an unknown id, a
     /// disabled app (403) and an app with an API rate limit (429 is the router's to count).
-    private static func fastPathApps(_ apps: AppDirectory) -> @Sendable (Substring) -> APIFastPath.App? {
-        { id in apps.node(forID: String(id))?.fastPath }
+    private static func fastPathApps(_ apps: AppDirectory) -> @Sendable (String) -> APIFastPath.App? {
+        { id in apps.node(forID: id)?.fastPath }
     }
 
     /// The address clients connect to (`ws://HOST:PORT/app/KEY`, the first app's key); a wildcard bind is shown

@@ -38,12 +38,12 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         case collecting(HTTPRequestHead, Route, App, ByteBuffer, tooLarge: Bool)
     }
 
-    private let lookup: @Sendable (Substring) -> App?
+    private let lookup: @Sendable (String) -> App?
     private var state = State.idle
     static let maxBodyBytes = 1 << 20
 
     /// - Parameter lookup: the app of an app id in a path, or `nil` (then the request goes on, and is answered 404).
-    init(lookup: @escaping @Sendable (Substring) -> App?) {
+    init(lookup: @escaping @Sendable (String) -> App?) {
         self.lookup = lookup
     }
 
@@ -86,19 +86,26 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// `/apps/{id}/events` or `/apps/{id}/batch_events` (a query may follow).
-    static func route(_ uri: String) -> (Substring, Route)? {
-        let utf8 = uri.utf8
-        let end = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
-        let path = uri[..<end]
-        guard path.utf8.starts(with: "/apps/".utf8) else { return nil }
-        let rest = path.utf8.dropFirst(6)
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash > rest.startIndex else { return nil }
-        let id = path[rest.startIndex..<slash]
-        let tail = path.utf8[path.utf8.index(after: slash)...]
-        if tail.elementsEqual("events".utf8) { return (id, .events) }
-        if tail.elementsEqual("batch_events".utf8) { return (id, .batch) }
-        return nil
+    /// `/apps/{id}/events` or `/apps/{id}/batch_events` (a query may follow): the app id and the route.
+    static func route(_ uri: String) -> (String, Route)? {
+        var uri = uri
+        return uri.withUTF8 { bytes -> (String, Route)? in
+            let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+            let prefix = "/apps/".utf8
+            guard end > prefix.count, bytes[..<prefix.count].elementsEqual(prefix) else { return nil }
+            guard let slash = bytes[prefix.count..<end].firstIndex(of: UInt8(ascii: "/")), slash > prefix.count
+            else { return nil }
+            let tail = bytes[(slash + 1)..<end]
+            let route: Route
+            if tail.elementsEqual("events".utf8) {
+                route = .events
+            } else if tail.elementsEqual("batch_events".utf8) {
+                route = .batch
+            } else {
+                return nil
+            }
+            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[prefix.count..<slash]), as: UTF8.self), route)
+        }
     }
 
     private func serve(
@@ -109,7 +116,7 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         let (path, query) = PusherServerChannel.splitQuery(head.uri)
         let events: EventsBody
         do {
-            try app.verifier.verify(method: "POST", path: String(path), query: query, body: bytes)
+            try app.verifier.verify(method: "POST", path: path, query: query, body: bytes)
             switch route {
             case .events: events = try EventsBody.events(bytes)
             case .batch: events = try EventsBody.batch(bytes, limits: app.limits)

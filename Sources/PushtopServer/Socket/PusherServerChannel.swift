@@ -40,7 +40,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         var requestTimeout: TimeAmount
         var idleTimeout: TimeAmount
         /// The app of an app id, for the HTTP API's fast path (``APIFastPath``); `nil` turns the fast path off.
-        var fastPath: (@Sendable (Substring) -> APIFastPath.App?)?
+        var fastPath: (@Sendable (String) -> APIFastPath.App?)?
         /// Accept permessage-deflate when a client offers it.
         var compression = true
     }
@@ -148,14 +148,21 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
     /// The path and the decoded query parameters of a request target. The first of a repeated name wins.
     static func split(_ uri: String) -> (path: Substring, query: [String: String]) {
         let (path, query) = splitQuery(uri)
-        return (path, query.dictionary)
+        return (Substring(path), query.dictionary)
     }
 
     /// The path and the query parameters of a request target, as a list.
-    static func splitQuery(_ uri: String) -> (path: Substring, query: QueryParameters) {
-        // Byte by byte: the delimiters are ASCII, and Character-wise splitting was a tenth of an API request's cost.
-        guard let mark = uri.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (uri[...], QueryParameters([:])) }
-        return (uri[..<mark], QueryParameters(query: uri[uri.utf8.index(after: mark)...]))
+    static func splitQuery(_ uri: String) -> (path: String, query: QueryParameters) {
+        var uri = uri
+        return uri.withUTF8 { bytes in
+            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else {
+                return (String(decoding: bytes, as: UTF8.self), QueryParameters([:]))
+            }
+            return (
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[..<mark]), as: UTF8.self),
+                QueryParameters(pairs: QueryParameters.parse(UnsafeBufferPointer(rebasing: bytes[(mark + 1)...])))
+            )
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
