@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where the HTTP API's time goes, in instructions (callgrind: repeatable whatever the machine's load): `pushtop serve`
 # under valgrind answers N signed `POST /apps/1/events` on one keep-alive connection, with the event-loop fast path
-# and with the router's path (the default; --api-fast-path for the other). Prints instructions per request ((total(N) - total(0)) / N) and
+# and with the router's path (--no-api-fast-path). Prints instructions per request ((total(N) - total(0)) / N) and
 # the functions that cost the most, for each path.
 #     Benchmarks/http_api_profile.sh [--bin .build/release] [--requests 2000] [--top 25]
 set -euo pipefail
@@ -52,7 +52,7 @@ PY
 }
 for path in fast router; do
     flags=()
-    [ "$path" = router ] && flags=(the default; --api-fast-path for the other)
+    [ "$path" = router ] && flags=(--no-api-fast-path)
     base=$(profile "$path" 0 "${flags[@]}")
     loaded=$(profile "$path" "$requests" "${flags[@]}")
     echo "$path: $(( (loaded - base) / requests )) instructions per request ($requests requests; $base at rest)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The HTTP API's publish rate and CPU per request: `pushtop serve` (the router's path, the default, and the
-# event-loop fast path with --api-fast-path) against nginx answering a static 200 to the same request (the floor of an HTTP round trip
+# The HTTP API's publish rate and CPU per request: `pushtop serve` (the event-loop fast path, the default, and the
+# router's path with --no-api-fast-path) against nginx answering a static 200 to the same request (the floor of an HTTP round trip
 # here), interleaved in one run with the same load (wrk, keep-alive, one pre-signed request: the signature stays
 # valid for 600 s). Prints requests/s and CPU µs per request of each server (user+system of all its processes, from
 # /proc), then the ratios serve / nginx. `batch_events` (10 events a request) is measured per event.
@@ -36,8 +36,8 @@ wait_port() {
     echo "$0: nothing listens on $1" >&2; exit 1
 }
 
-fast=$(free_port); "$bin/pushtop" serve --port "$fast" --log-level error --api-fast-path >/dev/null 2>&1 & pids+=($!); fast_pids=$!
-slow=$(free_port); "$bin/pushtop" serve --port "$slow" --log-level error >/dev/null 2>&1 & pids+=($!); slow_pids=$!
+fast=$(free_port); "$bin/pushtop" serve --port "$fast" --log-level error >/dev/null 2>&1 & pids+=($!); fast_pids=$!
+slow=$(free_port); "$bin/pushtop" serve --port "$slow" --log-level error --no-api-fast-path >/dev/null 2>&1 & pids+=($!); slow_pids=$!
 floor=$(free_port)
 mkdir -p "$work/nginx"
 cat >"$work/nginx.conf" <<NGINX
@@ -109,12 +109,12 @@ for round in $(seq "$rounds"); do
         runs=$((runs + 1))
         measure "nginx static 200" "$floor" "$(nginx_pids)" events "$c" 1
         measure "serve events (fast path)" "$fast" "$fast_pids" events "$c" 1
-        measure "serve events" "$slow" "$slow_pids" events "$c" 1
-        measure "serve batch_events" "$slow" "$slow_pids" batch "$c" 10
+        measure "serve events (router)" "$slow" "$slow_pids" events "$c" 1
+        measure "serve batch_events" "$fast" "$fast_pids" batch "$c" 10
     done
 done
 echo
-for name in "serve events" "serve events (fast path)" "serve batch_events"; do
+for name in "serve events (router)" "serve events (fast path)" "serve batch_events"; do
     awk -v n="$name" -v sc="${cpu[$name]}" -v nc="${cpu["nginx static 200"]}" -v sr="${rate[$name]}" -v nr="${rate["nginx static 200"]}" \
         'BEGIN {printf "%-22s CPU per %s %.2fx nginx, rate %.2fx nginx (means of the runs)\n", n, (n ~ /batch/ ? "event" : "request"), sc / nc, sr / nr}'
 done

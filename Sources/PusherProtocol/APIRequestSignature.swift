@@ -14,15 +14,34 @@ public enum APIRequestSignature {
 
     /// The string that is signed.
     public static func stringToSign(method: String, path: String, parameters: [String: String]) -> String {
-        let query =
-            parameters
-            .filter { $0.key.lowercased() != "auth_signature" }
-            .map { ($0.key.lowercased(), $0.value) }
-            // Keys equal once lower-cased (auth_key, AUTH_KEY) are ordered by value: a dictionary's order varies.
-            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
-            .map { "\($0.0)=\($0.1)" }
-            .joined(separator: "&")
-        return "\(method.uppercased())\n\(path)\n\(query)"
+        stringToSign(method: method, path: path, pairs: parameters.map { ($0.key, $0.value) })
+    }
+
+    /// The string that is signed, from the parameters as a list (each name once).
+    public static func stringToSign(method: String, path: String, pairs parameters: [(name: String, value: String)])
+        -> String
+    {
+        var pairs: [(key: String, value: String)] = []
+        pairs.reserveCapacity(parameters.count)
+        for (key, value) in parameters {
+            // Most keys are lower-case ASCII already: lower-casing them would copy each one.
+            let lower = key.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } ? key : key.lowercased()
+            if lower != "auth_signature" { pairs.append((lower, value)) }
+        }
+        // Keys equal once lower-cased (auth_key, AUTH_KEY) are ordered by value: a dictionary's order varies.
+        pairs.sort { ($0.key, $0.value) < ($1.key, $1.value) }
+        var out = method.uppercased()
+        out.reserveCapacity(out.utf8.count + path.utf8.count + 2 + pairs.count * 48)
+        out += "\n"
+        out += path
+        out += "\n"
+        for (index, pair) in pairs.enumerated() {
+            if index > 0 { out += "&" }
+            out += pair.key
+            out += "="
+            out += pair.value
+        }
+        return out
     }
 
     /// Signs a request: returns every query parameter to send, `auth_signature` included.

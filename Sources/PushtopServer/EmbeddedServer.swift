@@ -236,15 +236,8 @@ public final class EmbeddedServer: Sendable {
 
     /// The app behind an app id, for the HTTP API's fast path: `nil` (the router answers) for an unknown id, a
     /// disabled app (403) and an app with an API rate limit (429 is the router's to count).
-    private static func fastPathApps(_ apps: AppDirectory) -> @Sendable (Substring) -> APIFastPath.App? {
-        { id in
-            guard let node = apps.node(forID: String(id)) else { return nil }
-            let settings = node.settings
-            guard settings.enabled, settings.limits.apiRequestsPerSecond == nil else { return nil }
-            return APIFastPath.App(
-                verifier: APIRequestVerifier(key: node.credentials.key, secret: node.credentials.secret),
-                limits: settings.limits, inbox: node.hub.inbox, console: node.hub.console)
-        }
+    private static func fastPathApps(_ apps: AppDirectory) -> @Sendable (String) -> APIFastPath.App? {
+        { id in apps.node(forID: id)?.fastPath }
     }
 
     /// The address clients connect to (`ws://HOST:PORT/app/KEY`, the first app's key); a wildcard bind is shown

@@ -107,9 +107,10 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .customLong("no-metrics"), help: "Do not serve Prometheus metrics at GET /metrics.")
     var noMetrics: Bool = false
 
-    /// Benchmarks compare the HTTP API's event-loop fast path (off by default) with the router's path in one run.
-    @Flag(name: .customLong("api-fast-path"), help: .hidden)
-    var apiFastPath: Bool = false
+    /// Benchmarks compare the HTTP API's event-loop fast path (the default) with the router's path
+    /// (`--no-api-fast-path`) in one run.
+    @Flag(name: .customLong("api-fast-path"), inversion: .prefixedNo, help: .hidden)
+    var apiFastPath: Bool = true
 
     @Flag(
         name: .customLong("no-compression"),

@@ -17,6 +17,19 @@ final class AppNode: Sendable {
     private struct State {
         var settings: AppSettings
         var apiRequests: TokenBucket?
+        /// What the HTTP API's fast path needs, made once per settings (its verifier prepares the secret's key).
+        var fastPath: APIFastPath.App?
+    }
+
+    /// What the HTTP API's fast path needs of this app; `nil` when the router must answer (a disabled app: 403; an
+    /// API rate limit: 429 is the router's to count).
+    var fastPath: APIFastPath.App? { state.withLock { $0.fastPath } }
+
+    private static func fastPath(_ settings: AppSettings, hub: PusherHub) -> APIFastPath.App? {
+        guard settings.enabled, settings.limits.apiRequestsPerSecond == nil else { return nil }
+        return APIFastPath.App(
+            verifier: APIRequestVerifier(key: settings.credentials.key, secret: settings.credentials.secret),
+            limits: settings.limits, inbox: hub.inbox, console: hub.console)
     }
 
     /// The app's current settings.
@@ -73,7 +86,10 @@ final class AppNode: Sendable {
         self.group = ServiceGroup(configuration: group)
         self.ownsInbox = ownsInbox
         credentials = settings.credentials
-        state = Mutex(State(settings: settings, apiRequests: Self.bucket(settings.limits)))
+        state = Mutex(
+            State(
+                settings: settings, apiRequests: Self.bucket(settings.limits),
+                fastPath: Self.fastPath(settings, hub: hub)))
     }
 
     private static func bucket(_ limits: PusherLimits) -> TokenBucket? {
@@ -87,6 +103,7 @@ final class AppNode: Sendable {
                 state.apiRequests = Self.bucket(settings.limits)
             }
             state.settings = settings
+            state.fastPath = Self.fastPath(settings, hub: hub)
         }
         await hub.apply(limits: settings.limits, enabled: settings.enabled)
     }

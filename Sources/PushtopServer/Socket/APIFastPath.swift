@@ -38,12 +38,12 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         case collecting(HTTPRequestHead, Route, App, ByteBuffer, tooLarge: Bool)
     }
 
-    private let lookup: @Sendable (Substring) -> App?
+    private let lookup: @Sendable (String) -> App?
     private var state = State.idle
     static let maxBodyBytes = 1 << 20
 
     /// - Parameter lookup: the app of an app id in a path, or `nil` (then the request goes on, and is answered 404).
-    init(lookup: @escaping @Sendable (Substring) -> App?) {
+    init(lookup: @escaping @Sendable (String) -> App?) {
         self.lookup = lookup
     }
 
@@ -86,15 +86,25 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// `/apps/{id}/events` or `/apps/{id}/batch_events` (a query may follow).
-    static func route(_ uri: String) -> (Substring, Route)? {
-        let path = uri.prefix { $0 != "?" }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].isEmpty, parts[1] == "apps", !parts[2].isEmpty else { return nil }
-        switch parts[3] {
-        case "events": return (parts[2], .events)
-        case "batch_events": return (parts[2], .batch)
-        default: return nil
+    /// `/apps/{id}/events` or `/apps/{id}/batch_events` (a query may follow): the app id and the route.
+    static func route(_ uri: String) -> (String, Route)? {
+        var uri = uri
+        return uri.withUTF8 { bytes -> (String, Route)? in
+            let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+            let prefix = "/apps/".utf8
+            guard end > prefix.count, bytes[..<prefix.count].elementsEqual(prefix) else { return nil }
+            guard let slash = bytes[prefix.count..<end].firstIndex(of: UInt8(ascii: "/")), slash > prefix.count
+            else { return nil }
+            let tail = bytes[(slash + 1)..<end]
+            let route: Route
+            if tail.elementsEqual("events".utf8) {
+                route = .events
+            } else if tail.elementsEqual("batch_events".utf8) {
+                route = .batch
+            } else {
+                return nil
+            }
+            return (String(decoding: UnsafeBufferPointer(rebasing: bytes[prefix.count..<slash]), as: UTF8.self), route)
         }
     }
 
@@ -103,10 +113,10 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
         _ body: ByteBuffer
     ) {
         let bytes = Array(body.readableBytesView)
-        let (path, query) = PusherServerChannel.split(head.uri)
+        let (path, query) = PusherServerChannel.splitQuery(head.uri)
         let events: EventsBody
         do {
-            try app.verifier.verify(method: "POST", path: String(path), parameters: query, body: bytes)
+            try app.verifier.verify(method: "POST", path: path, query: query, body: bytes)
             switch route {
             case .events: events = try EventsBody.events(bytes)
             case .batch: events = try EventsBody.batch(bytes, limits: app.limits)
@@ -134,8 +144,8 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
                 events.requests, batch: route == .batch,
                 caller: context.remoteAddress.map(ConsoleConnectionInfo.describe))
         }
-        app.inbox.yield(.published(events.requests))
-        respond(context, head, status: 200, text: "{}", json: true)
+        app.inbox.publish(events.requests, on: context.eventLoop)
+        respondAccepted(context, head)
     }
 
     private func report(_ failure: APIFailure, _ context: ChannelHandlerContext, _ head: HTTPRequestHead, _ app: App) {
@@ -144,6 +154,21 @@ final class APIFastPath: ChannelInboundHandler, RemovableChannelHandler {
             failure, method: "POST", path: String(head.uri.prefix { $0 != "?" }),
             caller: context.remoteAddress.map(ConsoleConnectionInfo.describe))
     }
+
+    /// `200 {}`: the answer to almost every request, written from parts made once.
+    private func respondAccepted(_ context: ChannelHandlerContext, _ head: HTTPRequestHead) {
+        guard head.isKeepAlive, head.version == .http1_1 else {
+            return respond(context, head, status: 200, text: "{}", json: true)
+        }
+        context.write(wrapOutboundOut(.head(Self.acceptedHead)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(Self.acceptedBody))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    private static let acceptedHead = HTTPResponseHead(
+        version: .http1_1, status: .ok,
+        headers: HTTPHeaders([("content-type", "application/json"), ("content-length", "2")]))
+    private static let acceptedBody = ByteBuffer(string: "{}")
 
     private func respond(
         _ context: ChannelHandlerContext, _ head: HTTPRequestHead, status: Int, text: String,

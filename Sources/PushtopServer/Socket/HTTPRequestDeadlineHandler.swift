@@ -7,6 +7,10 @@ import NIOHTTP1
 ///
 /// Slow-header clients (slowloris) then cannot hold sockets open. Removed when the socket becomes a WebSocket,
 /// whose liveness the hub's ping sweep owns.
+///
+/// One timer per connection, re-armed lazily: a request moves the deadline (a clock read), and the timer, when it
+/// fires early, sleeps again until the deadline. Scheduling and cancelling a timer twice per request cost more than
+/// the rest of a keep-alive API request's path on the event loop.
 final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -14,7 +18,11 @@ final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelH
     private let requestTimeout: TimeAmount
     private let idleTimeout: TimeAmount
     private let logger: Logger
-    private var deadline: Scheduled<Void>?
+    /// The timer, and when it fires.
+    private var timer: (task: Scheduled<Void>, at: NIODeadline)?
+    /// When the connection is closed unless something moves it.
+    private var deadline = NIODeadline.distantFuture
+    private var why = ""
     /// Between a request's head and its end.
     private var inRequest = false
     /// The request is the debug feed's (`GET /apps/{id}/console`): its answer streams as long as the reader reads,
@@ -32,13 +40,11 @@ final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        disarm()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        disarm()
         context.fireChannelInactive()
     }
 
@@ -52,8 +58,7 @@ final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelH
         case .end:
             inRequest = false
             if streaming {
-                deadline?.cancel()
-                deadline = nil
+                disarm()
             } else {
                 arm(idleTimeout, why: "idle connection", context: context)
             }
@@ -70,11 +75,33 @@ final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     private func arm(_ timeout: TimeAmount, why: String, context: ChannelHandlerContext) {
-        deadline?.cancel()
-        let logger = logger
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
-            logger.debug("closing an HTTP connection", metadata: ["reason": "\(why)"])
-            context.close(promise: nil)
+        deadline = .now() + timeout
+        self.why = why
+        // A timer that fires no later than the new deadline stays: it sleeps again when it fires early.
+        if let timer, timer.at <= deadline { return }
+        timer?.task.cancel()
+        schedule(context: context)
+    }
+
+    /// Arms the timer for the deadline, or sooner: never further than the shorter timeout, so that the next
+    /// request's (earlier) deadline never needs a new timer.
+    private func schedule(context: ChannelHandlerContext) {
+        let when = min(deadline, .now() + min(requestTimeout, idleTimeout))
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: when) { [self] in
+            self.timer = nil
+            if NIODeadline.now() < self.deadline {
+                self.schedule(context: context)
+            } else {
+                self.logger.debug("closing an HTTP connection", metadata: ["reason": "\(self.why)"])
+                context.close(promise: nil)
+            }
         }
+        timer = (task, when)
+    }
+
+    private func disarm() {
+        timer?.task.cancel()
+        timer = nil
+        deadline = .distantFuture
     }
 }

@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// The one ordered queue from every WebSocket's event loop to the hub.
@@ -20,6 +21,8 @@ final class HubInbox: Sendable {
     private let continuation: AsyncStream<SocketEvent>.Continuation
     private let counts: Counts
     private let lastID = Mutex(0)
+    /// The HTTP API's publishes of the current event-loop turn (``publish(_:on:)``).
+    private let publishes = Mutex<[PublishRequest]>([])
 
     init(capacity: Int = HubInbox.defaultCapacity) {
         let (stream, continuation) = AsyncStream.makeStream(of: SocketEvent.self)
@@ -51,6 +54,26 @@ final class HubInbox: Sendable {
             guard admitted else { return }
         }
         continuation.yield(event)
+    }
+
+    /// Queues the HTTP API's publishes, coalesced: the publishes answered during one turn of an event loop (every
+    /// request its read woke) reach the hub as one event, so a busy API wakes the hub once a turn, not once a
+    /// request. Their order is kept.
+    func publish(_ batch: [PublishRequest], on loop: any EventLoop) {
+        let first = publishes.withLock { pending in
+            defer { pending.append(contentsOf: batch) }
+            return pending.isEmpty
+        }
+        // Tasks run after the turn's reads; from the loop itself, `execute` wakes nothing.
+        if first { loop.execute { self.flushPublishes() } }
+    }
+
+    private func flushPublishes() {
+        let batch = publishes.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        if !batch.isEmpty { continuation.yield(.published(batch)) }
     }
 
     /// Clients' messages dropped because the queue was full.

@@ -40,7 +40,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         var requestTimeout: TimeAmount
         var idleTimeout: TimeAmount
         /// The app of an app id, for the HTTP API's fast path (``APIFastPath``); `nil` turns the fast path off.
-        var fastPath: (@Sendable (Substring) -> APIFastPath.App?)?
+        var fastPath: (@Sendable (String) -> APIFastPath.App?)?
         /// Accept permessage-deflate when a client offers it.
         var compression = true
     }
@@ -145,21 +145,24 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         return .webSocket
     }
 
-    /// The path and the decoded query parameters of a request target.
+    /// The path and the decoded query parameters of a request target. The first of a repeated name wins.
     static func split(_ uri: String) -> (path: Substring, query: [String: String]) {
-        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        var query: [String: String] = [:]
-        if parts.count == 2 {
-            for pair in parts[1].split(separator: "&") {
-                let fields = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = String(fields[0]).removingPercentEncoding ?? String(fields[0])
-                if query[name] == nil {
-                    let value = fields.count == 2 ? String(fields[1]) : ""
-                    query[name] = value.removingPercentEncoding ?? value
-                }
+        let (path, query) = splitQuery(uri)
+        return (Substring(path), query.dictionary)
+    }
+
+    /// The path and the query parameters of a request target, as a list.
+    static func splitQuery(_ uri: String) -> (path: String, query: QueryParameters) {
+        var uri = uri
+        return uri.withUTF8 { bytes in
+            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else {
+                return (String(decoding: bytes, as: UTF8.self), QueryParameters([:]))
             }
+            return (
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[..<mark]), as: UTF8.self),
+                QueryParameters(pairs: QueryParameters.parse(UnsafeBufferPointer(rebasing: bytes[(mark + 1)...])))
+            )
         }
-        return (parts[0], query)
     }
 
     func handle(value: Value, logger: Logger) async {

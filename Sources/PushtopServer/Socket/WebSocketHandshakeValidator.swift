@@ -29,9 +29,8 @@ final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannel
 
     /// The response a request gets when it is a broken WebSocket handshake; `nil` when it may pass.
     static func refusal(of head: HTTPRequestHead) -> (HTTPResponseStatus, String, HTTPHeaders)? {
-        let isAppPath = isAppEndpoint(head.uri)
         guard let upgrade = head.headers.first(name: "upgrade") else {
-            if isAppPath, head.method == .GET {
+            if head.method == .GET, isAppEndpoint(head.uri) {
                 return (.badRequest, "This endpoint takes WebSocket connections (Upgrade: websocket)", [:])
             }
             return nil
@@ -44,7 +43,7 @@ final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannel
             return (.badRequest, "A WebSocket handshake needs Connection: Upgrade", [:])
         }
         guard head.method == .GET else { return (.badRequest, "A WebSocket handshake must be a GET", [:]) }
-        guard isAppPath else { return (.notFound, "WebSocket connections go to /app/KEY", [:]) }
+        guard isAppEndpoint(head.uri) else { return (.notFound, "WebSocket connections go to /app/KEY", [:]) }
         let keys = head.headers["sec-websocket-key"]
         guard keys.count == 1, let key = keys.first, Self.isValidKey(key) else {
             return (.badRequest, "A WebSocket handshake needs one Sec-WebSocket-Key (16 bytes, base64)", [:])
