@@ -55,7 +55,7 @@ import Testing
                 == .hello(
                     ConsoleSnapshot(
                         source: "h:1", node: "n2", appID: "7", connections: 42, occupiedChannels: ["a", "b"],
-                        timeMs: 1_700_000_000_123), cluster: true))
+                        timeMs: 1_700_000_000_123, cluster: true), cluster: true))
         var row = ConsoleRow(type: .clientEvent, timeMs: 1_700_000_000_200)
         row.channel = "private-chat"
         row.event = "client-typing"
