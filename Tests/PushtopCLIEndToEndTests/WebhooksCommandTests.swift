@@ -234,10 +234,10 @@ import Testing
     }
 
     @Test func aForwardThatFailsIsShownNotSwallowed() async throws {
-        // A port nothing listens on.
-        let dead = try await WebhookListener.start(host: "127.0.0.1", port: 0)
+        // A port nothing listens on (nor will, while the test runs: another test's server could take a freed one).
+        let dead = try DeadPort()
+        defer { withExtendedLifetime(dead) {} }
         let address = dead.address
-        await dead.stop()
         let (webhooks, port) = try await Self.start(
             Self.app + ["--forward", "http://\(address)/", "--forward-timeout", "2"])
         let answer = try await Self.post(port: port, body: Self.payload(#"{"name":"channel_occupied","channel":"a"}"#))
