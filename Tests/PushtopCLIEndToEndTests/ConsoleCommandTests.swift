@@ -190,14 +190,12 @@ import Testing
         let node = try await ServeNode.start()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID()).env").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try """
-        PUSHER_APP_ID=\(node.appID)
-        PUSHER_APP_KEY=\(node.key)
-        PUSHER_APP_SECRET=\(node.secret)
-        PUSHER_HOST=127.0.0.1
-        PUSHER_PORT=\(node.port)
-        PUSHER_SCHEME=http
-        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let variables = [
+            ("APP_ID", node.appID), ("APP_KEY", node.key), ("APP_SECRET", node.secret), ("HOST", "127.0.0.1"),
+            ("PORT", "\(node.port)"), ("SCHEME", "http"),
+        ]
+        try variables.map { "PUSHER_\($0.0)=\($0.1)" }.joined(separator: "\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
         let console = try PushtopProcess(["console", "--env-file", path])
         try await Self.waitForHello(console)
         let (socket, socketID) = try await TestSocket.established("ws://\(node.address)/app/\(node.key)?protocol=7")

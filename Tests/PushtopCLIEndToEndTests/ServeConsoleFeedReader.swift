@@ -27,7 +27,8 @@ final class ServeConsoleFeedReader: Sendable {
     }
 
     private let state = Mutex(State())
-    private let fd: Int32
+    /// Used by the reading thread alone once the request is sent.
+    private let socket: RawSocket
 
     var status: Int? { state.withLock { $0.status } }
     var hello: JSONValue? { state.withLock { $0.hello } }
@@ -53,33 +54,8 @@ final class ServeConsoleFeedReader: Sendable {
     /// Connects to `port`, asks for `target`, and reads on a thread until ``stop()`` or the end of the response.
     /// A `receiveBuffer` keeps the kernel's buffer small, so that a paused reader is stuck soon.
     init(port: Int, target: String, receiveBuffer: Int? = nil) throws {
-        #if canImport(Glibc)
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw TestFailure("socket() failed") }
-        if var size = receiveBuffer.map(Int32.init) {
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var time = timeval(tv_sec: 0, tv_usec: 100_000)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw TestFailure("connect to \(port) failed")
-        }
-        let request = Array(
-            "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        socket = try RawSocket(port: port, timeout: 0.1, receiveBuffer: receiveBuffer)
+        try socket.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n")
         let thread = Thread { [self] in self.readLoop() }
         thread.start()
     }
@@ -109,9 +85,8 @@ final class ServeConsoleFeedReader: Sendable {
         var headDone = false
         var chunked = false
         var text: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
         defer {
-            close(fd)
+            socket.close()
             state.withLock { $0.ended = true }
         }
         while true {
@@ -121,13 +96,9 @@ final class ServeConsoleFeedReader: Sendable {
                 usleep(10_000)
                 continue
             }
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { return }
-            if n < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
-                return
-            }
-            raw.append(contentsOf: chunk[..<n])
+            guard let bytes = socket.readAvailable() else { return }
+            if bytes.isEmpty { continue }
+            raw.append(contentsOf: bytes)
             if !headDone {
                 guard let end = raw.firstRange(of: Array("\r\n\r\n".utf8)) else { continue }
                 let head = String(decoding: raw[..<end.lowerBound], as: UTF8.self)

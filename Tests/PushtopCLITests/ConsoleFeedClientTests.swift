@@ -59,6 +59,14 @@ import Testing
         }
     }
 
+    /// Runs `client` until `condition` holds (or 10 s pass), then cancels it and waits for it to end.
+    static func run(_ client: ConsoleFeedClient, into events: Events, until condition: () -> Bool) async throws {
+        let task = Task { await client.run(events.append) }
+        try await eventually { condition() }
+        task.cancel()
+        _ = await task.value
+    }
+
     static let fast = ConsoleFeedClient.Backoff(initial: .milliseconds(20), maximum: .milliseconds(50))
 
     @Test func readsTheHelloAndEveryRowOfASignedFeedWhateverTheChunking() async throws {
@@ -81,10 +89,7 @@ import Testing
             secret: Self.secret, answers: [.stream(pieces, close: false)])
         let events = Events()
         let client = ConsoleFeedClient(endpoint: Self.endpoint(server, types: [.connection, .apiMessage, .subscribed]))
-        let task = Task { await client.run(events.append) }
-        try await Self.eventually { events.rows.count >= 3 }
-        task.cancel()
-        _ = await task.value
+        try await Self.run(client, into: events) { events.rows.count >= 3 }
         await server.stop()
 
         #expect(events.rows == rows)
@@ -166,10 +171,7 @@ import Testing
         ])
         let events = Events()
         let client = ConsoleFeedClient(endpoint: Self.endpoint(server), backoff: Self.fast)
-        let task = Task { await client.run(events.append) }
-        try await Self.eventually { events.rows.count >= 2 }
-        task.cancel()
-        _ = await task.value
+        try await Self.run(client, into: events) { events.rows.count >= 2 }
         await server.stop()
 
         #expect(events.rows == [first, second])
@@ -185,10 +187,7 @@ import Testing
         let server = try await ConsoleTestFeedServer.start(answers: [.status(503, #"{"error":"starting"}"#)])
         let events = Events()
         let client = ConsoleFeedClient(endpoint: Self.endpoint(server), backoff: Self.fast)
-        let task = Task { await client.run(events.append) }
-        try await Self.eventually { server.requests.count >= 5 }
-        task.cancel()
-        _ = await task.value
+        try await Self.run(client, into: events) { server.requests.count >= 5 }
         await server.stop()
         #expect(server.requests.count >= 5)
         #expect(events.states == [.connecting, .failed("127.0.0.1:\(server.port) answered 503: starting")])
@@ -205,10 +204,7 @@ import Testing
         for ownNodeOnly in [true, false] {
             let events = Events()
             let client = ConsoleFeedClient(endpoint: Self.endpoint(server), ownNodeOnly: ownNodeOnly)
-            let task = Task { await client.run(events.append) }
-            try await Self.eventually { events.rows.contains(gap) }
-            task.cancel()
-            _ = await task.value
+            try await Self.run(client, into: events) { events.rows.contains(gap) }
             #expect(events.rows == (ownNodeOnly ? [mine, gap] : [mine, theirs, gap]))
         }
         await server.stop()
@@ -223,10 +219,7 @@ import Testing
         ])
         let events = Events()
         let client = ConsoleFeedClient(endpoint: Self.endpoint(server))
-        let task = Task { await client.run(events.append) }
-        try await Self.eventually { !events.rows.isEmpty }
-        task.cancel()
-        _ = await task.value
+        try await Self.run(client, into: events) { !events.rows.isEmpty }
         await server.stop()
         #expect(events.rows == [row])
         #expect(client.unreadableEvents == 2)

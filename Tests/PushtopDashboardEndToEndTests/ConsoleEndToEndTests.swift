@@ -21,6 +21,25 @@ import Testing
         }
     }
 
+    /// The preview with the console opened on the demo script, streaming `rate` rows a second (stopped if it
+    /// does not open).
+    func demoConsole(rate: Int) async throws -> TmuxSession {
+        let tmux = try preview("--console demo --console-rate \(rate)")
+        do {
+            try await openDemo(tmux)
+        } catch {
+            tmux.stop()
+            throw error
+        }
+        return tmux
+    }
+
+    /// Quits with `q` and expects the preview to exit cleanly.
+    func quit(_ tmux: TmuxSession, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        tmux.send("q")
+        #expect(try await tmux.waitForExit().contains("EXIT=0"), sourceLocation: sourceLocation)
+    }
+
     /// The console's rows (between the column heads and the bottom border).
     func rows(_ screen: String) -> [String] {
         let lines = screen.split(separator: "\n").map(String.init)
@@ -29,9 +48,8 @@ import Testing
     }
 
     @Test func typeTogglesHideAndShowRows() async throws {
-        let tmux = try preview("--console demo --console-rate 5")
+        let tmux = try await demoConsole(rate: 5)
         defer { tmux.stop() }
-        try await openDemo(tmux)
         tmux.send("4")  // API messages
         var screen = try await tmux.waitFor("API messages hidden") {
             $0.contains("4[ ] api") && !$0.contains("api_message")
@@ -46,14 +64,12 @@ import Testing
         try await tmux.waitFor("every type again") {
             $0.contains("4[x] api") && $0.contains("1[x] connections") && $0.contains("api_message")
         }
-        tmux.send("q")
-        #expect(try await tmux.waitForExit().contains("EXIT=0"))
+        try await quit(tmux)
     }
 
     @Test func filterPauseAndTheRowsJSON() async throws {
-        let tmux = try preview("--console demo --console-rate 5")
+        let tmux = try await demoConsole(rate: 5)
         defer { tmux.stop() }
-        try await openDemo(tmux)
         tmux.send("/")
         tmux.send("teapot", literal: true)
         tmux.send("Enter")
@@ -76,14 +92,12 @@ import Testing
         }
         tmux.send("p")
         try await tmux.waitFor("resumed") { !$0.contains("PAUSED") }
-        tmux.send("q")
-        #expect(try await tmux.waitForExit().contains("EXIT=0"))
+        try await quit(tmux)
     }
 
     @Test func followASocketAndFrequentlySeen() async throws {
-        let tmux = try preview("--console demo --console-rate 20")
+        let tmux = try await demoConsole(rate: 20)
         defer { tmux.stop() }
-        try await openDemo(tmux)
         tmux.send("g")  // the oldest row: socket 100.1 connecting
         tmux.send("f")
         let screen = try await tmux.waitFor("socket 100.1's lifetime") {
@@ -109,8 +123,7 @@ import Testing
             first(after: "Frequently seen channels", in: $0).contains("market-data")
                 && first(after: "Frequently seen events", in: $0).contains("price-update")
         }
-        tmux.send("q")
-        #expect(try await tmux.waitForExit().contains("EXIT=0"))
+        try await quit(tmux)
     }
 
     @Test func theCannotSeeMessageFollowsTheSources() async throws {
@@ -126,15 +139,13 @@ import Testing
             try await tmux.waitFor("the console's message for \(mode)") {
                 $0.contains("Console") && $0.replacingOccurrences(of: "┃", with: "").contains(text)
             }
-            tmux.send("q")
-            #expect(try await tmux.waitForExit().contains("EXIT=0"))
+            try await quit(tmux)
         }
     }
 
     @Test func aTinyTerminalDoesNotCrash() async throws {
-        let tmux = try preview("--console demo --console-rate 50")
+        let tmux = try await demoConsole(rate: 50)
         defer { tmux.stop() }
-        try await openDemo(tmux)
         tmux.send("F")
         tmux.send("g")
         tmux.send("f")

@@ -88,6 +88,18 @@ public final class ScriptedConsole: Sendable {
         return r
     }
 
+    /// A row of `channel` alone (occupied, vacated) or of `socket` on it, then `fill`'s other fields.
+    static func row(
+        _ type: ConsoleRowType, _ time: Int64, socket: String? = nil, channel: String,
+        _ fill: (inout ConsoleRow) -> Void = { _ in }
+    ) -> ConsoleRow {
+        var r = row(type, time) { _ in }
+        r.socketID = socket
+        r.channel = channel
+        fill(&r)
+        return r
+    }
+
     /// A row of every type: socket 100.1 connects, subscribes, triggers and leaves (close 4200); 200.2 joins
     /// `presence-lobby` and is refused `private-secret`; an API message, errors, webhooks, a gap.
     public static func scenario(at t: Int64) -> [ConsoleRow] {
@@ -101,11 +113,8 @@ public final class ScriptedConsole: Sendable {
                 $0.clientVersion = "8.6.0"
                 $0.tls = false
             },
-            row(.subscribed, t + 1) {
-                $0.socketID = "100.1"
-                $0.channel = "private-orders"
-            },
-            row(.occupied, t + 1) { $0.channel = "private-orders" },
+            row(.subscribed, t + 1, socket: "100.1", channel: "private-orders"),
+            row(.occupied, t + 1, channel: "private-orders"),
             row(.connection, t + 2) {
                 $0.socketID = "200.2"
                 $0.remoteAddress = "127.0.0.1:50002"
@@ -113,14 +122,10 @@ public final class ScriptedConsole: Sendable {
                 $0.clientVersion = "1.0.8"
                 $0.protocolVersion = 7
             },
-            row(.subscribed, t + 3) {
-                $0.socketID = "200.2"
-                $0.channel = "presence-lobby"
+            row(.subscribed, t + 3, socket: "200.2", channel: "presence-lobby") {
                 $0.userID = "ada"
             },
-            row(.presenceEvent, t + 3) {
-                $0.socketID = "200.2"
-                $0.channel = "presence-lobby"
+            row(.presenceEvent, t + 3, socket: "200.2", channel: "presence-lobby") {
                 $0.event = "member_added"
                 $0.userID = "ada"
                 $0.userInfo = .object(["name": .string("Ada Lovelace")])
@@ -134,23 +139,17 @@ public final class ScriptedConsole: Sendable {
                 $0.remoteAddress = "10.0.0.5"
                 $0.batch = false
             },
-            row(.clientEvent, t + 5) {
-                $0.socketID = "100.1"
-                $0.channel = "private-orders"
+            row(.clientEvent, t + 5, socket: "100.1", channel: "private-orders") {
                 $0.event = "client-typing"
                 $0.data = #"{"typing":true}"#
                 $0.dataBytes = 15
             },
-            row(.error, t + 6) {
-                $0.socketID = "200.2"
-                $0.channel = "private-secret"
+            row(.error, t + 6, socket: "200.2", channel: "private-secret") {
                 $0.code = 4009
                 $0.reason = "subscription refused: the auth signature does not match"
                 $0.rule = "signature"
             },
-            row(.clientError, t + 6) {
-                $0.socketID = "200.2"
-                $0.channel = "presence-lobby"
+            row(.clientError, t + 6, socket: "200.2", channel: "presence-lobby") {
                 $0.event = "client-spam"
                 $0.code = 4301
                 $0.reason = "client event rate limit: 10 per second"
@@ -175,11 +174,8 @@ public final class ScriptedConsole: Sendable {
                 $0.attempt = 2
                 $0.events = ["member_added"]
             },
-            row(.unsubscribed, t + 10) {
-                $0.socketID = "100.1"
-                $0.channel = "private-orders"
-            },
-            row(.vacated, t + 10) { $0.channel = "private-orders" },
+            row(.unsubscribed, t + 10, socket: "100.1", channel: "private-orders"),
+            row(.vacated, t + 10, channel: "private-orders"),
             row(.disconnection, t + 11) {
                 $0.socketID = "100.1"
                 $0.code = 4200

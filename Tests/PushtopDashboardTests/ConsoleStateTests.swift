@@ -178,22 +178,15 @@ struct ConsoleStateTests {
         // Churn: 50 connect, 45 leave, in order; channels occupied and vacated.
         for i in 0..<50 { counts.apply(row(.connection, at: 1000 + Int64(i)) { $0.node = "a" }) }
         for i in 0..<45 { counts.apply(row(.disconnection, at: 1100 + Int64(i)) { $0.node = "a" }) }
-        counts.apply(
-            row(.vacated, at: 1200) {
-                $0.channel = "x"; $0.node = "a"
-            })
-        counts.apply(
-            row(.occupied, at: 1201) {
-                $0.channel = "z"; $0.node = "a"
-            })
-        counts.apply(
-            row(.occupied, at: 1202) {
-                $0.channel = "x"; $0.node = "a"
-            })
-        counts.apply(
-            row(.vacated, at: 1203) {
-                $0.channel = "y"; $0.node = "a"
-            })
+        let channelRows: [(ConsoleRowType, Int64, String)] = [
+            (.vacated, 1200, "x"), (.occupied, 1201, "z"), (.occupied, 1202, "x"), (.vacated, 1203, "y"),
+        ]
+        for (type, time, channel) in channelRows {
+            counts.apply(
+                row(type, at: time) {
+                    $0.channel = channel; $0.node = "a"
+                })
+        }
         // Another node's rows do not change a node's own tally; webhook rows never do.
         counts.apply(row(.connection, at: 1300) { $0.node = "b" })
         counts.apply(

@@ -110,6 +110,20 @@ public final class RawSocket: @unchecked Sendable {
         throw Failure(description: "recv failed: errno \(errno)")
     }
 
+    /// What one read brings, for a reader that polls: the bytes already buffered or received, `[]` when the read
+    /// timed out (or was interrupted), `nil` at the end of the stream or on an error.
+    public func readAvailable() -> [UInt8]? {
+        if !buffered.isEmpty {
+            defer { buffered = [] }
+            return buffered
+        }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { return Array(chunk[..<n]) }
+        if n < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return [] }
+        return nil
+    }
+
     private func read(exactly count: Int) throws -> [UInt8] {
         while buffered.count < count {
             guard try fill() else {
