@@ -196,10 +196,18 @@ import Testing
 
     @Test func twoAppsStayApartAcrossARedisCluster() async throws {
         let redis = try await RedisServerProcess.start()
-        defer { redis.stop() }
         let shopHooks = try await WebhookReceiver.started()
         let blogHooks = try await WebhookReceiver.started()
-        defer { for receiver in [shopHooks, blogHooks] { receiver.stop() } }
+        // The nodes stop first (their last webhooks go out while the receivers still listen: a test HTTP server
+        // that takes a connection while it stops crashes the test process), then the receivers, then Redis.
+        var nodes: [PushtopProcess] = []
+        defer {
+            Task { [nodes] in
+                for node in nodes { await Self.stop(node) }
+                for receiver in [shopHooks, blogHooks] { receiver.stop() }
+                redis.stop()
+            }
+        }
         let withHooks =
             Self.twoApps
             .replacingOccurrences(
@@ -208,12 +216,9 @@ import Testing
             + "\n[[apps.webhooks]]\nurl = \"\(blogHooks.url)\"\n"
         let path = try Self.file(withHooks)
         let (a, portA) = try await Self.serve(path, extra: ["--redis", redis.url, "--node-id", "a"])
+        nodes.append(a)
         let (b, portB) = try await Self.serve(path, extra: ["--redis", redis.url, "--node-id", "b"])
-        defer {
-            Task {
-                await Self.stop(a); await Self.stop(b)
-            }
-        }
+        nodes.append(b)
 
         // The same channel names in both apps, on both nodes.
         let (shopA, shopAID) = try await Self.connect(portA, Self.shop)

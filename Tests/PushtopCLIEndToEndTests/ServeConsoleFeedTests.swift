@@ -43,10 +43,15 @@ import Testing
     @Test func aListenerSeesEveryServerSideTypeFromARealScenario() async throws {
         let receiver = WebhookReceiver()
         try await receiver.start()
-        defer { receiver.stop() }
         receiver.failNext([500])
         let node = try await ServeNode.start(extra: ["--webhook", receiver.url, "--webhook-grace", "0"])
-        defer { Task { await node.stop() } }
+        // The node first (its last webhooks reach a receiver that still listens), then the receiver.
+        defer {
+            Task {
+                await node.stop()
+                receiver.stop()
+            }
+        }
         let feed = try await feed(node)
         defer { feed.stop() }
         #expect(feed.hello?["app_id"]?.stringValue == appID)
