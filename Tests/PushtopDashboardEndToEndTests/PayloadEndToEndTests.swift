@@ -71,7 +71,9 @@ import Testing
         tmux.send("?")
         try await tmux.waitFor("the help's first page") { $0.contains("Keys") && $0.contains("PgDn more") }
         tmux.send("End")
-        try await tmux.waitFor("the help's last page") { $0.contains("Keys") && $0.contains("jump to a time") }
+        try await tmux.waitFor("the help's last page") {
+            $0.contains("Keys") && $0.contains("close row / stop following")
+        }
         tmux.send("Home")
         try await tmux.waitFor("the help's first page again") {
             $0.contains("Keys") && $0.contains("focus the next pane")
