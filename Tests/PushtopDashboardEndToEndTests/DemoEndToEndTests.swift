@@ -56,6 +56,26 @@ import Testing
         #expect(terminalIsSane(after), "stty after exit:\n\(after)")
     }
 
+    @Test func theDemosConsoleShowsItsServersFeedAtOnce() async throws {
+        let tmux = try start()
+        defer { tmux.stop() }
+        try await tmux.waitFor("the demo", timeout: 20) { $0.contains("tester (me)") }
+        tmux.send("C")
+        // The embedded server's own rows: the dashboard's connection and its subscriptions, seen from the server.
+        let screen = try await tmux.waitFor("the server's rows in the console", timeout: 15) { screen in
+            let lines = screen.split(separator: "\n")
+            return screen.contains("connections now") && lines.contains { $0.contains(" connection ") }
+                && lines.contains {
+                    $0.contains("subscribed") && $0.contains("presence-lobby") && $0.contains("tester")
+                }
+        }
+        #expect(!screen.contains("cannot see"), "\(screen)")
+        tmux.send("C")
+        try await tmux.waitFor("the panes again") { $0.contains("4 Event log") }
+        tmux.send("q")
+        #expect(try await tmux.waitForExit().contains("EXIT=0"))
+    }
+
     @Test func keyboardSubscribeUnsubscribeFilterAndResize() async throws {
         let tmux = try start("demo")
         defer { tmux.stop() }
