@@ -102,22 +102,23 @@ public final class WebhookListener: Sendable {
             self?.expire(id)
         }
         defer { timer.cancel() }
+        // Continuations are resumed outside the lock (resuming takes the task's own lock), as in ProbeSocket.
         return await withCheckedContinuation { continuation in
-            state.withLock { s in
-                if let hit = s.received.first(where: predicate) {
-                    continuation.resume(returning: hit)
-                } else {
-                    s.waiters.append(Waiter(id: id, predicate: predicate, continuation: continuation))
-                }
+            let hit = state.withLock { s -> Received? in
+                if let hit = s.received.first(where: predicate) { return hit }
+                s.waiters.append(Waiter(id: id, predicate: predicate, continuation: continuation))
+                return nil
             }
+            if let hit { continuation.resume(returning: hit) }
         }
     }
 
     private func expire(_ id: Int) {
-        state.withLock { s in
-            guard let index = s.waiters.firstIndex(where: { $0.id == id }) else { return }
-            s.waiters.remove(at: index).continuation.resume(returning: nil)
+        let expired = state.withLock { s -> Waiter? in
+            guard let index = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return s.waiters.remove(at: index)
         }
+        expired?.continuation.resume(returning: nil)
     }
 
     /// Seconds since the listener started.
@@ -127,23 +128,26 @@ public final class WebhookListener: Sendable {
         var received = Received(
             at: now, method: request.method, path: request.path, headers: request.headers,
             body: request.body, status: 200)
-        return state.withLock { s in
+        let (status, matched) = state.withLock { s -> (Int, [Waiter]) in
             if let index = s.failures.firstIndex(where: { $0.remaining > 0 && $0.matches(received) }) {
                 s.failures[index].remaining -= 1
                 received.status = s.failures[index].status
             }
             s.received.append(received)
             var waiting: [Waiter] = []
+            var matched: [Waiter] = []
             for waiter in s.waiters {
                 if waiter.predicate(received) {
-                    waiter.continuation.resume(returning: received)
+                    matched.append(waiter)
                 } else {
                     waiting.append(waiter)
                 }
             }
             s.waiters = waiting
-            return received.status
+            return (received.status, matched)
         }
+        for waiter in matched { waiter.continuation.resume(returning: received) }
+        return status
     }
 }
 

@@ -225,16 +225,20 @@ public final class ProbeSocket: Sendable {
         defer { timer.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<(Int, ProbeFrame)?, Never>) in
-                state.withLock { s in
+                // Resumed outside the lock: resuming takes the task's own lock, which a cancellation handler holds
+                // while it waits for this one (``expire(_:)``), so resuming under it could deadlock.
+                let answer = state.withLock { s -> (Int, ProbeFrame)?? in
                     let start = max(0, from)
                     if start < s.frames.count, let hit = s.frames[start...].firstIndex(where: predicate) {
-                        continuation.resume(returning: (hit, s.frames[hit]))
+                        return .some((hit, s.frames[hit]))
                     } else if s.ended {
-                        continuation.resume(returning: nil)
+                        return .some(nil)
                     } else {
                         s.waiters.append(Waiter(id: id, from: start, predicate: predicate, continuation: continuation))
+                        return nil
                     }
                 }
+                if let answer { continuation.resume(returning: answer) }
             }
         } onCancel: {
             expire(id)
@@ -242,34 +246,39 @@ public final class ProbeSocket: Sendable {
     }
 
     private func expire(_ id: Int) {
-        state.withLock { s in
-            guard let index = s.waiters.firstIndex(where: { $0.id == id }) else { return }
-            s.waiters.remove(at: index).continuation.resume(returning: nil)
+        let expired = state.withLock { s -> Waiter? in
+            guard let index = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return s.waiters.remove(at: index)
         }
+        expired?.continuation.resume(returning: nil)
     }
 
     func record(_ direction: ProbeFrame.Direction, _ kind: ProbeFrame.Kind) {
         let at = Self.seconds(ContinuousClock.now - opened)
-        state.withLock { s in
+        // The waiters are resumed after the lock is released (see ``waitIndexed(_:from:_:)``).
+        let resumed = state.withLock { s -> [(Waiter, (Int, ProbeFrame)?)] in
             if case .ended = kind {
-                if s.ended { return }
+                if s.ended { return [] }
                 s.ended = true
             }
             s.frames.append(ProbeFrame(direction: direction, kind: kind, at: at))
             let index = s.frames.count - 1
             let frame = s.frames[index]
             var waiting: [Waiter] = []
+            var resumed: [(Waiter, (Int, ProbeFrame)?)] = []
             for waiter in s.waiters {
                 if index >= waiter.from, waiter.predicate(frame) {
-                    waiter.continuation.resume(returning: (index, frame))
+                    resumed.append((waiter, (index, frame)))
                 } else if s.ended {
-                    waiter.continuation.resume(returning: nil)
+                    resumed.append((waiter, nil))
                 } else {
                     waiting.append(waiter)
                 }
             }
             s.waiters = waiting
+            return resumed
         }
+        for (waiter, answer) in resumed { waiter.continuation.resume(returning: answer) }
     }
 
     /// The peer sent a close frame: answer it, as RFC 6455 asks, unless we closed first.
