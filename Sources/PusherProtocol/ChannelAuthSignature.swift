@@ -14,8 +14,7 @@ public enum ChannelAuthSignature {
 
     /// Hex HMAC-SHA256 of `message` keyed with `secret`.
     public static func hmacHex(secret: String, message: String) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: SymmetricKey(data: Data(secret.utf8)))
-        return hex(Array(mac))
+        HMACSigner(secret: secret).hex(message)
     }
 
     /// The `auth` value for a subscription: `key:hexsignature`.

@@ -19,13 +19,7 @@ extension DashboardState {
                 self.browser.started(at: now)
                 return [.fetchOccupiedChannels]
             case .subscribe(let name):
-                if let error = DashboardState.subscribeError(name, existing: appChannelNames) {
-                    setStatus(error, isError: true)
-                    return []
-                }
-                selectedChannel = upsertChannel(name, status: .subscribing)
-                setStatus("subscribing to \(name)")
-                return [.subscribe(name)]
+                return subscribeFromView(name)
             }
         default:
             break

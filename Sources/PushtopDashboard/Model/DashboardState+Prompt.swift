@@ -60,6 +60,18 @@ extension DashboardState {
         prompt = p
     }
 
+    /// Subscribes to a channel a view offered (the channel browser's or the console's `s`); a refusal goes to the
+    /// status line.
+    mutating func subscribeFromView(_ name: String) -> [Effect] {
+        if let error = DashboardState.subscribeError(name, existing: appChannelNames) {
+            setStatus(error, isError: true)
+            return []
+        }
+        selectedChannel = upsertChannel(name, status: .subscribing)
+        setStatus("subscribing to \(name)")
+        return [.subscribe(name)]
+    }
+
     mutating func submitPrompt(_ p: Prompt) -> [Effect] {
         switch p.purpose {
         case .subscribe:
