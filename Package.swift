@@ -39,7 +39,11 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        .systemLibrary(name: "CSodium", path: "Sources/CSodium"),
+        // libsodium, for the tests only: they check the Swift secretbox (PusherProtocol/SecretBox/) against it.
+        .systemLibrary(
+            name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses"),
         .target(
             name: "PusherProtocol",
@@ -50,7 +54,6 @@ let package = Package(
             name: "PusherChannels",
             dependencies: [
                 "PusherProtocol",
-                "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -68,7 +71,6 @@ let package = Package(
             dependencies: [
                 "PusherProtocol",
                 "PushtopRedis",
-                "CSodium",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -206,7 +208,8 @@ let package = Package(
         // Tests in two tiers (scripts/test runs them target by target, units first).
         // The unit tier: no tmux, no child processes, no redis-server (in-process servers on loopback are fine).
         .testTarget(
-            name: "PusherProtocolTests", dependencies: ["PusherProtocol", "PushtopTestSupport"], swiftSettings: strict
+            name: "PusherProtocolTests", dependencies: ["PusherProtocol", "PushtopTestSupport", "CSodium"],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "PushtopConformanceTests",

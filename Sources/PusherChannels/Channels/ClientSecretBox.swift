@@ -1,9 +1,9 @@
-import CSodium
 import Foundation
 import PusherProtocol
 
-/// NaCl secretbox (XSalsa20-Poly1305) through libsodium, for `private-encrypted-` channels: the client's side, which
-/// opens the events it receives (and seals, for tests and tools). The server's simulator has its own,
+/// NaCl secretbox (XSalsa20-Poly1305) for `private-encrypted-` channels: the client's side, which opens the events it
+/// receives (and seals, for tests and tools), in Pusher's `{"nonce":…,"ciphertext":…}` form. The cipher is
+/// PusherProtocol's ``SecretBox`` (Swift, no system library); the server's simulator uses the same one through
 /// `ServerSecretBox` in PushtopServer.
 public enum ClientSecretBox {
     /// Key length in bytes.
@@ -30,37 +30,26 @@ public enum ClientSecretBox {
         }
     }
 
-    private static let ready: Bool = sodium_init() >= 0
-
     /// Decrypts `ciphertext` (MAC included) with `key` and `nonce`.
     public static func open(ciphertext: [UInt8], nonce: [UInt8], key: [UInt8]) throws(Failure) -> [UInt8] {
-        _ = ready
-        guard key.count == keySize else { throw .badKey(size: key.count) }
-        guard nonce.count == nonceSize else { throw .badNonce(size: nonce.count) }
-        guard ciphertext.count >= macSize else { throw .malformedPayload("ciphertext shorter than its MAC") }
-        var message = [UInt8](repeating: 0, count: ciphertext.count - macSize)
-        let result = crypto_secretbox_open_easy(&message, ciphertext, UInt64(ciphertext.count), nonce, key)
-        guard result == 0 else { throw .authenticationFailed }
-        return message
+        do {
+            return try SecretBox.open(ciphertext, nonce: nonce, key: key)
+        } catch {
+            throw Failure(error)
+        }
     }
 
     /// Encrypts `message` with `key` and `nonce`; the result carries the MAC.
     public static func seal(message: [UInt8], nonce: [UInt8], key: [UInt8]) throws(Failure) -> [UInt8] {
-        _ = ready
-        guard key.count == keySize else { throw .badKey(size: key.count) }
-        guard nonce.count == nonceSize else { throw .badNonce(size: nonce.count) }
-        var ciphertext = [UInt8](repeating: 0, count: message.count + macSize)
-        _ = crypto_secretbox_easy(&ciphertext, message, UInt64(message.count), nonce, key)
-        return ciphertext
+        do {
+            return try SecretBox.seal(message, nonce: nonce, key: key)
+        } catch {
+            throw Failure(error)
+        }
     }
 
-    /// A random nonce.
-    public static func randomNonce() -> [UInt8] {
-        _ = ready
-        var nonce = [UInt8](repeating: 0, count: nonceSize)
-        randombytes_buf(&nonce, nonceSize)
-        return nonce
-    }
+    /// A random nonce, from the system's secure generator.
+    public static func randomNonce() -> [UInt8] { SecretBox.randomNonce() }
 
     /// Decrypts a Pusher encrypted event's data, `{"nonce":base64,"ciphertext":base64}`, into its text.
     public static func openPusherPayload(_ dataText: String, key: [UInt8]) throws(Failure) -> String {
@@ -85,5 +74,17 @@ public enum ClientSecretBox {
             "nonce": .string(Data(nonce).base64EncodedString()),
             "ciphertext": .string(Data(cipher).base64EncodedString()),
         ]).jsonString
+    }
+}
+
+extension ClientSecretBox.Failure {
+    /// The client's failure for a ``SecretBox`` failure.
+    init(_ failure: SecretBox.Failure) {
+        switch failure {
+        case .badKey(let size): self = .badKey(size: size)
+        case .badNonce(let size): self = .badNonce(size: size)
+        case .truncated: self = .malformedPayload("ciphertext shorter than its MAC")
+        case .authenticationFailed: self = .authenticationFailed
+        }
     }
 }
