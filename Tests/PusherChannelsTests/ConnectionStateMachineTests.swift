@@ -270,4 +270,34 @@ import Testing
         #expect(states(actions) == [.connecting])
         #expect(actions.contains(.openSocket(attempt: 2, useTLS: true)))
     }
+
+    /// The default policy keeps trying, as pusher-js and PusherSwift do: a hundred failures later it is still
+    /// retrying (every 60 s at most, `unavailable` meanwhile), and a server that comes back is connected to.
+    @Test func byDefaultRetriesForeverWithTheDelayCappedAtAMinute() {
+        var m = ConnectionStateMachine(configuration: ConnectionConfiguration(), random: { 0.5 })
+        _ = m.handle(.connectRequested, now: 0)
+        var delays: [Double] = []
+        for attempt in 1...100 {
+            let actions = m.handle(.socketClosed(attempt: attempt, code: nil, reason: "refused"), now: 0)
+            #expect(!states(actions).contains(.failed), "attempt \(attempt)")
+            delays.append(retryDelay(actions) ?? -1)
+            if attempt == 1 { _ = m.handle(.timerFired(.unavailable), now: 10) }
+            _ = m.handle(.timerFired(.retry), now: 0)
+        }
+        #expect(m.state == .unavailable)
+        #expect(m.failedAttempts == 100)
+        #expect(Array(delays.prefix(7)) == [1, 2, 4, 8, 16, 32, 60])
+        #expect(delays.dropFirst(6).allSatisfy { $0 == 60 })
+        let back = m.handle(.established(attempt: 101, socketID: "9.9", activityTimeout: nil), now: 0)
+        #expect(states(back) == [.connected])
+        #expect(m.failedAttempts == 0)
+    }
+
+    /// Only a refusal ends the default policy's retries: 4000-4099 mean "do not come back".
+    @Test func byDefaultARefusalStillFails() {
+        var m = ConnectionStateMachine(configuration: ConnectionConfiguration(), random: { 0.5 })
+        _ = m.handle(.connectRequested, now: 0)
+        _ = m.handle(.established(attempt: 1, socketID: "1.1", activityTimeout: nil), now: 0)
+        #expect(states(m.handle(.socketClosed(attempt: 1, code: 4001, reason: "no such app"), now: 0)) == [.failed])
+    }
 }

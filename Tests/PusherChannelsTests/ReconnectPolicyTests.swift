@@ -36,4 +36,10 @@ import Testing
         #expect(ReconnectPolicy(maxRetries: 0).allows(attempt: 1_000_000))
         #expect(!ReconnectPolicy(kind: .none).allows(attempt: 1))
     }
+
+    @Test func theDefaultNeverGivesUp() {
+        #expect(ReconnectPolicy.default.maxRetries == 0)
+        #expect(ReconnectPolicy().allows(attempt: 1_000_000))
+        #expect(ReconnectPolicy.default.kind == .exponential && ReconnectPolicy.default.maxDelay == 60)
+    }
 }

@@ -29,6 +29,9 @@ struct ChannelSubscription: Sendable {
     var refreshingKey = false
     /// Whether a decryption failure already triggered a key refresh on this key.
     var keyRefreshed = false
+    /// An authorization the caller gave with the subscribe, used for the first subscription instead of the
+    /// authorizer (then cleared: it was signed for one socket id).
+    var suppliedAuthorization: ChannelAuthorization?
 
     init(name: String) {
         self.name = name

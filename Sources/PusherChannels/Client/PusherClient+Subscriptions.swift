@@ -8,13 +8,34 @@ extension PusherClient {
     /// Subscribes to a channel now, or as soon as connected; after a reconnect it is subscribed again.
     /// - Throws: ``ClientError/invalidChannelName(_:)`` when the name breaks Pusher's rules.
     public func subscribe(_ channel: String) throws(ClientError) {
+        try add(ChannelSubscription(name: channel))
+    }
+
+    /// Subscribes to a private, presence or encrypted channel with an authorization the caller already holds
+    /// (PusherSwift's `subscribe(_:auth:)`), instead of asking ``PusherClientOptions/authorizer``.
+    ///
+    /// `authorization` is what an auth endpoint answers (`auth`, and `channel_data` for presence, `shared_secret`
+    /// for encrypted channels), signed for one socket id: make it for the connection's ``socketID`` (subscribe
+    /// once ``state`` is `connected`). It is used once, for the first subscription; after a reconnect (a new
+    /// socket id) the client asks the authorizer, and reports a subscription error when there is none. On a
+    /// public channel it is ignored.
+    /// - Throws: ``ClientError/invalidChannelName(_:)`` when the name breaks Pusher's rules. Nothing happens for
+    ///   a channel the client already subscribes to.
+    public func subscribe(_ channel: String, authorization: ChannelAuthorization) throws(ClientError) {
+        var record = ChannelSubscription(name: channel)
+        record.suppliedAuthorization = authorization
+        try add(record)
+    }
+
+    private func add(_ record: ChannelSubscription) throws(ClientError) {
+        let channel = record.name
         do {
             try ChannelName.validate(channel)
         } catch {
             throw .invalidChannelName(error)
         }
         guard channels[channel] == nil else { return }
-        channels[channel] = ChannelSubscription(name: channel)
+        channels[channel] = record
         channelOrder.append(channel)
         if machine.state == .connected, !user.holdsChannels { startSubscription(channel) }
         flush()
@@ -22,13 +43,24 @@ extension PusherClient {
 
     /// Leaves a channel (nothing happens for a channel not subscribed).
     public func unsubscribe(_ channel: String) {
+        remove(channel)
+        flush()
+    }
+
+    /// Leaves every channel (PusherSwift's `unsubscribeAll()`): a `pusher:unsubscribe` for each one the server
+    /// has, and `.unsubscribed` for each, in the order they were subscribed, in one batch. Bindings stay.
+    public func unsubscribeAll() {
+        for channel in channelOrder { remove(channel) }
+        flush()
+    }
+
+    private func remove(_ channel: String) {
         guard let record = channels.removeValue(forKey: channel) else { return }
         channelOrder.removeAll { $0 == channel }
         if machine.state == .connected, record.subscribedOnAttempt == machine.attempt {
             send(PusherMessage(event: PusherEventName.unsubscribe, data: ["channel": .string(channel)]))
         }
         emit(.unsubscribed(channel: channel))
-        flush()
     }
 
     /// Sends a client event (`client-…`) on a subscribed private or presence channel.
@@ -55,6 +87,22 @@ extension PusherClient {
             channels[name] = record
             send(PusherMessage(event: PusherEventName.subscribe, data: ["channel": .string(name)]))
             emit(.subscribing(channel: name))
+            return
+        }
+        if let supplied = record.suppliedAuthorization {
+            // The caller's authorization, once: answered at once, as an authorizer's would be.
+            record.suppliedAuthorization = nil
+            record.authorizationGeneration += 1
+            record.state = .authorizing
+            record.subscribedOnAttempt = machine.attempt
+            channels[name] = record
+            emit(.subscribing(channel: name))
+            let trace = AuthorizationTrace(
+                channel: name, socketID: socketID, authorizer: "supplied", startedAt: wallClock(), duration: 0,
+                auth: supplied.auth, channelData: supplied.channelData, hasSharedSecret: supplied.sharedSecret != nil)
+            authorizationFinished(
+                name, generation: record.authorizationGeneration, attempt: machine.attempt,
+                result: .success(supplied), trace: trace)
             return
         }
         guard let authorizer = options.authorizer else {

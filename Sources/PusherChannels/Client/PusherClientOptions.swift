@@ -10,6 +10,15 @@ public struct PusherClientOptions: Sendable {
     public var host: String?
     /// A custom port; default 443 with TLS, 80 without.
     public var port: Int?
+    /// A path before `/app/KEY` in the WebSocket URL, for a server behind a reverse proxy that routes by path
+    /// (`/ws` connects to `wss://host/ws/app/KEY`), like pusher-js's `wsPath` and PusherSwift's `path`. Written
+    /// with or without its leading or trailing slash; `nil` or empty connects to `/app/KEY`.
+    public var path: String? {
+        get { pathPrefix.isEmpty ? nil : pathPrefix }
+        set { pathPrefix = Self.normalizedPathPrefix(newValue) }
+    }
+    /// ``path`` as it goes into the URL: empty, or a leading `/` and no trailing one.
+    private var pathPrefix = ""
     /// Timeouts and reconnection (TLS is ``ConnectionConfiguration/useTLS``).
     public var connection: ConnectionConfiguration
     /// Authorizes private, presence and encrypted channels.
@@ -34,6 +43,7 @@ public struct PusherClientOptions: Sendable {
     ///   - cluster: the cluster, used for the host when `host` is `nil`.
     ///   - host: a custom WebSocket host.
     ///   - port: a custom port; 443 with TLS, 80 without when `nil`.
+    ///   - path: a path before `/app/KEY` (a reverse proxy's location, such as `/ws`); none by default.
     ///   - connection: timeouts, TLS and reconnection.
     ///   - authorizer: authorizes private, presence and encrypted channels; none by default.
     ///   - maxFrameSize: the largest frame accepted, in bytes.
@@ -44,7 +54,7 @@ public struct PusherClientOptions: Sendable {
     ///   - logger: where the client logs.
     ///   - userAuthenticator: authenticates the user for ``PusherClient/signIn()``; none by default.
     public init(
-        key: String, cluster: String = "mt1", host: String? = nil, port: Int? = nil,
+        key: String, cluster: String = "mt1", host: String? = nil, port: Int? = nil, path: String? = nil,
         connection: ConnectionConfiguration = .init(), authorizer: (any Authorizer)? = nil,
         maxFrameSize: Int = 1 << 20, caFile: String? = nil, keepRawFrames: Bool = false,
         clientName: String = "pushtop-swift",
@@ -57,6 +67,7 @@ public struct PusherClientOptions: Sendable {
         self.cluster = cluster
         self.host = host
         self.port = port
+        self.pathPrefix = Self.normalizedPathPrefix(path)
         self.connection = connection
         self.authorizer = authorizer
         transport = TransportSettings(
@@ -70,7 +81,13 @@ public struct PusherClientOptions: Sendable {
     /// The host connected to.
     public var resolvedHost: String { host ?? "ws-\(cluster).pusher.com" }
 
-    /// The WebSocket URL for a connection with or without TLS.
+    /// `/segment/…` with one leading slash and none trailing; empty for `nil`, `""` and `/`.
+    static func normalizedPathPrefix(_ path: String?) -> String {
+        let trimmed = (path ?? "").split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+        return trimmed.isEmpty ? "" : "/" + trimmed
+    }
+
+    /// The WebSocket URL for a connection with or without TLS: `/app/KEY` after ``path``.
     public func url(useTLS: Bool) -> String {
         let port = self.port ?? (useTLS ? 443 : 80)
         let scheme = useTLS ? "wss" : "ws"
@@ -78,6 +95,6 @@ public struct PusherClientOptions: Sendable {
         let hostPart = resolvedHost.contains(":") ? "[\(resolvedHost)]" : resolvedHost
         let portPart = port == defaultPort ? "" : ":\(port)"
         return
-            "\(scheme)://\(hostPart)\(portPart)/app/\(key)?protocol=7&client=\(clientName)&version=\(clientVersion)&flash=false"
+            "\(scheme)://\(hostPart)\(portPart)\(pathPrefix)/app/\(key)?protocol=7&client=\(clientName)&version=\(clientVersion)&flash=false"
     }
 }

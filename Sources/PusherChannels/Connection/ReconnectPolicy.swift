@@ -1,7 +1,10 @@
 /// How long to wait before each reconnection attempt, and when to give up.
 ///
 /// Exponential (the default) doubles the delay from `minDelay` up to `maxDelay`; linear adds `minDelay`
-/// each attempt; `none` never reconnects on its own. A bounded random jitter spreads the attempts of many
+/// each attempt; `none` never reconnects on its own. By default the client never gives up, as pusher-js and
+/// PusherSwift do: after a network outage or a server restart it keeps trying (every 60 s at most, the state
+/// `unavailable` meanwhile) until the server is back; only a refusal (close codes 4000-4099) ends in `failed`.
+/// Set ``maxRetries`` for a client that should stop and report instead. A bounded random jitter spreads the attempts of many
 /// clients so that they do not all return at once after an outage (PubNub's guide).
 public struct ReconnectPolicy: Sendable, Hashable {
     /// How the delay grows with each failed attempt.
@@ -17,14 +20,15 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public var minDelay: Double
     /// The longest delay, in seconds.
     public var maxDelay: Double
-    /// Give up after this many failed attempts in a row; 0 means never give up.
+    /// Give up after this many failed attempts in a row (the state becomes `failed`); 0, the default, means never
+    /// give up.
     public var maxRetries: Int
     /// The jitter's bound as a fraction of the delay: the delay is moved by up to ± this fraction.
     public var jitter: Double
 
-    /// A policy; the defaults are pusher-js's (exponential from 1 s to 60 s), giving up after 6 failed attempts.
+    /// A policy; the defaults are pusher-js's: exponential from 1 s to 60 s, never giving up.
     public init(
-        kind: Kind = .exponential, minDelay: Double = 1, maxDelay: Double = 60, maxRetries: Int = 6,
+        kind: Kind = .exponential, minDelay: Double = 1, maxDelay: Double = 60, maxRetries: Int = 0,
         jitter: Double = 0.2
     ) {
         self.kind = kind
@@ -34,7 +38,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
         self.jitter = min(max(0, jitter), 1)
     }
 
-    /// Exponential back-off from 1 s to 60 s with ±20 % jitter, giving up after 6 failed attempts in a row.
+    /// Exponential back-off from 1 s to 60 s with ±20 % jitter, retrying for as long as it takes.
     public static let `default` = ReconnectPolicy()
 
     /// Whether attempt number `attempt` (1-based) may be made at all.

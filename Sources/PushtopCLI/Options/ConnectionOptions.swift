@@ -285,7 +285,8 @@ struct ConnectionOptions: ParsableArguments {
             port = value
         }
         port = port ?? profile.port
-        let defaults = ReconnectPolicy.default
+        // The commands give up after 6 failed attempts (docs/options.md); the library's default never does.
+        let defaults = ReconnectPolicy(maxRetries: 6)
         let kind =
             try reconnect ?? profile.reconnect.map { name in
                 guard let kind = ReconnectPolicy.Kind(rawValue: name) else {
