@@ -89,7 +89,7 @@ public final class EmbeddedServer: Sendable {
             await node.hub.apply(limits: app.limits, enabled: false)
         }
         let apps = AppDirectory(nodes)
-        let server = try serverBuilder(configuration, apps: apps)
+        let server = try serverBuilder(configuration, apps: apps, logger: logger)
         let serviceGroup = ServiceGroup(
             configuration: serviceGroupConfiguration(
                 configuration, apps: apps, server: server, joined: joined,
@@ -191,11 +191,11 @@ public final class EmbeddedServer: Sendable {
         return group
     }
 
-    /// The HTTP API, the demo auth endpoints, `/health` and `/metrics` as configured.
+    /// The console feed, the demo auth endpoints, `/health` and `/metrics` as configured. (The HTTP API is not the
+    /// router's: ``HTTPAPIHandler`` serves it on the event loops, through ``HTTPAPICore``.)
     private static func router(_ configuration: ServerConfiguration, apps: AppDirectory) -> Router<BasicRequestContext>
     {
         let router = Router(context: BasicRequestContext.self)
-        PusherHTTPAPI.register(on: router, apps: apps)
         ConsoleEndpoint.register(on: router, apps: apps)
         if configuration.demoAuthEndpoint {
             DemoAuthEndpoint(app: configuration.servedApps[0].credentials).register(on: router)
@@ -209,7 +209,7 @@ public final class EmbeddedServer: Sendable {
 
     /// Our connection type (HTTP and WebSockets on the event loops), behind TLS when a certificate is given.
     private static func serverBuilder(
-        _ configuration: ServerConfiguration, apps: AppDirectory
+        _ configuration: ServerConfiguration, apps: AppDirectory, logger: Logger
     ) throws(EmbeddedServerError) -> HTTPServerBuilder {
         let settings = PusherServerChannel.Settings(
             maxMessageBytes: configuration.limits.maxMessageBytes,
@@ -217,7 +217,7 @@ public final class EmbeddedServer: Sendable {
             closeGrace: .seconds(2),
             requestTimeout: .milliseconds(Int64(configuration.requestTimeout * 1000)),
             idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)),
-            fastPath: configuration.apiFastPath ? Self.fastPathApps(apps) : nil,
+            api: HTTPAPICore(apps: apps, logger: logger),
             compression: configuration.compression)
         let plain = HTTPServerBuilder { responder in
             PusherServerChannel(responder: responder, apps: apps, settings: settings)
@@ -232,12 +232,6 @@ public final class EmbeddedServer: Sendable {
         } catch {
             throw .badTLSFiles(certificate: tls.certificatePath, key: tls.keyPath, reason: "\(error)")
         }
-    }
-
-    /// The app behind an app id, for the HTTP API's fast path: `nil` (the router answers) for an unknown id, a
-    /// disabled app (403) and an app with an API rate limit (429 is the router's to count).
-    private static func fastPathApps(_ apps: AppDirectory) -> @Sendable (String) -> APIFastPath.App? {
-        { id in apps.node(forID: id)?.fastPath }
     }
 
     /// The address clients connect to (`ws://HOST:PORT/app/KEY`, the first app's key); a wildcard bind is shown

@@ -20,10 +20,12 @@ public struct ServerConfiguration: Sendable {
     public var demoAuthEndpoint: Bool
     /// Serve Prometheus metrics at `GET /metrics` (connections, channels, messages, deliveries, failures).
     public var metricsEndpoint: Bool = true
-    /// Serve `POST /apps/{id}/events` and `/batch_events` on the event loops, before the router (the same answers;
-    /// less than half the router's CPU per request: Benchmarks/README.md, "HTTP API (issue 25)"). `false` leaves
-    /// every request to the router (for comparisons).
-    public var apiFastPath: Bool = true
+    /// Ignored: the HTTP API has one path, on the event loops (``EmbeddedServer`` serves every API request there).
+    @available(*, deprecated, message: "the HTTP API has one path; this setting does nothing")
+    public var apiFastPath: Bool {
+        get { true }
+        set {}
+    }
     /// Send `pusher_internal:subscription_count` to subscribers of non-presence channels when the count changes.
     public var subscriptionCountEvents: Bool
     /// Run the traffic simulator in-process (members on `presence-lobby`, `ticker`, `chat`, an encrypted channel).

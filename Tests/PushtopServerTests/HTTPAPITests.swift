@@ -118,7 +118,7 @@ struct HTTPAPITests {
         _ server: EmbeddedServer, method: String = "POST", path: String? = nil,
         body: String = "{\"name\":\"e\",\"channels\":[\"c\"],\"data\":\"\"}",
         secret: String? = nil, timestamp: Int = Int(Date().timeIntervalSince1970),
-        tamper: (inout [String: String]) -> Void = { _ in }
+        sentBody: String? = nil, tamper: (inout [String: String]) -> Void = { _ in }
     ) async throws -> (Int, String) {
         let fullPath = path ?? "/apps/\(server.configuration.app.id)/events"
         var parameters = APIRequestSignature.sign(
@@ -128,7 +128,7 @@ struct HTTPAPITests {
         let query = parameters.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)\(fullPath)?\(query)")
         request.method = .RAW(value: method)
-        request.body = .bytes(Array(body.utf8))
+        request.body = .bytes(Array((sentBody ?? body).utf8))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
         return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
@@ -146,9 +146,15 @@ struct HTTPAPITests {
             #expect(stale.0 == 401)
             #expect(stale.1.contains("Timestamp expired"))
 
-            let wrongBody = try await raw(server) { $0["body_md5"] = String(repeating: "0", count: 32) }
+            // Signed with the secret, but over another body: the owner's mistake, 400.
+            let wrongBody = try await raw(server, sentBody: #"{"name":"f","channels":["c"],"data":""}"#)
             #expect(wrongBody.0 == 400)
             #expect(wrongBody.1.contains("body_md5"))
+
+            // A body_md5 changed after signing: the signature no longer holds, 401 (who is asking comes first).
+            let tampered = try await raw(server) { $0["body_md5"] = String(repeating: "0", count: 32) }
+            #expect(tampered.0 == 401)
+            #expect(tampered.1.contains("Invalid signature"))
 
             let wrongKey = try await raw(server) { $0["auth_key"] = "other" }
             #expect(wrongKey.0 == 401)

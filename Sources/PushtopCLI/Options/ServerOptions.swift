@@ -107,11 +107,6 @@ struct ServerOptions: ParsableArguments {
     @Flag(name: .customLong("no-metrics"), help: "Do not serve Prometheus metrics at GET /metrics.")
     var noMetrics: Bool = false
 
-    /// Benchmarks compare the HTTP API's event-loop fast path (the default) with the router's path
-    /// (`--no-api-fast-path`) in one run.
-    @Flag(name: .customLong("api-fast-path"), inversion: .prefixedNo, help: .hidden)
-    var apiFastPath: Bool = true
-
     @Flag(
         name: .customLong("no-compression"),
         help: "Refuse WebSocket compression (permessage-deflate), which is accepted by default when a client offers it."
@@ -165,7 +160,6 @@ struct ServerOptions: ParsableArguments {
             tls: tlsCert.flatMap { cert in tlsKey.map { TLSFiles(certificatePath: cert, keyPath: $0) } },
             requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
         configuration.metricsEndpoint = !noMetrics
-        configuration.apiFastPath = apiFastPath
         configuration.compression = !noCompression
         configuration.simulator.churn(changesPerSecond: churn, duration: churnFor)
         if let eventRate { configuration.simulator.eventRate(eventRate) }

@@ -18,6 +18,8 @@ final class AppDirectory: Sendable {
     }
 
     private let apps: Mutex<Apps>
+    /// Strangers refused before any app's code ran (unknown keys and ids, bad signatures), counted for the server.
+    let refusals = ServerRefusals()
 
     /// The apps `nodes`, in order (the first is the server's main app). At least one.
     init(_ nodes: [AppNode]) {

@@ -17,19 +17,17 @@ final class AppNode: Sendable {
     private struct State {
         var settings: AppSettings
         var apiRequests: TokenBucket?
-        /// What the HTTP API's fast path needs, made once per settings (its verifier prepares the secret's key).
-        var fastPath: APIFastPath.App?
+        /// What the HTTP API needs of the app, made once per settings (its verifier prepares the secret's key).
+        var api: HTTPAPICore.App
     }
 
-    /// What the HTTP API's fast path needs of this app; `nil` when the router must answer (a disabled app: 403; an
-    /// API rate limit: 429 is the router's to count).
-    var fastPath: APIFastPath.App? { state.withLock { $0.fastPath } }
+    /// What the HTTP API needs of this app (``HTTPAPICore``).
+    var api: HTTPAPICore.App { state.withLock { $0.api } }
 
-    private static func fastPath(_ settings: AppSettings, hub: PusherHub) -> APIFastPath.App? {
-        guard settings.enabled, settings.limits.apiRequestsPerSecond == nil else { return nil }
-        return APIFastPath.App(
+    private static func api(_ settings: AppSettings, hub: PusherHub) -> HTTPAPICore.App {
+        HTTPAPICore.App(
             verifier: APIRequestVerifier(key: settings.credentials.key, secret: settings.credentials.secret),
-            limits: settings.limits, inbox: hub.inbox, console: hub.console)
+            limits: settings.limits, hub: hub)
     }
 
     /// The app's current settings.
@@ -89,7 +87,7 @@ final class AppNode: Sendable {
         state = Mutex(
             State(
                 settings: settings, apiRequests: Self.bucket(settings.limits),
-                fastPath: Self.fastPath(settings, hub: hub)))
+                api: Self.api(settings, hub: hub)))
     }
 
     private static func bucket(_ limits: PusherLimits) -> TokenBucket? {
@@ -103,12 +101,13 @@ final class AppNode: Sendable {
                 state.apiRequests = Self.bucket(settings.limits)
             }
             state.settings = settings
-            state.fastPath = Self.fastPath(settings, hub: hub)
+            state.api = Self.api(settings, hub: hub)
         }
         await hub.apply(limits: settings.limits, enabled: settings.enabled)
     }
 
-    /// Whether an HTTP API request of this app may go on: 403 when the app is disabled, 429 over its rate.
+    /// Whether an HTTP API request of this app may go on: 403 when the app is disabled, 429 over its rate. Asked only
+    /// once the request proved it was signed with the app's secret, so strangers never spend the app's quota.
     func admitAPIRequest(now: ContinuousClock.Instant = .now) throws(APIFailure) {
         let verdict = state.withLock { state -> Int? in
             guard state.settings.enabled else { return 403 }

@@ -8,6 +8,9 @@ struct APIFailure: Error, CustomStringConvertible {
     var rule: String? = nil
     /// What the debug feed says when it says more than ``message`` (a stale timestamp's skew).
     var detail: String? = nil
+    /// Set when the request is a stranger's (an unknown app, no or a wrong signature): it is counted in
+    /// ``ServerRefusals`` and shown in no app's debug feed.
+    var refusal: ServerRefusals.Reason? = nil
 
     var description: String { "\(status): \(message)" }
 

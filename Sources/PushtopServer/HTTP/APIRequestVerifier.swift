@@ -31,49 +31,33 @@ struct APIRequestVerifier: Sendable {
         try verify(method: method, path: path, query: QueryParameters(parameters), body: body, now: now)
     }
 
+    /// Checks who is asking, then what the request says: ``authenticate(method:path:query:)``, then
+    /// ``check(query:body:now:)``.
     /// - Throws: ``APIFailure`` (401 for credentials, signature and time; 400 for a wrong body hash).
     func verify(method: String, path: String, query parameters: QueryParameters, body: [UInt8], now: Date = Date())
         throws(APIFailure)
     {
+        try authenticate(method: method, path: path, query: parameters)
+        try check(query: parameters, body: body, now: now)
+    }
+
+    /// Whether the request was signed with the app's secret: the auth parameters are there, `auth_key` is the app's
+    /// and `auth_signature` is right. A request that fails here is a stranger's: its failure names a
+    /// ``ServerRefusals/Reason`` and belongs to no app (no console row, no quota).
+    /// - Throws: ``APIFailure`` 401.
+    func authenticate(method: String, path: String, query parameters: QueryParameters) throws(APIFailure) {
         if Self.required.contains(where: { parameters[$0] == nil }) {
             let missing = Self.required.filter { parameters[$0] == nil }
-            throw .unauthorized(
+            var failure = APIFailure.unauthorized(
                 "Missing authentication parameter(s): \(missing.joined(separator: ", "))", rule: "auth_missing")
+            failure.refusal = .unsigned
+            throw failure
         }
         let authKey = parameters["auth_key"]!
         guard ChannelAuthSignature.constantTimeEquals(authKey, key) else {
-            throw .unauthorized("Unknown auth_key '\(authKey)'", rule: "auth_key")
-        }
-        guard parameters["auth_version"] == "1.0" else {
-            throw .unauthorized(
-                "Unsupported auth_version '\(parameters["auth_version"]!)': only 1.0 is supported", rule: "auth_version"
-            )
-        }
-        let serverTime = Int(now.timeIntervalSince1970)
-        guard let timestamp = Int(parameters["auth_timestamp"]!) else {
-            throw .unauthorized(
-                "auth_timestamp '\(parameters["auth_timestamp"]!)' is not a number of seconds", rule: "timestamp")
-        }
-        guard abs(serverTime - timestamp) <= maxClockSkew else {
-            let skew = serverTime - timestamp
-            throw .unauthorized(
-                "Timestamp expired: Given timestamp (\(timestamp)) not within \(maxClockSkew)s of server time (\(serverTime))",
-                rule: "timestamp",
-                detail:
-                    "auth_timestamp is \(abs(skew)) seconds \(skew > 0 ? "behind" : "ahead of") the server's clock (allowed: \(maxClockSkew) s)"
-            )
-        }
-        let bodyMD5 = APIRequestSignature.bodyMD5(body)
-        if let given = parameters["body_md5"] {
-            guard given.lowercased() == bodyMD5 else {
-                throw APIFailure(
-                    status: 400, message: "body_md5 '\(given)' does not match the MD5 of the request body (\(bodyMD5))",
-                    rule: "body_md5")
-            }
-        } else if !body.isEmpty {
-            throw APIFailure(
-                status: 400, message: "Missing body_md5: a request with a body must sign the body's hex MD5",
-                rule: "body_md5")
+            var failure = APIFailure.unauthorized("Unknown auth_key '\(ErrorText.excerpt(authKey))'", rule: "auth_key")
+            failure.refusal = .wrongKey
+            throw failure
         }
         let given = parameters["auth_signature"]!.lowercased()
         let expected = signer.hex(
@@ -87,8 +71,51 @@ struct APIRequestVerifier: Sendable {
         }
         let stringToSign = APIRequestSignature.stringToSign(method: method, path: path, pairs: parameters.pairs)
             .replacingOccurrences(of: "\n", with: "\\n")
-        throw .unauthorized(
-            "Invalid signature: you should have sent HmacSHA256Hex(\"\(stringToSign)\", your_secret_key), but you sent \"\(given)\"",
+        var failure = APIFailure.unauthorized(
+            "Invalid signature: you should have sent HmacSHA256Hex(\"\(stringToSign)\", your_secret_key), but you sent \"\(ErrorText.excerpt(given))\"",
             rule: "signature")
+        failure.refusal = .badSignature
+        throw failure
+    }
+
+    /// What a signed request says: `auth_version` 1.0, a fresh `auth_timestamp`, and `body_md5` the body's (`body`
+    /// `nil`: the body was too large to read, so its hash is not checked).
+    /// - Throws: ``APIFailure`` (401 for the version and the time; 400 for a wrong body hash).
+    func check(query parameters: QueryParameters, body: [UInt8]?, now: Date = Date()) throws(APIFailure) {
+        guard parameters["auth_version"] == "1.0" else {
+            throw .unauthorized(
+                "Unsupported auth_version '\(ErrorText.excerpt(parameters["auth_version"] ?? ""))': only 1.0 is supported",
+                rule: "auth_version")
+        }
+        let serverTime = Int(now.timeIntervalSince1970)
+        guard let timestamp = parameters["auth_timestamp"].flatMap({ Int($0) }) else {
+            throw .unauthorized(
+                "auth_timestamp '\(ErrorText.excerpt(parameters["auth_timestamp"] ?? ""))' is not a number of seconds",
+                rule: "timestamp")
+        }
+        guard abs(serverTime - timestamp) <= maxClockSkew else {
+            let skew = serverTime - timestamp
+            throw .unauthorized(
+                "Timestamp expired: Given timestamp (\(timestamp)) not within \(maxClockSkew)s of server time (\(serverTime))",
+                rule: "timestamp",
+                detail:
+                    "auth_timestamp is \(abs(skew)) seconds \(skew > 0 ? "behind" : "ahead of") the server's clock (allowed: \(maxClockSkew) s)"
+            )
+        }
+        guard let body else { return }
+        let bodyMD5 = APIRequestSignature.bodyMD5(body)
+        if let given = parameters["body_md5"] {
+            guard given.lowercased() == bodyMD5 else {
+                throw APIFailure(
+                    status: 400,
+                    message:
+                        "body_md5 '\(ErrorText.excerpt(given))' does not match the MD5 of the request body (\(bodyMD5))",
+                    rule: "body_md5")
+            }
+        } else if !body.isEmpty {
+            throw APIFailure(
+                status: 400, message: "Missing body_md5: a request with a body must sign the body's hex MD5",
+                rule: "body_md5")
+        }
     }
 }

@@ -1,8 +1,7 @@
 import PusherProtocol
 
 /// The body of `POST /apps/{id}/events` or `/batch_events`, read and checked as Pusher does: the events to publish
-/// and, per event, the `info` attributes asked for. Shared by the Hummingbird routes and the event-loop fast path
-/// (``APIFastPath``), so both refuse the same bodies with the same messages.
+/// and, per event, the `info` attributes asked for (``HTTPAPICore``).
 struct EventsBody: Sendable {
     var requests: [PublishRequest]
     /// The `info` attributes of each request (empty: none asked).

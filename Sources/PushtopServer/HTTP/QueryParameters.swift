@@ -1,4 +1,5 @@
-/// The parameters of a request's query, in the order they came, percent-decoded, the first of a repeated name kept.
+/// The parameters of a request's query, in the order they came, percent-decoded, every one kept: a repeated name
+/// is the HTTP API's 400 (``repeatedName``), never silently the first or the last; elsewhere the first counts.
 ///
 /// A list, not a dictionary: an API request has half a dozen parameters, so a scan finds one faster than hashing
 /// builds a table, and the signature's sorted string is made from the list directly.
@@ -17,11 +18,8 @@ struct QueryParameters: Sendable {
                 var equals = start
                 while equals < end, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
                 let name = decoded(UnsafeBufferPointer(rebasing: bytes[start..<equals]))
-                if !pairs.contains(where: { $0.name == name }) {
-                    let value =
-                        equals < end ? decoded(UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end])) : ""
-                    pairs.append((name, value))
-                }
+                let value = equals < end ? decoded(UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end])) : ""
+                pairs.append((name, value))
             }
             start = end + 1
         }
@@ -36,7 +34,16 @@ struct QueryParameters: Sendable {
         pairs = dictionary.map { ($0.key, $0.value) }
     }
 
-    /// The value of `name`, or `nil`.
+    /// A name given more than once, or `nil`.
+    var repeatedName: String? {
+        for index in pairs.indices.dropFirst() {
+            let name = pairs[index].name
+            if pairs[..<index].contains(where: { $0.name == name }) { return name }
+        }
+        return nil
+    }
+
+    /// The value of `name` (the first, when repeated), or `nil`.
     subscript(name: String) -> String? {
         pairs.first { $0.name == name }?.value
     }

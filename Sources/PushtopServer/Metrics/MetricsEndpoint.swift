@@ -27,6 +27,7 @@ final class MetricsEndpoint: Sendable {
             }
             var text = registry.emitToString()
             if let cluster = ClusterMetrics(backplane: nodes[0].hub.backplane) { text += cluster.exposition }
+            text += apps.refusals.exposition
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))

@@ -8,16 +8,17 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOWebSocket
 
-/// One connection of the embedded server: HTTP/1.1 for the API and the demo auth endpoint (served by
+/// One connection of the embedded server: HTTP/1.1 for the API (``HTTPAPIHandler`` over ``HTTPAPICore``, on the
+/// connection's event loop) and for `/health`, `/metrics`, the console feed and the demo auth endpoint (served by
 /// Hummingbird's router), or a WebSocket on `/app/{key}` served by ``WebSocketConnectionHandler`` on the
 /// connection's event loop.
 ///
 /// Modelled on HummingbirdWebSocket's `HTTP1WebSocketUpgradeChannel`, but the upgrade installs our channel
-/// handler instead of a task and an async stream per connection. Before NIO's upgrader, three handlers guard the
-/// HTTP side: ``WebSocketHandshakeValidator`` (400/426 for broken handshakes) and
-/// ``HTTPRequestDeadlineHandler`` (header, body and idle timeouts), and ``HTTPParseErrorResponder`` answers
-/// malformed HTTP with 400 (431 for oversized headers) and a close. Before the HTTP decoder,
-/// ``HTTP09RequestGuard`` answers an HTTP/0.9 request line, which the decoder would wait on forever.
+/// handler instead of a task and an async stream per connection. Before NIO's upgrader: ``HTTPRequestDeadlineHandler``
+/// (header, body and idle timeouts); ``HTTPAPIHandler``, which serves the API, keeps every answer in request order
+/// and answers malformed HTTP with 400 (431 for oversized headers) and a close; ``WebSocketHandshakeValidator``
+/// (400/426 for broken handshakes). Before the HTTP decoder, ``HTTP09RequestGuard`` answers an HTTP/0.9 request
+/// line, which the decoder would wait on forever.
 struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
     /// What the first request of a connection became.
     enum UpgradeResult: Sendable {
@@ -39,8 +40,8 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         var closeGrace: TimeAmount
         var requestTimeout: TimeAmount
         var idleTimeout: TimeAmount
-        /// The app of an app id, for the HTTP API's fast path (``APIFastPath``); `nil` turns the fast path off.
-        var fastPath: (@Sendable (String) -> APIFastPath.App?)?
+        /// The HTTP API.
+        var api: HTTPAPICore
         /// Accept permessage-deflate when a client offers it.
         var compression = true
     }
@@ -93,7 +94,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
             )
             var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
             configuration.enablePipelining = false
-            configuration.enableErrorHandling = false  // HTTPParseErrorResponder, then Hummingbird, answer them
+            configuration.enableErrorHandling = false  // HTTPAPIHandler answers them, in their turn
             configuration.enableResponseHeaderValidation = false
             let operations = channel.pipeline.syncOperations
             let upgraded = try operations.configureUpgradableHTTPServerPipeline(configuration: configuration)
@@ -102,11 +103,9 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                 HTTPRequestDeadlineHandler(
                     requestTimeout: settings.requestTimeout, idleTimeout: settings.idleTimeout, logger: logger),
                 position: .before(upgradeHandler))
+            // Before the validator and the upgrader: their answers pass back through it, in their turn.
+            try operations.addHandler(HTTPAPIHandler(core: settings.api), position: .before(upgradeHandler))
             try operations.addHandler(WebSocketHandshakeValidator(), position: .before(upgradeHandler))
-            try operations.addHandler(HTTPParseErrorResponder(), position: .before(upgradeHandler))
-            if let lookup = settings.fastPath {
-                try operations.addHandler(APIFastPath(lookup: lookup), position: .before(upgradeHandler))
-            }
             // Before the response encoder (which comes first): its raw answer must not pass through the encoder.
             let encoder = try operations.handler(type: HTTPResponseEncoder.self)
             try operations.addHandler(HTTP09RequestGuard(), position: .before(encoder))
@@ -122,12 +121,9 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         for guardHandler in [
             try operations.handler(type: HTTPRequestDeadlineHandler.self) as any RemovableChannelHandler,
             try operations.handler(type: WebSocketHandshakeValidator.self),
-            try operations.handler(type: HTTPParseErrorResponder.self),
+            try operations.handler(type: HTTPAPIHandler.self),
         ] {
             operations.removeHandler(guardHandler, promise: nil)
-        }
-        if let fastPath = try? operations.handler(type: APIFastPath.self) {
-            operations.removeHandler(fastPath, promise: nil)
         }
         try channel.syncOptions?.setOption(
             ChannelOptions.writeBufferWaterMark,

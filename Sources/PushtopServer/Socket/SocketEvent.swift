@@ -10,6 +10,6 @@ enum SocketEvent: Sendable {
     /// The socket ended, however it ended (close handshake, FIN, RST, write failure, server shutdown); `code` is
     /// the client's close code when it sent a close frame.
     case closed(ConnectionID, code: Int? = nil)
-    /// Events published through the HTTP API's fast path, already checked (``APIFastPath``).
+    /// Events published through the HTTP API, already checked (``HTTPAPICore``).
     case published([PublishRequest])
 }

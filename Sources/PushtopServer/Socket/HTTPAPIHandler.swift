@@ -1,0 +1,267 @@
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP side of a connection, on its event loop: serves the HTTP API through ``HTTPAPICore`` and keeps every
+/// answer in request order.
+///
+/// Each request of the connection takes a place in a queue of pending answers as its head arrives (as NIO's
+/// `HTTPServerPipelineHandler` keeps one): an API request's answer is written when every earlier answer has been;
+/// any other request (`/health`, `/metrics`, the console feed, the demo auth endpoint, a WebSocket handshake) is
+/// handed on to the rest of the pipeline when its turn comes, and the next answer waits until that response's end
+/// passes back through this handler. So pipelined answers leave in request order whichever requests need the hub
+/// and whichever are someone else's; and since an API request is decided (its publishes queued for the hub) as soon
+/// as it is read, a connection's publishes reach the hub in its request order.
+///
+/// Malformed HTTP (the decoder's errors: broken chunked framing, `Content-Length` with `Transfer-Encoding`, two
+/// lengths, oversized headers) is answered 400 (431 for headers) in its turn, and the connection is closed.
+///
+/// - Important: It sits before NIO's upgrade handler, which decides on the first request handed on to it.
+final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Requests read ahead of their answers before the handler stops reading.
+    static let maxPendingAnswers = 32
+
+    private enum Answer {
+        /// Ours, being decided (the hub is answering).
+        case pending
+        case ready(APIResponse)
+        /// Someone else's request: its parts, held until its turn, then handed on (`handedOn`).
+        case passed([HTTPServerRequestPart], handedOn: Bool)
+        /// The decoder refused what came: 400 or 431, then close.
+        case malformed(HTTPResponseStatus, String)
+    }
+
+    private struct Entry {
+        var answer: Answer
+        var version: HTTPVersion
+        var keepAlive: Bool
+    }
+
+    private enum Reading {
+        case idle
+        case api(HTTPRequestHead, appID: String?, HTTPAPIRoute, ByteBuffer?)
+        /// Someone else's request; its entry's number.
+        case passing(Int)
+        /// Nothing more is read: the connection is ending.
+        case stopped
+    }
+
+    private let core: HTTPAPICore
+    private var entries = CircularBuffer<Entry>(initialCapacity: 4)
+    /// The number of `entries.first` (numbers grow by one per request).
+    private var firstNumber = 0
+    private var reading = Reading.idle
+    /// A handed-on request's response head went out, not yet its end.
+    private var responseStarted = false
+    private var heldRead = false
+    private var open = true
+
+    init(core: HTTPAPICore) {
+        self.core = core
+    }
+
+    // MARK: Reading requests
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        switch (reading, part) {
+        case (.stopped, _):
+            return
+        case (_, .head(let head)):
+            let path = head.uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(head.uri[..<$0]) } ?? head.uri
+            if let (appID, route) = HTTPAPIRoute.match(path: path) {
+                let length = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 256
+                let capacity = min(max(length, 0), HTTPAPICore.maxBodyBytes)
+                reading = .api(head, appID: appID, route, context.channel.allocator.buffer(capacity: capacity))
+            } else {
+                let number = append(
+                    Entry(answer: .passed([part], handedOn: false), version: head.version, keepAlive: true))
+                reading = .passing(number)
+                drain(context: context)
+            }
+        case (.api(let head, let appID, let route, var body), .body(var bytes)):
+            if let held = body, held.readableBytes + bytes.readableBytes <= HTTPAPICore.maxBodyBytes {
+                body = nil
+                var grown = held
+                grown.writeBuffer(&bytes)
+                body = grown
+            } else {
+                body = nil
+            }
+            reading = .api(head, appID: appID, route, body)
+        case (.api(let head, let appID, let route, let body), .end):
+            reading = .idle
+            let number = append(Entry(answer: .pending, version: head.version, keepAlive: head.isKeepAlive))
+            let decision = core.decide(
+                HTTPAPICore.Request(
+                    method: head.method, uri: head.uri, appID: appID, route: route,
+                    body: body.map { Array($0.readableBytesView) }, remoteAddress: context.remoteAddress,
+                    loop: context.eventLoop))
+            switch decision {
+            case .answer(let response):
+                entries[offset: number - firstNumber].answer = .ready(response)
+            case .later(let work):
+                let promise = context.eventLoop.makePromise(of: APIResponse.self)
+                promise.completeWithTask { await work() }
+                promise.futureResult.assumeIsolated().whenSuccess { [self] response in
+                    guard open, number >= firstNumber, number - firstNumber < entries.count else { return }
+                    entries[offset: number - firstNumber].answer = .ready(response)
+                    drain(context: context)
+                }
+            }
+            if !head.isKeepAlive { reading = .stopped }
+            drain(context: context)
+        case (.passing(let number), _):
+            let index = number - firstNumber
+            if case .end = part { reading = .idle }
+            guard index >= 0, index < entries.count,
+                case .passed(var parts, let handedOn) = entries[offset: index].answer
+            else { return }
+            if handedOn {
+                context.fireChannelRead(data)
+            } else {
+                parts.append(part)
+                entries[offset: index].answer = .passed(parts, handedOn: false)
+            }
+        case (.idle, _):
+            // Unreachable in order (a body or end without a head): nothing to do.
+            return
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
+        context.fireChannelReadComplete()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parseError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        if case .stopped = reading { return }
+        let status: HTTPResponseStatus = parseError == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
+        let message = "Malformed HTTP request: \(parseError)"
+        // A request handed on whose rest will never come cannot be answered by its handler: answer now, if its
+        // response has not begun.
+        if case .passing(let number) = reading, number == firstNumber,
+            case .passed(_, handedOn: true)? = entries.first?.answer
+        {
+            let response = APIResponse(status: Int(status.code), body: message + "\n", json: false)
+            finish(responseStarted ? nil : response, version: .http1_1, context: context)
+            return
+        }
+        reading = .stopped
+        _ = append(Entry(answer: .malformed(status, message), version: .http1_1, keepAlive: false))
+        drain(context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        open = false
+        entries.removeAll()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        open = false
+        entries.removeAll()
+    }
+
+    // MARK: Writing answers
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            if head.status.code >= 200 { responseStarted = true }
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            context.write(data, promise: promise)
+            responseStarted = false
+            // The handed-on request at the front has its answer: the next may go.
+            if case .passed(_, handedOn: true)? = entries.first?.answer {
+                removeFirst()
+                context.eventLoop.assumeIsolated().execute { [self] in
+                    if open { drain(context: context) }
+                }
+            }
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if entries.count >= Self.maxPendingAnswers {
+            heldRead = true
+        } else {
+            context.read()
+        }
+    }
+
+    /// Writes every answer whose turn has come; hands on the next request of someone else.
+    private func drain(context: ChannelHandlerContext) {
+        var wrote = false
+        loop: while open, let first = entries.first {
+            switch first.answer {
+            case .pending:
+                break loop
+            case .ready(let response):
+                removeFirst()
+                if !first.keepAlive {
+                    finish(response, version: first.version, context: context)
+                    return
+                }
+                response.write(to: context, version: first.version, keepAlive: true)
+                wrote = true
+            case .passed(let parts, let handedOn):
+                if handedOn { break loop }
+                entries[offset: 0].answer = .passed([], handedOn: true)
+                if wrote {
+                    context.flush()
+                    wrote = false
+                }
+                for part in parts { context.fireChannelRead(wrapInboundOut(part)) }
+                context.fireChannelReadComplete()
+                break loop
+            case .malformed(let status, let message):
+                finish(
+                    APIResponse(status: Int(status.code), body: message + "\n", json: false), version: first.version,
+                    context: context)
+                return
+            }
+        }
+        if wrote { context.flush() }
+        if heldRead, entries.count < Self.maxPendingAnswers {
+            heldRead = false
+            context.read()
+        }
+    }
+
+    /// Writes the last answer and closes once it is out.
+    private func finish(_ response: APIResponse?, version: HTTPVersion, context: ChannelHandlerContext) {
+        open = false
+        reading = .stopped
+        entries.removeAll()
+        let written = context.eventLoop.makePromise(of: Void.self)
+        if let response {
+            response.write(to: context, version: version, keepAlive: false, promise: written)
+        } else {
+            written.succeed()
+        }
+        context.flush()
+        written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private func append(_ entry: Entry) -> Int {
+        entries.append(entry)
+        return firstNumber + entries.count - 1
+    }
+
+    private func removeFirst() {
+        entries.removeFirst()
+        firstNumber += 1
+    }
+}
