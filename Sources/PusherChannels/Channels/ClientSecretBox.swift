@@ -3,7 +3,7 @@ import PusherProtocol
 
 /// NaCl secretbox (XSalsa20-Poly1305) for `private-encrypted-` channels: the client's side, which opens the events it
 /// receives (and seals, for tests and tools), in Pusher's `{"nonce":…,"ciphertext":…}` form. The cipher is
-/// PusherProtocol's ``SecretBox`` (Swift, no system library); the server's simulator uses the same one through
+/// PusherProtocol's `SecretBox` (Swift, no system library); the server's simulator uses the same one through
 /// `ServerSecretBox` in PushtopServer.
 public enum ClientSecretBox {
     /// Key length in bytes.
@@ -78,7 +78,7 @@ public enum ClientSecretBox {
 }
 
 extension ClientSecretBox.Failure {
-    /// The client's failure for a ``SecretBox`` failure.
+    /// The client's failure for a `SecretBox` failure.
     init(_ failure: SecretBox.Failure) {
         switch failure {
         case .badKey(let size): self = .badKey(size: size)

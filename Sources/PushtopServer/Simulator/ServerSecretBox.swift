@@ -2,7 +2,7 @@ import Foundation
 import PusherProtocol
 
 /// NaCl secretbox (XSalsa20-Poly1305) as Pusher's encrypted channels use it: the server's side, which seals what the
-/// simulator publishes on encrypted channels. The cipher is PusherProtocol's ``SecretBox`` (the client's
+/// simulator publishes on encrypted channels. The cipher is PusherProtocol's `SecretBox` (the client's
 /// `ClientSecretBox` in PusherChannels uses the same one).
 public enum ServerSecretBox {
     /// Encrypts `plaintext` with a 32-byte key under a fresh random nonce; returns the `data` of an
