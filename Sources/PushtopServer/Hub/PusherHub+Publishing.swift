@@ -6,7 +6,7 @@ extension PusherHub {
         try limits.check(request)
     }
 
-    /// Publishes events already checked (``PusherLimits/check(_:)``) by the HTTP API's fast path, in one turn.
+    /// Publishes events already checked (``PusherLimits/check(_:)``) by the HTTP API (``HTTPAPICore``), in one turn.
     func publishChecked(_ batch: [PublishRequest]) {
         for request in batch { deliver(request) }
         if backplane.isClustered { backplane.send(.publish(batch)) }

@@ -1,0 +1,257 @@
+import Foundation
+import PusherProtocol
+import PushtopTestSupport
+import Testing
+
+/// The HTTP API against the real `pushtop serve` binary, as an unfriendly network and careless clients would use it:
+/// pipelined mixes, floods of unsigned requests, slowloris, request smuggling, broken chunked framing, oversized
+/// heads, keep-alive abuse. Each gets the answer a user should get, and none costs another app (or the owner)
+/// anything.
+@Suite("HTTP adversary", .serialized)
+struct HTTPAdversaryTests {
+    static let shop = (id: "1", key: "shop-key", secret: "shop-secret")
+    static let blog = (id: "2", key: "blog-key", secret: "blog-secret")
+
+    /// Two apps; the shop may make 10 API requests a second.
+    static let appsFile = """
+        [[apps]]
+        id = "1"
+        key = "shop-key"
+        secret = "shop-secret"
+        api_requests_per_second = 10
+
+        [[apps]]
+        id = "2"
+        key = "blog-key"
+        secret = "blog-secret"
+        """
+
+    /// `pushtop serve --apps-file` on a free port, with `extra` flags.
+    static func serve(_ extra: [String] = []) async throws -> (PushtopProcess, Int) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-adv-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("apps.toml").path
+        try appsFile.write(toFile: path, atomically: true, encoding: .utf8)
+        let process = try PushtopProcess(
+            ["serve", "--port", "0", "--apps-file", path, "--log-level", "error"] + extra)
+        try await waitUntil(timeout: 30, "serve to print where it listens (stderr: \(process.stderr.suffix(300)))") {
+            process.lines.contains { $0.contains("listening on") }
+        }
+        let line = process.lines.first { $0.contains("listening on") } ?? ""
+        guard let range = line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
+            let port = Int(line[range].split(separator: ":")[1])
+        else { throw TestFailure("no port in '\(line)'") }
+        return (process, port)
+    }
+
+    static func withServe<T>(_ extra: [String] = [], _ body: (Int) async throws -> T) async throws -> T {
+        let (process, port) = try await serve(extra)
+        return try await runAndCleanUp({ try await body(port) }) {
+            process.signal(SIGTERM)
+            _ = try? await process.exitCode()
+        }
+    }
+
+    static func publish(
+        _ app: (id: String, key: String, secret: String), _ name: String, channel: String = "news",
+        data: String = "", info: String? = nil, secret: String? = nil
+    ) -> String {
+        let infoField = info.map { #","info":"\#($0)""# } ?? ""
+        return SignedHTTPRequest(
+            "POST", "/apps/\(app.id)/events",
+            body: #"{"name":"\#(name)","channels":["\#(channel)"],"data":"\#(data)"\#(infoField)}"#, key: app.key,
+            secret: secret ?? app.secret
+        ).text()
+    }
+
+    static func get(
+        _ app: (id: String, key: String, secret: String), _ path: String, _ parameters: [String: String] = [:]
+    )
+        -> String
+    {
+        SignedHTTPRequest("GET", "/apps/\(app.id)\(path)", key: app.key, secret: app.secret, parameters: parameters)
+            .text()
+    }
+
+    /// A metric's value in `/metrics` (the first line starting with `prefix`), or -1.
+    static func metric(_ prefix: String, port: Int) async throws -> Int {
+        let text = try await RawSocket.oneByOne(["GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"], port: port)[0].body
+        let line = text.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "").map { Int($0) } } ?? -1
+    }
+
+    /// Random mixes of every kind of request, written at once on one connection, get exactly the answers they get
+    /// one by one, in the same order.
+    @Test func pipelinedMixesAreAnsweredAsOneByOne() async throws {
+        try await Self.withServe { port in
+            let (socket, _) = try await TestSocket.subscribed(
+                "ws://127.0.0.1:\(port)/app/blog-key?protocol=7", to: "mix")
+            let blog = Self.blog
+            let kinds: [String] = [
+                Self.get(blog, "/channels"),
+                Self.get(blog, "/channels/mix", ["info": "subscription_count"]),
+                Self.publish(blog, "a", channel: "mix"),
+                Self.publish(blog, "b", channel: "mix", info: "subscription_count"),
+                SignedHTTPRequest(
+                    "POST", "/apps/2/batch_events",
+                    body: #"{"batch":[{"channel":"mix","name":"c"},{"channel":"mix","name":"d"}]}"#, key: blog.key,
+                    secret: blog.secret
+                ).text(),
+                Self.publish(blog, "x", channel: "mix", secret: "guess"),
+                Self.get(blog, "/channels/presence-x/users"),
+                Self.get(blog, "/channels/not-presence/users"),
+                "GET /health HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /nothing-here HTTP/1.1\r\nHost: x\r\n\r\n",
+                Self.get((id: "77", key: "k", secret: "s"), "/channels"),
+            ]
+            var random = SplitMix(seed: 2026_11_27)
+            for round in 0..<20 {
+                let mix = (0..<10).map { _ in kinds[Int(random.next() % UInt64(kinds.count))] }
+                let alone = try await RawSocket.oneByOne(mix, port: port)
+                let pipelined = try await RawSocket.pipeline(mix, port: port)
+                #expect(pipelined.map(\.status) == alone.map(\.status), "round \(round)")
+                for (index, (a, b)) in zip(pipelined, alone).enumerated() where !mix[index].hasPrefix("GET /health") {
+                    #expect(a.body == b.body, "round \(round), request \(index): \(a) vs \(b)")
+                }
+            }
+            await socket.close()
+        }
+    }
+
+    /// The owner publishes at half its quota (5 a second against 10) while strangers send 20 times the quota,
+    /// unsigned or signed with a guess: every owner request is accepted; every stranger gets 401, never 429.
+    @Test func anUnsignedFloodCostsTheOwnerNothing() async throws {
+        try await Self.withServe { port in
+            let flood = Task {
+                var statuses: [Int: Int] = [:]
+                let unsigned = SignedHTTPRequest(
+                    unsigned: "POST", "/apps/1/events", body: #"{"name":"spam","channels":["news"]}"#
+                ).text()
+                let forged = Self.publish(Self.shop, "spam", secret: "guess")
+                for burst in 0..<20 {
+                    let answers = try await RawSocket.pipeline(
+                        Array(repeating: burst % 2 == 0 ? unsigned : forged, count: 20), port: port)
+                    for answer in answers { statuses[answer.status, default: 0] += 1 }
+                    try await Task.sleep(for: .milliseconds(100))  // 200 a second: 20 times the quota
+                }
+                return statuses
+            }
+            var owner: [Int] = []
+            for n in 0..<10 {
+                owner.append(try await RawSocket.oneByOne([Self.publish(Self.shop, "own\(n)")], port: port)[0].status)
+                try await Task.sleep(for: .milliseconds(200))  // 5 a second: half the quota
+            }
+            let strangers = try await flood.value
+            #expect(owner == Array(repeating: 200, count: 10), "the owner's answers: \(owner)")
+            #expect(strangers == [401: 400], "the strangers' answers: \(strangers)")
+            #expect(try await Self.metric(#"pushtop_refused_total{reason="unsigned"}"#, port: port) == 200)
+            #expect(try await Self.metric(#"pushtop_refused_total{reason="bad_signature"}"#, port: port) == 200)
+            // The app counted its ten events, and nothing of the strangers'.
+            #expect(try await Self.metric(#"pushtop_events_published_total{app="1"}"#, port: port) == 10)
+        }
+    }
+
+    /// Slowloris on one app's endpoint: 40 connections that send half a head and stop. The other app's requests are
+    /// answered meanwhile, and the slow connections are closed at the request timeout.
+    @Test func slowlorisOnOneAppLeavesTheOtherServedAndIsClosed() async throws {
+        try await Self.withServe(["--request-timeout", "2"]) { port in
+            let slow = try await offloaded {
+                try (0..<40).map { _ in
+                    let socket = try RawSocket(port: port, timeout: 10)
+                    try socket.send("POST /apps/1/events?auth_key=shop-key HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                    return socket
+                }
+            }
+            let started = ContinuousClock.now
+            let answers = try await RawSocket.oneByOne(
+                (0..<10).map { Self.publish(Self.blog, "b\($0)") }, port: port, timeout: 5)
+            #expect(answers.allSatisfy { $0.status == 200 })
+            #expect(ContinuousClock.now - started < .seconds(2), "the blog waited behind the slow connections")
+            let closed = try await offloaded { slow.map { $0.readToEnd().closed } }
+            #expect(closed.allSatisfy { $0 }, "every slow connection is closed at the request timeout")
+        }
+    }
+
+    /// Request smuggling and broken chunked framing, on a fresh connection and after a served request on the same
+    /// one: each gets 400 and a closed connection, never silence, and what it hid is never published.
+    @Test(arguments: [
+        ("content-length-and-chunked", "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+        ("chunked-and-content-length", "Transfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n"),
+        ("two-content-lengths", "Content-Length: 2\r\nContent-Length: 60\r\n\r\n{}"),
+        ("invalid-chunk-size", "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
+        ("chunk-size-2^64", "Transfer-Encoding: chunked\r\n\r\n10000000000000000\r\n{}\r\n0\r\n\r\n"),
+        ("chunk-size-overflowing", "Transfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n{}\r\n0\r\n\r\n"),
+        ("unknown-transfer-coding", "Transfer-Encoding: gzip, chunked, x\r\n\r\n0\r\n\r\n"),
+    ])
+    func smugglingAndBrokenFramingAre400AndClosed(name: String, framing: String) async throws {
+        try await Self.withServe { port in
+            let (socket, _) = try await TestSocket.subscribed(
+                "ws://127.0.0.1:\(port)/app/blog-key?protocol=7", to: "news")
+            let hidden = Self.publish(Self.blog, "smuggled")
+            let attack = "POST /apps/2/events HTTP/1.1\r\nHost: x\r\n" + framing + hidden
+            for prefix in ["", Self.publish(Self.blog, "served")] {
+                let (bytes, closed) = try await offloaded {
+                    let raw = try RawSocket(port: port, timeout: 5)
+                    try raw.send(prefix + attack)
+                    return raw.readToEnd()
+                }
+                let text = String(decoding: bytes, as: UTF8.self)
+                let statuses = text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+                #expect(statuses == (prefix.isEmpty ? ["400"] : ["200", "400"]), "\(name): \(text)")
+                #expect(closed, "\(name): the connection stayed open")
+            }
+            _ = try await socket.next("served")
+            try await socket.roundTrip()
+            #expect(await socket.all("smuggled").isEmpty, "\(name): the hidden request was published")
+            await socket.close()
+        }
+    }
+
+    /// Oversized heads and targets: refused with a 4xx and closed; an oversized body: 413, and the connection goes on.
+    @Test func oversizedHeadersTargetsAndBodiesAreRefused() async throws {
+        try await Self.withServe { port in
+            let headers =
+                "GET /apps/1/channels HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n"
+            let (headerStatus, headerClosed) = try await RawSocket.exchange(Array(headers.utf8), port: port)
+            #expect(headerStatus.hasPrefix("HTTP/1.1 431"), "\(headerStatus)")
+            #expect(headerClosed)
+            let target = "GET /apps/1/channels?\(String(repeating: "a=1&", count: 30_000)) HTTP/1.1\r\nHost: x\r\n\r\n"
+            let (targetStatus, targetClosed) = try await RawSocket.exchange(Array(target.utf8), port: port)
+            #expect(["400", "414", "431"].contains(targetStatus.split(separator: " ").dropFirst().first ?? ""))
+            #expect(targetClosed)
+            let body = #"{"name":"x","channels":["a"],"data":""# + String(repeating: "x", count: 1 << 20) + "\"}"
+            let answers = try await RawSocket.oneByOne(
+                [
+                    SignedHTTPRequest(
+                        "POST", "/apps/2/events", body: body, key: Self.blog.key, secret: Self.blog.secret
+                    ).text(),
+                    Self.publish(Self.blog, "after"),
+                ], port: port)
+            #expect(answers.map(\.status) == [413, 200])
+        }
+    }
+
+    /// Keep-alive abuse: a thousand pipelined publishes on one connection are all answered, in order, and reach
+    /// the subscriber in order; a connection left idle is closed at the idle timeout.
+    @Test func keepAliveAbuseIsServedInOrderAndIdleConnectionsClose() async throws {
+        try await Self.withServe(["--idle-timeout", "1"]) { port in
+            let (socket, _) = try await TestSocket.subscribed(
+                "ws://127.0.0.1:\(port)/app/blog-key?protocol=7", to: "news")
+            let requests = (0..<1000).map { Self.publish(Self.blog, "n", data: "\($0)") }
+            let answers = try await RawSocket.pipeline(requests, port: port, timeout: 30)
+            #expect(answers.count == 1000 && answers.allSatisfy { $0.status == 200 })
+            var received: [String] = []
+            for _ in 0..<1000 { received.append(try await socket.next("n").dataText ?? "") }
+            #expect(received == (0..<1000).map { "\($0)" })
+            let idleClosed = try await offloaded {
+                let raw = try RawSocket(port: port, timeout: 5)
+                try raw.send(Self.get(Self.blog, "/channels"))
+                _ = try raw.readHTTPResponse()
+                return raw.readToEnd().closed
+            }
+            #expect(idleClosed)
+            await socket.close()
+        }
+    }
+}
