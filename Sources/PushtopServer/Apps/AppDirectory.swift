@@ -18,13 +18,14 @@ final class AppDirectory: Sendable {
     }
 
     private let apps: Mutex<Apps>
-    /// Strangers refused before any app's code ran (unknown keys and ids, bad signatures), counted for the server.
-    let refusals = ServerRefusals()
+    /// What was refused before reaching any app (strangers), counted for the whole server: it outlives reloads.
+    let refusals: ServerRefusals
 
     /// The apps `nodes`, in order (the first is the server's main app). At least one.
-    init(_ nodes: [AppNode]) {
+    init(_ nodes: [AppNode], refusals: ServerRefusals = ServerRefusals()) {
         precondition(!nodes.isEmpty, "a server serves at least one app")
         apps = Mutex(Apps(nodes))
+        self.refusals = refusals
     }
 
     /// Every app, in the order of the configuration.
@@ -36,10 +37,10 @@ final class AppDirectory: Sendable {
     /// The app whose id is `id`.
     func node(forID id: String) -> AppNode? { apps.withLock { $0.byID[id] } }
 
-    /// Where a WebSocket for `/app/{key}` goes: the app's inbox, or for an unknown key the first app's, whose hub
-    /// refuses it with 4001 as a server of one app does.
-    func inbox(forKey key: String) -> HubInbox {
-        apps.withLock { ($0.byKey[key] ?? $0.ordered[0]).hub.inbox }
+    /// Where a WebSocket for `/app/{key}` goes: the app's inbox; `nil` for a key no app has (a stranger, refused
+    /// with 4001 by ``UnknownKeyRefusal`` without reaching any app).
+    func inbox(forKey key: String) -> HubInbox? {
+        apps.withLock { $0.byKey[key]?.hub.inbox }
     }
 
     /// Replaces every app at once (a reload). At least one.

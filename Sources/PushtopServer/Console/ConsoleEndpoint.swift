@@ -17,6 +17,8 @@ enum ConsoleEndpoint {
         router.get("/apps/:appID/console") { request, context in
             let id = context.parameters.get("appID") ?? ""
             guard let node = apps.node(forID: id) else {
+                // A stranger: counted for the server, in no app's rows.
+                apps.refusals.count(.unknownApp)
                 return error(404, "Unknown app id '\(ErrorText.excerpt(id))'")
             }
             let query = PusherHTTPAPI.query(request)
@@ -38,7 +40,7 @@ enum ConsoleEndpoint {
                 }
                 types = wanted
             }
-            return await stream(node.hub, types: types)
+            return stream(node.hub, types: types, request: request)
         }
     }
 
@@ -46,23 +48,25 @@ enum ConsoleEndpoint {
         .json(JSONValue.object(["error": .string(message)]).jsonString, status: status)
     }
 
-    /// Registers a listener (so no row after the hello is missed), then streams.
-    static func stream(_ hub: PusherHub, types: Set<ConsoleRowType>?) async -> Response {
+    /// Streams the feed. The listener is registered inside the body's writer, where the response is written (before
+    /// the hello is made, so no row after the hello is missed), and removed on every way out of it: a client gone
+    /// before the writer runs costs nothing; one gone before or after the hello ends the feed (``ConsolePeer``
+    /// tells the writer when the socket closes, a failed write too); so do a reload that removes the app and the
+    /// server's stop (``ConsoleHub/finishAll()``).
+    static func stream(_ hub: PusherHub, types: Set<ConsoleRowType>?, request: Request) -> Response {
         let console = hub.console
-        let listener = console.addListener(types: types)
-        let hello = await helloLine(hub)
         let body = ResponseBody { writer in
+            let listener = console.addListener(types: types)
+            defer { console.remove(listener) }
+            ConsolePeer.whenGone(request) { listener.finish() }
             let ticker = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: keepAliveInterval)
                     listener.wake()
                 }
             }
-            defer {
-                ticker.cancel()
-                console.remove(listener)
-            }
-            try await writer.write(ByteBuffer(string: hello))
+            defer { ticker.cancel() }
+            try await writer.write(ByteBuffer(string: await helloLine(hub)))
             loop: while true {
                 switch await listener.next() {
                 case .rows(let rows):

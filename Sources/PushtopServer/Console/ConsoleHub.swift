@@ -104,6 +104,9 @@ final class ConsoleHub: Sendable {
         }
     }
 
+    /// How many listeners this node has now (`pushtop_console_listeners`).
+    var listenerCount: Int { state.withLock { $0.listeners.count } }
+
     /// Whether this node has a listener of its own (the cluster link announces it).
     var hasLocalListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
 

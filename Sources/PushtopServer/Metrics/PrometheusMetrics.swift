@@ -50,6 +50,13 @@ public final class PrometheusMetrics: Sendable {
         ]
     }
 
+    /// Takes the metrics out of the registry (their app is no longer served).
+    func unregister() {
+        registry.unregisterGauge(connections)
+        registry.unregisterGauge(channels)
+        for (_, counter) in counters { registry.unregisterCounter(counter) }
+    }
+
     /// Brings the metrics up to `stats` and returns the exposition text (`text/plain; version=0.0.4`).
     public func render(_ stats: HubStats) -> String {
         update(stats)

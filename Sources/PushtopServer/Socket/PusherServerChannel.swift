@@ -85,6 +85,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                         let operations = channel.pipeline.syncOperations
                         try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        try operations.addHandler(ConsoleClientWatch(channel: channel), position: .first)
                         return .notUpgraded(
                             try NIOAsyncChannel(
                                 wrappingChannelSynchronously: channel,
@@ -130,7 +131,13 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
             value: .init(low: settings.maxPendingOutboundBytes / 2, high: settings.maxPendingOutboundBytes))
         let (path, query) = split(head.uri)
         let key = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).first.map(String.init) ?? ""
-        let inbox = apps.inbox(forKey: key)
+        guard let inbox = apps.inbox(forKey: key) else {
+            try operations.addHandler(
+                UnknownKeyRefusal(
+                    key: key, remote: channel.remoteAddress, refusals: apps.refusals, closeGrace: settings.closeGrace,
+                    logger: logger))
+            return .webSocket
+        }
         try operations.addHandler(
             WebSocketConnectionHandler(
                 id: inbox.nextConnectionID(), inbox: inbox, appKey: key, protocolVersion: query["protocol"],
@@ -190,8 +197,7 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
                     HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: location]))
                 throw RedirectCloseError()
             }
-            let address = channel.remoteAddress.map(ConsoleConnectionInfo.describe)
-            try await responder(ConsolePeer.tagging(request, address: address), responseWriter, channel)
+            try await responder(ConsolePeer.tagging(request, channel: channel), responseWriter, channel)
         }
     }
 }
