@@ -97,6 +97,18 @@ import Testing
         }
     }
 
+    @Test func theConnectionGroupPassesAgainstTheEmbeddedServer() async throws {
+        try await withServer { server in
+            let runner = ConformanceRunner(target: Self.target(server), only: ["connection"])
+            let report = await runner.run()
+            #expect(
+                report.summary.fail == 0,
+                "\(report.cases.filter { $0.result == .fail }.map { "\($0.id): \($0.message) \($0.evidence ?? [])" })")
+            let ending = report.cases.first { $0.id == "connection.refusals-close-with-their-code" }
+            #expect(ending?.message.contains("an unknown key: close 4001") == true, "\(ending?.message ?? "")")
+        }
+    }
+
     @Test func aPreflightSaysWhatIsWrongOnce() async throws {
         try await withServer { server in
             var wrong = Self.target(server)

@@ -10,7 +10,16 @@ enum ConnectionCases {
     static let pingPong = DocSource.protocol7("Ping and pong messages", anchor: "ping-and-pong-messages")
     static let errorCodes = DocSource.protocol7("Error codes: 4000-4099", anchor: "error-codes")
 
-    /// Opens `url` and expects to be refused with `code` (a `pusher:error` or a close frame).
+    /// The refusals Pusher documents for a bad connection URL: what is wrong, the query (and path), the code.
+    static let refusals: [(what: String, path: String?, query: String, code: Int)] = [
+        ("an unknown key", "/app/conform-no-such-key", "protocol=7&client=pushtop-conform&version=1", 4001),
+        ("protocol=abc", nil, "protocol=abc&client=pushtop-conform&version=1", 4006),
+        ("protocol=99", nil, "protocol=99&client=pushtop-conform&version=1", 4007),
+        ("no protocol=", nil, "client=pushtop-conform&version=1", 4008),
+    ]
+
+    /// Opens `url` and expects to be refused with `code` (a `pusher:error`, or a close frame when no `pusher:error`
+    /// came). Judges the code only: how the connection ended is `connection.refusals-close-with-their-code`'s.
     static func refusedWith(_ code: Int, path: String? = nil, query: String, _ ctx: CaseContext) async throws
         -> CaseOutcome
     {
@@ -18,30 +27,25 @@ enum ConnectionCases {
         do {
             socket = try await ctx.open(path: path, query: query)
         } catch {
-            throw failure("pusher:error \(code) then a close", "\(error)")
+            throw failure("pusher:error \(code) then a close frame", "\(error)")
         }
-        let frame = await socket.waitFor(ctx.patience) { frame in
-            if case .ended = frame.kind { return true }
-            if case .close = frame.kind { return frame.direction == .received }
-            guard let event = frame.message?.event else { return false }
-            return event == PusherEventName.error || event == PusherEventName.connectionEstablished
-        }
-        guard let frame else { throw failure("pusher:error \(code) within \(ctx.patience) s", "nothing", ctx) }
-        if frame.message?.event == PusherEventName.connectionEstablished {
+        let refusal = await ctx.refusal(of: socket)
+        if refusal.established {
             throw failure("pusher:error \(code)", "pusher:connection_established", ctx)
         }
-        let closeCode = await socket.waitFor(ctx.patience) { f in
-            if case .close = f.kind { return f.direction == .received }
-            return false
-        }.flatMap(errorCode)
-        let codes = [errorCode(frame), closeCode].compactMap { $0 }
-        guard codes.contains(code) else {
-            throw failure(
-                "error code \(code)", SubscribeAnswer.describe(frame) + (closeCode.map { ", close \($0)" } ?? ""), ctx)
+        guard refusal.refused(with: code) else {
+            let other = refusal.errorCodes.first.map { " (pusher:error \($0) instead of \(code))" } ?? ""
+            throw failure("pusher:error \(code) within \(ctx.patience) s", refusal.received + other, ctx)
         }
-        return .pass(
-            "refused: \(SubscribeAnswer.describe(frame))\(closeCode.map { ", then close \($0)" } ?? ", no close frame")"
-        )
+        let how = refusal.errors.isEmpty ? "close \(code) without a pusher:error" : "pusher:error \(code)"
+        let end: String
+        switch refusal.end {
+        case .closed(let closeCode, _): end = "then close \(closeCode.map(String.init) ?? "(no code)")"
+        case .dropped:
+            end = "then the connection dropped without a close frame (see connection.refusals-close-with-their-code)"
+        case .open: end = "the connection still open (see connection.refusals-close-with-their-code)"
+        }
+        return .pass("refused: \(how), \(end)")
     }
 
     static let all: [ConformanceCase] = [
@@ -114,6 +118,42 @@ enum ConnectionCases {
                 query: "protocol=7&client=pushtop-conform&version=1", ctx)
         },
         ConformanceCase(
+            "connection.refusals-close-with-their-code", .must, errorCodes,
+            "A refused connection (4001, 4006, 4007, 4008) is closed with a close frame carrying the code, not dropped."
+        ) { ctx in
+            var findings: [String] = []
+            var seen: [String] = []
+            for refusal in refusals {
+                let socket: ProbeSocket
+                do {
+                    socket = try await ctx.open(
+                        path: refusal.path.map { "\($0)-\(UInt16.random(in: 0...9999))" }, query: refusal.query)
+                } catch {
+                    findings.append("\(refusal.what): \(error)")
+                    continue
+                }
+                let answer = await ctx.refusal(of: socket)
+                if answer.established { continue }  // the refusal's own case fails it
+                switch answer.end {
+                case .closed(let code, _) where code == refusal.code:
+                    seen.append("\(refusal.what): close \(refusal.code)")
+                case .closed(let code, _):
+                    findings.append(
+                        "\(refusal.what): close \(code.map(String.init) ?? "without a code") instead of \(refusal.code)"
+                    )
+                case .dropped:
+                    findings.append("\(refusal.what): \(answer.received) (no close frame)")
+                case .open:
+                    findings.append("\(refusal.what): \(answer.received)")
+                }
+            }
+            try check(
+                findings.isEmpty,
+                "a close frame with the refusal's code (a client told only by a dropped connection "
+                    + "sees 1006 and reconnects)", findings.joined(separator: "; "), ctx)
+            return .pass(seen.joined(separator: "; "))
+        },
+        ConformanceCase(
             "connection.bad-version-4006", .must, errorCodes,
             "protocol=abc is refused with 4006 (invalid version string format)."
         ) { ctx in
@@ -133,27 +173,32 @@ enum ConnectionCases {
         },
         ConformanceCase(
             "connection.other-paths-refused", .must, connection,
-            "A WebSocket to a path that is not /app/KEY is not a Pusher connection (4005 or an HTTP error)."
+            "A WebSocket to a path that is not /app/KEY is refused (an HTTP error, pusher:error 4005 or a close frame)."
         ) { ctx in
             let socket: ProbeSocket
             do {
                 socket = try await ctx.open(path: "/conform/not-a-pusher-path/\(ctx.target.key)")
-            } catch ProbeError.refused(let status, let reason) {
+            } catch ProbeError.refused(let status, let reason) where status >= 400 {
                 return .pass("upgrade refused: HTTP \(status) \(reason)")
             } catch {
-                return .pass("not accepted: \(error)")
+                throw failure("an HTTP error status for the upgrade (Pusher: 404), or pusher:error 4005", "\(error)")
             }
-            let frame = await socket.waitFor(ctx.patience) { f in
-                if case .ended = f.kind { return true }
-                if case .close = f.kind { return f.direction == .received }
-                return f.message != nil
-            }
-            if frame?.message?.event == PusherEventName.connectionEstablished {
+            let refusal = await ctx.refusal(of: socket)
+            if refusal.established {
                 throw failure(
                     "no connection on an arbitrary path (pusher:error 4005, or HTTP 404)",
                     "pusher:connection_established", ctx)
             }
-            return .pass("refused: \(frame.map(SubscribeAnswer.describe) ?? "no Pusher answer")")
+            if let code = refusal.errorCodes.first {
+                return .pass(
+                    "refused: pusher:error \(code)\(code == 4005 ? "" : " (Pusher: 4005)"), then \(refusal.end)")
+            }
+            if case .closed(let code, _) = refusal.end {
+                return .pass("refused: close \(code.map(String.init) ?? "without a code") (no pusher:error)")
+            }
+            throw failure(
+                "a refusal: pusher:error 4005 or a close frame (or an HTTP error for the upgrade)", refusal.received,
+                ctx)
         },
         ConformanceCase(
             "connection.pusher-ping-answered", .must, pingPong,
@@ -199,12 +244,12 @@ enum ConnectionCases {
         ) { ctx in
             let c = try await ctx.connect()
             c.socket.close(code: 1000, reason: "bye")
-            let reply = await c.socket.waitFor(ctx.patience) { f in
-                if case .close = f.kind { return f.direction == .received }
-                return false
+            let from = c.socket.count
+            let end = await c.socket.end(within: ctx.patience)
+            guard case .closed(let code, _) = end else {
+                throw failure("a close frame in reply", "\(end) (received: \(c.socket.received(from: from)))", ctx)
             }
-            try check(reply != nil, "a close frame in reply", c.socket.frames.last?.line() ?? "nothing", ctx)
-            return .pass("close \(errorCode(reply!).map(String.init) ?? "(no code)") in reply")
+            return .pass("close \(code.map(String.init) ?? "(no code)") in reply")
         },
         ConformanceCase(
             "connection.unknown-event-tolerated", .must, connection,

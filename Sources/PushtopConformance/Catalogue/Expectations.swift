@@ -42,8 +42,7 @@ func check(
 
 /// The code of a `pusher:error` frame or of a close frame.
 func errorCode(_ frame: ProbeFrame) -> Int? {
-    if case .close(let code, _) = frame.kind { return code }
-    return frame.message?.dataJSON?["code"]?.intValue
+    frame.errorCode
 }
 
 extension CaseContext {
@@ -67,10 +66,6 @@ extension CaseContext {
 
     /// The first frame from `index` on that refuses something: a `pusher:error`, a received close frame, or the end.
     func refusal(on connection: ProbeConnection, from index: Int, timeout: Double? = nil) async -> ProbeFrame? {
-        await connection.socket.waitFor(timeout ?? patience, from: index) { frame in
-            if case .ended = frame.kind { return true }
-            if case .close = frame.kind { return frame.direction == .received }
-            return frame.direction == .received && frame.message?.event == PusherEventName.error
-        }
+        await connection.socket.waitFor(timeout ?? patience, from: index) { $0.isRefusal }
     }
 }

@@ -18,10 +18,7 @@ enum RobustnessCases {
         await ctx.settle(0.3)
         let how: String
         if attacker.socket.hasEnded {
-            let close = attacker.socket.frames.last {
-                if case .close = $0.kind { return $0.direction == .received } else { return false }
-            }
-            how = "closed the sender\(close.map { " (\($0.line()))" } ?? "")"
+            how = "closed the sender (\(await attacker.socket.end(within: 0)))"
         } else {
             how = await ctx.roundTrip(attacker) ? "kept the sender" : "stopped answering the sender"
         }

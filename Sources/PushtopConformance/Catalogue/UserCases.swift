@@ -191,12 +191,8 @@ enum UserCases {
                 await ctx.request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}"), "terminate"
             )
             for c in [a, b] {
-                let end = await c.socket.waitFor(ctx.patience) { f in
-                    if case .ended = f.kind { return true }
-                    if case .close = f.kind { return f.direction == .received }
-                    return false
-                }
-                try check(end != nil, "the connection closed", "still open", ctx)
+                let end = await c.socket.end(within: ctx.patience)
+                if case .open = end { try check(false, "the connection closed", "\(end)", ctx) }
             }
             return .pass("both closed")
         },
@@ -209,9 +205,7 @@ enum UserCases {
             try ok(
                 await ctx.request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}"), "terminate"
             )
-            _ = await victim.socket.waitFor(ctx.patience) {
-                if case .ended = $0.kind { return true } else { return false }
-            }
+            _ = await victim.socket.end(within: ctx.patience)
             try check(await ctx.roundTrip(bystander), "the other user's connection still answering", "no pong", ctx)
             return .pass("other users kept")
         },

@@ -33,8 +33,7 @@ extension CaseContext {
             event: PusherEventName.signin,
             data: .object(["auth": .string(auth), "user_data": .string(userData)]))
         let frame = await connection.socket.waitFor(patience, from: from) { frame in
-            if case .ended = frame.kind { return true }
-            if case .close = frame.kind { return frame.direction == .received }
+            if frame.isEnd { return true }
             guard frame.direction == .received, let event = frame.message?.event else { return false }
             return event == PusherEventName.signinSuccess || event == PusherEventName.error
         }

@@ -77,7 +77,7 @@ public final class CaseContext: Sendable {
         else {
             throw CaseFailure(
                 expected: "pusher:connection_established within \(patience) s",
-                got: socket.frames.last.map { $0.line() } ?? "nothing", evidence: evidence())
+                got: socket.received(), evidence: evidence())
         }
         let data = frame.message?.dataJSON
         guard let socketID = data?["socket_id"]?.stringValue else {
@@ -130,8 +130,7 @@ public final class CaseContext: Sendable {
     /// Waits for the answer to a subscription sent at index `from`.
     func answer(to connection: ProbeConnection, channel: String, from: Int, wait: Double) async -> SubscribeAnswer {
         let frame = await connection.socket.waitFor(wait, from: from) { frame in
-            if case .ended = frame.kind { return true }
-            if case .close = frame.kind { return frame.direction == .received }
+            if frame.isEnd { return true }
             guard frame.direction == .received, let message = frame.message else { return false }
             if message.event == "pusher_internal:subscription_succeeded" { return message.channel == channel }
             if message.event == "pusher:subscription_error" {
@@ -204,9 +203,10 @@ public final class CaseContext: Sendable {
         if let message = await self.event(connection, event, channel: channel, from: from, timeout: timeout) {
             return message
         }
+        let came = connection.socket.received(from: from)
         throw CaseFailure(
             expected: "\(event)\(channel.map { " on \($0)" } ?? "") within \(timeout ?? patience) s",
-            got: "none", evidence: evidence())
+            got: came == "nothing" ? "none" : "none of it; received: \(came)", evidence: evidence())
     }
 
     /// Messages named `event` (on `channel`) received so far.

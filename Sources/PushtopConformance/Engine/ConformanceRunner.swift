@@ -87,7 +87,7 @@ public struct ConformanceRunner: Sendable {
                 return .unreachable(node: node.name, why: "\(error)")
             }
             let frame = await socket.waitFor(max(target.patience, 5)) { frame in
-                if case .ended = frame.kind { return true }
+                if frame.isEnd { return true }
                 guard let event = frame.message?.event else { return false }
                 return event == PusherEventName.connectionEstablished || event == PusherEventName.error
             }

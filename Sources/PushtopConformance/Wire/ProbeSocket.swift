@@ -1,6 +1,5 @@
 import Foundation
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
@@ -71,22 +70,10 @@ public final class ProbeSocket: Sendable {
                             NIOSSLClientHandler(
                                 context: sslContext, serverHostname: target.hostIsIPAddress ? nil : target.host))
                     }
-                    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: 16 << 20, automaticErrorHandling: false) {
-                        channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            let pipeline = channel.pipeline.syncOperations
-                            let request = try pipeline.handler(type: ProbeUpgradeRequest.self)
-                            pipeline.removeHandler(request, promise: nil)
-                            try pipeline.addHandler(ProbeFrameHandler(box: box))
-                            upgraded.succeed(())
-                        }
-                    }
-                    try sync.addHTTPClientHandlers(
-                        leftOverBytesStrategy: .forwardBytes,
-                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
                     try sync.addHandler(
-                        ProbeUpgradeRequest(
-                            host: target.hostHeader, target: target.target, headers: headers, upgraded: upgraded))
+                        ProbeHandshake(
+                            host: target.hostHeader, target: target.target, headers: headers, box: box,
+                            upgraded: upgraded))
                 }
             }
         let channel: any Channel
@@ -177,7 +164,7 @@ public final class ProbeSocket: Sendable {
     /// Closes politely and waits (up to `timeout`) for the connection to end.
     public func closeAndWait(timeout: Double = 3) async {
         close()
-        _ = await waitFor(timeout) { if case .ended = $0.kind { return true } else { return false } }
+        _ = await waitFor(timeout) { if case .ended = $0.kind { true } else { false } }
         drop()
     }
 
@@ -306,22 +293,45 @@ public final class ProbeSocket: Sendable {
 }
 
 /// Hands frames from the pipeline to the socket, which exists only once the upgrade is done; frames that arrive
-/// before (in the same read as the 101) wait here.
+/// before (in the same read as the 101, or while the socket is being attached) wait here and are delivered first, in
+/// arrival order: a refusal followed at once by the end of the connection is recorded in that order.
 final class SocketBox: Sendable {
-    private let state = Mutex<(socket: ProbeSocket?, early: [(ProbeFrame.Direction, ProbeFrame.Kind)])>((nil, []))
+    private struct State {
+        var socket: ProbeSocket?
+        var early: [(ProbeFrame.Direction, ProbeFrame.Kind)] = []
+        /// Early frames are being handed over: later ones queue behind them.
+        var draining = false
+    }
+
+    private let state = Mutex(State())
 
     func attach(_ socket: ProbeSocket) {
-        let early = state.withLock { s -> [(ProbeFrame.Direction, ProbeFrame.Kind)] in
-            s.socket = socket
-            defer { s.early = [] }
-            return s.early
+        state.withLock {
+            $0.socket = socket
+            $0.draining = true
         }
-        for (direction, kind) in early { deliver(socket, direction, kind) }
+        drain(socket)
+    }
+
+    /// Delivers queued frames until none is left, then lets frames through directly.
+    private func drain(_ socket: ProbeSocket) {
+        while true {
+            let next = state.withLock { s -> [(ProbeFrame.Direction, ProbeFrame.Kind)] in
+                if s.early.isEmpty { s.draining = false }
+                defer { s.early = [] }
+                return s.early
+            }
+            if next.isEmpty { return }
+            for (direction, kind) in next { deliver(socket, direction, kind) }
+        }
     }
 
     func receive(_ kind: ProbeFrame.Kind) {
         let socket = state.withLock { s -> ProbeSocket? in
-            if s.socket == nil { s.early.append((.received, kind)) }
+            if s.socket == nil || s.draining {
+                s.early.append((.received, kind))
+                return nil
+            }
             return s.socket
         }
         if let socket { deliver(socket, .received, kind) }
