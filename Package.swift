@@ -5,6 +5,12 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+// The package trait `Tools` (on by default) carries what the executable, the server, the dashboard and `conform` need
+// beyond the client library: a package that wants only `PusherChannels` (or `PusherProtocol`) depends on pushtop with
+// `traits: []`, and SwiftPM then neither resolves nor fetches those packages (docs/library.md, measured by
+// scripts/consumer-footprint). SwiftPM keeps the dependencies of every product of a dependency otherwise.
+let tools: TargetDependencyCondition = .when(traits: ["Tools"])
+
 let package = Package(
     name: "pushtop",
     platforms: [.macOS(.v14)],
@@ -18,6 +24,10 @@ let package = Package(
         // The executable's commands as a library: the benchmarks (Benchmarks/) and the fuzzers (Fuzz/) import it.
         .library(name: "PushtopCLI", targets: ["PushtopCLI"]),
         .executable(name: "pushtop", targets: ["pushtop"]),
+    ],
+    traits: [
+        .trait(name: "Tools", description: "The packages of pushtop's executable, server, dashboard and conform."),
+        .default(enabledTraits: ["Tools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
@@ -51,8 +61,6 @@ let package = Package(
             dependencies: [
                 "PusherProtocol",
                 "CSodium",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -72,16 +80,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: tools),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: tools),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras", condition: tools),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: tools),
+                .product(name: "Hummingbird", package: "hummingbird", condition: tools),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: tools),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: tools),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict
@@ -103,7 +110,7 @@ let package = Package(
                 "PusherProtocol",
                 "PusherChannels",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: tools),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -116,7 +123,7 @@ let package = Package(
         // audit, the roster agreement rule.
         .target(
             name: "PushtopKit",
-            dependencies: ["PusherProtocol", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["PusherProtocol", .product(name: "TOMLKit", package: "TOMLKit", condition: tools)],
             swiftSettings: strict
         ),
         .target(
@@ -129,15 +136,15 @@ let package = Package(
             name: "PushtopCLI",
             dependencies: [
                 "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopKit", "PushtopConformance",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift", condition: tools),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: tools),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "WSClient", package: "swift-websocket", condition: tools),
                 // The webhook receiver (`pushtop webhooks`): its HTTP server, forwarding and HMAC check.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -222,9 +229,8 @@ let package = Package(
             name: "PushtopServerTests",
             dependencies: [
                 "PushtopServer", "PusherChannels", "PushtopTestSupport",
-                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
