@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 // beyond the client library: a package that wants only `PusherChannels` (or `PusherProtocol`) depends on pushtop with
 // `traits: []`, and SwiftPM then neither resolves nor fetches those packages (docs/library.md, measured by
 // scripts/consumer-footprint). SwiftPM keeps the dependencies of every product of a dependency otherwise.
-let tools: TargetDependencyCondition = .when(traits: ["Tools"])
+let tools: TargetDependencyCondition? = .when(traits: ["Tools"])
 
 let package = Package(
     name: "pushtop",
