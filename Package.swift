@@ -13,7 +13,9 @@ let tools: TargetDependencyCondition? = .when(traits: ["Tools"])
 
 let package = Package(
     name: "pushtop",
-    platforms: [.macOS(.v14)],
+    // The true minimums (scripts/check-platforms checks them): Synchronization's Mutex and Atomic need macOS 15, iOS 18,
+    // tvOS 18, watchOS 11, visionOS 2 (NIO's EventLoop.executor, iOS 17, is covered).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "PusherProtocol", targets: ["PusherProtocol"]),
         .library(name: "PusherChannels", targets: ["PusherChannels"]),
