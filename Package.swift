@@ -5,9 +5,17 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+// The package trait `Tools` (on by default) carries what the executable, the server, the dashboard and `conform` need
+// beyond the client library: a package that wants only `PusherChannels` (or `PusherProtocol`) depends on pushtop with
+// `traits: []`, and SwiftPM then neither resolves nor fetches those packages (docs/library.md, measured by
+// scripts/consumer-footprint). SwiftPM keeps the dependencies of every product of a dependency otherwise.
+let tools: TargetDependencyCondition? = .when(traits: ["Tools"])
+
 let package = Package(
     name: "pushtop",
-    platforms: [.macOS(.v14)],
+    // The true minimums (scripts/check-platforms checks them): Synchronization's Mutex and Atomic need macOS 15, iOS 18,
+    // tvOS 18, watchOS 11, visionOS 2 (NIO's EventLoop.executor, iOS 17, is covered).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "PusherProtocol", targets: ["PusherProtocol"]),
         .library(name: "PusherChannels", targets: ["PusherChannels"]),
@@ -18,6 +26,10 @@ let package = Package(
         // The executable's commands as a library: the benchmarks (Benchmarks/) and the fuzzers (Fuzz/) import it.
         .library(name: "PushtopCLI", targets: ["PushtopCLI"]),
         .executable(name: "pushtop", targets: ["pushtop"]),
+    ],
+    traits: [
+        .trait(name: "Tools", description: "The packages of pushtop's executable, server, dashboard and conform."),
+        .default(enabledTraits: ["Tools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
@@ -54,8 +66,6 @@ let package = Package(
             name: "PusherChannels",
             dependencies: [
                 "PusherProtocol",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -74,16 +84,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: tools),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: tools),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras", condition: tools),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: tools),
+                .product(name: "Hummingbird", package: "hummingbird", condition: tools),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: tools),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: tools),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strict
@@ -105,7 +114,7 @@ let package = Package(
                 "PusherProtocol",
                 "PusherChannels",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: tools),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -118,7 +127,7 @@ let package = Package(
         // audit, the roster agreement rule.
         .target(
             name: "PushtopKit",
-            dependencies: ["PusherProtocol", .product(name: "TOMLKit", package: "TOMLKit")],
+            dependencies: ["PusherProtocol", .product(name: "TOMLKit", package: "TOMLKit", condition: tools)],
             swiftSettings: strict
         ),
         .target(
@@ -131,15 +140,15 @@ let package = Package(
             name: "PushtopCLI",
             dependencies: [
                 "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopKit", "PushtopConformance",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift", condition: tools),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: tools),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "WSClient", package: "swift-websocket", condition: tools),
                 // The webhook receiver (`pushtop webhooks`): its HTTP server, forwarding and HMAC check.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -225,9 +234,8 @@ let package = Package(
             name: "PushtopServerTests",
             dependencies: [
                 "PushtopServer", "PusherChannels", "PushtopTestSupport",
-                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],

@@ -1,6 +1,5 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
+import NIOHTTP1
 import PusherProtocol
 
 /// A client of Pusher's HTTP API (trigger events, query channels), signed as the official server SDKs sign.
@@ -10,15 +9,12 @@ import PusherProtocol
 public struct PusherAPIClient: Sendable {
     /// Where requests go, and the app they are signed as.
     public let configuration: PusherAPIConfiguration
-    private let httpClient: HTTPClient
 
-    /// A client of the HTTP API at `configuration`.
-    /// - Parameters:
-    ///   - configuration: the server and the app (id, key, secret) to sign requests as.
-    ///   - httpClient: defaults to AsyncHTTPClient's shared client (no shutdown needed).
-    public init(configuration: PusherAPIConfiguration, httpClient: HTTPClient = .shared) {
+    /// A client of the HTTP API at `configuration`: each request on a connection of its own (nothing to shut
+    /// down).
+    /// - Parameter configuration: the server and the app (id, key, secret) to sign requests as.
+    public init(configuration: PusherAPIConfiguration) {
         self.configuration = configuration
-        self.httpClient = httpClient
     }
 
     /// `POST /apps/{id}/events`: one event on up to 100 channels.
@@ -85,22 +81,22 @@ public struct PusherAPIClient: Sendable {
         let queryString = parameters.sorted { $0.key < $1.key }
             .map { "\(Self.escape($0.key))=\(Self.escape($0.value))" }
             .joined(separator: "&")
-        var request = HTTPClientRequest(url: "\(configuration.baseURL)\(fullPath)?\(queryString)")
-        request.method = .RAW(value: method)
-        request.headers.add(name: "User-Agent", value: "pushtop")
+        var exchange = HTTPExchange(
+            method: HTTPMethod(rawValue: method), url: "\(configuration.baseURL)\(fullPath)?\(queryString)",
+            timeout: configuration.timeout)
+        exchange.headers = [("User-Agent", "pushtop")]
         if let bodyBytes {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: bodyBytes))
+            exchange.headers.append(("Content-Type", "application/json"))
+            exchange.body = bodyBytes
         }
         let status: Int
         let text: String
         do {
-            let response = try await httpClient.execute(
-                request, timeout: .milliseconds(Int64(configuration.timeout * 1000)))
-            status = Int(response.status.code)
-            text = String(buffer: try await response.body.collect(upTo: 16 << 20))
+            let response = try await exchange.send()
+            status = response.status
+            text = response.text
         } catch {
-            throw .transport("\(error)")
+            throw .transport(error.description)
         }
         guard (200..<300).contains(status) else { throw .status(code: status, message: text) }
         return PusherAPIResponse(status: status, body: text)

@@ -1,6 +1,5 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
+import NIOHTTP1
 
 /// The form POST that channel authorization and user authentication endpoints share (pusher-js's `ajax`
 /// transport): `application/x-www-form-urlencoded` fields and extra headers, answered with JSON.
@@ -9,7 +8,6 @@ struct AuthEndpointRequest {
     var headers: [(name: String, value: String)]
     var fields: [(String, String)]
     var timeout: Double
-    var client: HTTPClient
 
     /// The form body.
     var formBody: String {
@@ -33,26 +31,19 @@ struct AuthEndpointRequest {
     /// Posts the form and returns the status and body, whatever the status (the auth inspector shows both).
     /// - Throws: ``AuthError`` (`timeout`, `unreachable`).
     func exchange() async throws(AuthError) -> (status: Int, body: String) {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.headers.add(name: "Accept", value: "application/json")
-        for header in headers { request.headers.add(name: header.name, value: header.value) }
-        request.body = .bytes(ByteBuffer(string: formBody))
-        let response: HTTPClientResponse
-        var body: ByteBuffer
+        var request = HTTPExchange(method: .POST, url: url, timeout: timeout, bodyLimit: 1 << 20)
+        request.headers = [
+            ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
+        ] + headers
+        request.body = Array(formBody.utf8)
         do {
-            response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
-            body = try await response.body.collect(upTo: 1 << 20)
-        } catch let error as HTTPClientError
-            where error == .deadlineExceeded || error == .readTimeout
-            || error == .connectTimeout
-        {
+            let response = try await request.send()
+            return (response.status, response.text)
+        } catch .timeout {
             throw .timeout(seconds: timeout)
         } catch {
-            throw .unreachable(AuthError.snippet(String(describing: error)))
+            throw .unreachable(AuthError.snippet(error.description))
         }
-        return (Int(response.status.code), body.readString(length: body.readableBytes) ?? "")
     }
 
     private static let formAllowed: CharacterSet = {

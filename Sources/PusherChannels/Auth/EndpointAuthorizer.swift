@@ -1,5 +1,3 @@
-import AsyncHTTPClient
-
 /// Authorizes through the app's HTTP endpoint, as pusher-js's `authEndpoint` does: a form POST of
 /// `socket_id` and `channel_name` (plus extra parameters and headers), answered with JSON
 /// `{"auth":…, "channel_data":…, "shared_secret":…}`.
@@ -10,9 +8,9 @@ public struct EndpointAuthorizer: TracingAuthorizer {
     /// An authorizer for the endpoint at `url`; the parameters are those of ``AuthEndpoint``'s initializer.
     public init(
         url: String, headers: [(name: String, value: String)] = [], parameters: [(name: String, value: String)] = [],
-        timeout: Double = 10, client: HTTPClient = .shared
+        timeout: Double = 10
     ) {
-        endpoint = AuthEndpoint(url: url, headers: headers, parameters: parameters, timeout: timeout, client: client)
+        endpoint = AuthEndpoint(url: url, headers: headers, parameters: parameters, timeout: timeout)
     }
 
     private func request(channel: String, socketID: String) -> AuthEndpointRequest {

@@ -1,5 +1,3 @@
-import AsyncHTTPClient
-
 /// Authenticates the user through the app's HTTP endpoint, as pusher-js's `userAuthentication` does: a form
 /// POST of `socket_id` (plus extra parameters and headers), answered with JSON `{"auth":…, "user_data":…}`.
 /// pusher-js's default path is `/pusher/user-auth`.
@@ -10,9 +8,9 @@ public struct EndpointUserAuthenticator: UserAuthenticator {
     /// An authenticator for the endpoint at `url`; the parameters are those of ``AuthEndpoint``'s initializer.
     public init(
         url: String, headers: [(name: String, value: String)] = [],
-        parameters: [(name: String, value: String)] = [], timeout: Double = 10, client: HTTPClient = .shared
+        parameters: [(name: String, value: String)] = [], timeout: Double = 10
     ) {
-        endpoint = AuthEndpoint(url: url, headers: headers, parameters: parameters, timeout: timeout, client: client)
+        endpoint = AuthEndpoint(url: url, headers: headers, parameters: parameters, timeout: timeout)
     }
 
     private func request(socketID: String) -> AuthEndpointRequest {
