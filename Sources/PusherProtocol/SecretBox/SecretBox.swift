@@ -93,11 +93,13 @@ public enum SecretBox {
         into out: UnsafeMutableRawBufferPointer
     ) {
         let cipher = XSalsa20(key: key, nonce: nonce)
-        let body = UnsafeMutableRawBufferPointer(rebasing: out[macSize...])
-        cipher.xor(message, into: body, streamOffset: 32)
-        var mac = macKey(cipher)
-        mac.update(UnsafeRawBufferPointer(body))
-        mac.finish(into: out.baseAddress!)
+        withFirstBlock(of: cipher) { first in
+            let body = UnsafeMutableRawBufferPointer(rebasing: out[macSize...])
+            cipher.xor(message, into: body, streamOffset: 32, firstBlock: first)
+            var mac = Poly1305(key: UnsafeRawBufferPointer(start: first, count: 32))
+            mac.update(UnsafeRawBufferPointer(body))
+            mac.finish(into: out.baseAddress!)
+        }
     }
 
     /// Checks the tag of `box` and, only when it matches, decrypts into `out` (`box.count - 16` bytes). Returns
@@ -107,27 +109,29 @@ public enum SecretBox {
         into out: UnsafeMutableRawBufferPointer
     ) -> Bool {
         let cipher = XSalsa20(key: key, nonce: nonce)
-        let body = UnsafeRawBufferPointer(rebasing: box[macSize...])
-        var mac = macKey(cipher)
-        mac.update(body)
-        var tag: (UInt64, UInt64) = (0, 0)
-        let authentic = withUnsafeMutableBytes(of: &tag) { tag in
-            mac.finish(into: tag.baseAddress!)
-            return Poly1305.tagsEqual(UnsafeRawPointer(tag.baseAddress!), box.baseAddress!)
+        return withFirstBlock(of: cipher) { first in
+            let body = UnsafeRawBufferPointer(rebasing: box[macSize...])
+            var mac = Poly1305(key: UnsafeRawBufferPointer(start: first, count: 32))
+            mac.update(body)
+            var tag: (UInt64, UInt64) = (0, 0)
+            let authentic = withUnsafeMutableBytes(of: &tag) { tag in
+                mac.finish(into: tag.baseAddress!)
+                return Poly1305.tagsEqual(UnsafeRawPointer(tag.baseAddress!), box.baseAddress!)
+            }
+            guard authentic else { return false }
+            cipher.xor(body, into: out, streamOffset: 32, firstBlock: first)
+            return true
         }
-        guard authentic else { return false }
-        cipher.xor(body, into: out, streamOffset: 32)
-        return true
     }
 
-    /// Poly1305 keyed with the first 32 bytes of the cipher's keystream.
-    private static func macKey(_ cipher: XSalsa20) -> Poly1305 {
-        var key: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        return withUnsafeMutableBytes(of: &key) { key in
-            cipher.firstBytes32(into: key.baseAddress!)
-            let mac = Poly1305(key: UnsafeRawBufferPointer(key))
-            key.initializeMemory(as: UInt8.self, repeating: 0)
-            return mac
+    /// Runs `body` with keystream block 0 on the stack (Poly1305's key, then the keystream of the message's first
+    /// 32 bytes), and wipes it afterwards.
+    private static func withFirstBlock<R>(of cipher: XSalsa20, _ body: (UnsafeRawPointer) -> R) -> R {
+        var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &block) { block in
+            cipher.firstBlock(into: block.baseAddress!)
+            defer { block.initializeMemory(as: UInt8.self, repeating: 0) }
+            return body(UnsafeRawPointer(block.baseAddress!))
         }
     }
 }

@@ -112,7 +112,12 @@ struct XSalsa20 {
     /// two may be the same memory). Returns nothing: the keystream is not kept.
     ///
     /// `offset` is what secretbox needs: its first 32 bytes are Poly1305's key, the message starts at byte 32.
-    func xor(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, streamOffset offset: Int) {
+    /// `firstBlock`, when given, is keystream block 0 already computed (by ``firstBlock(into:)``), used instead of
+    /// computing it again.
+    func xor(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, streamOffset offset: Int,
+        firstBlock: UnsafeRawPointer? = nil
+    ) {
         precondition(output.count >= input.count && offset >= 0)
         guard input.count > 0, let src = input.baseAddress, let dst = output.baseAddress else { return }
         // One 64-byte keystream block on the stack, as eight UInt64s.
@@ -124,7 +129,11 @@ struct XSalsa20 {
             var done = 0
             let total = input.count
             while done < total {
-                block(counter, into: ksp)
+                if counter == 0, let firstBlock {
+                    ksp.copyMemory(from: firstBlock, byteCount: 64)
+                } else {
+                    block(counter, into: ksp)
+                }
                 counter &+= 1
                 let take = min(64 - skip, total - done)
                 if skip == 0 && take == 64 {
@@ -149,12 +158,9 @@ struct XSalsa20 {
         }
     }
 
-    /// The first 32 bytes of the keystream (secretbox's Poly1305 key), written to `out`.
-    func firstBytes32(into out: UnsafeMutableRawPointer) {
-        var stream: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &stream) { ks in
-            block(0, into: ks.baseAddress!)
-            out.copyMemory(from: ks.baseAddress!, byteCount: 32)
-        }
+    /// Keystream block 0 (64 bytes) into `out`: secretbox's Poly1305 key is its first 32 bytes, and its last 32
+    /// encrypt the message's first 32.
+    func firstBlock(into out: UnsafeMutableRawPointer) {
+        block(0, into: out)
     }
 }
