@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Where the HTTP API's time goes, in instructions (callgrind: repeatable whatever the machine's load): `pushtop serve`
-# under valgrind answers N signed `POST /apps/1/events` on one keep-alive connection, with the event-loop fast path
-# and with the router's path (--no-api-fast-path). Prints instructions per request ((total(N) - total(0)) / N) and
-# the functions that cost the most, for each path.
+# under valgrind answers N signed `POST /apps/1/events` on one keep-alive connection (the one HTTP API path, on the
+# event loop). Prints instructions per request ((total(N) - total(0)) / N) and the functions that cost the most.
 #     Benchmarks/http_api_profile.sh [--bin .build/release] [--requests 2000] [--top 25]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,11 +49,9 @@ PY
     kill -TERM "$pid"; wait "$pid" || true
     callgrind_annotate "$work/$name.$n.out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'
 }
-for path in fast router; do
-    flags=()
-    [ "$path" = router ] && flags=(--no-api-fast-path)
-    base=$(profile "$path" 0 "${flags[@]}")
-    loaded=$(profile "$path" "$requests" "${flags[@]}")
+for path in api; do
+    base=$(profile "$path" 0)
+    loaded=$(profile "$path" "$requests")
     echo "$path: $(( (loaded - base) / requests )) instructions per request ($requests requests; $base at rest)"
     callgrind_annotate --inclusive=no "$work/$path.$requests.out" 2>/dev/null | sed -n '/^Ir/,$p' | head -n $((top + 2)) | tail -n "$top"
     echo

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The HTTP API's publish rate and CPU per request: `pushtop serve` (the event-loop fast path, the default, and the
-# router's path with --no-api-fast-path) against nginx answering a static 200 to the same request (the floor of an HTTP round trip
-# here), interleaved in one run with the same load (wrk, keep-alive, one pre-signed request: the signature stays
-# valid for 600 s). Prints requests/s and CPU µs per request of each server (user+system of all its processes, from
-# /proc), then the ratios serve / nginx. `batch_events` (10 events a request) is measured per event.
-#     Benchmarks/http_api_vs_nginx.sh [--bin .build/release] [--connections "16 64"] [--seconds 10] [--rounds 2]
-# Needs wrk and nginx (apt-get install wrk nginx-light).
+# The HTTP API's publish rate and CPU per request: `pushtop serve` (an app without an API rate limit, and an app with
+# `api_requests_per_second`, so high that nothing is refused, in an apps file) against nginx answering a static 200 to
+# the same request (the floor of an HTTP round trip here), interleaved in one run with the same load (wrk,
+# keep-alive, one pre-signed request: the signature stays valid for 600 s). Prints requests/s and CPU µs per request
+# of each server (user+system of all its processes, from /proc), with `perf stat`'s context switches and system
+# calls per request when perf is installed, then the ratios serve / nginx. `batch_events` (10 events a request) is
+# measured per event.
+#     Benchmarks/http_api_vs_nginx.sh [--bin .build/release] [--connections "1 16 64"] [--seconds 10] [--rounds 2]
+# Needs wrk and nginx (apt-get install wrk nginx-light); perf optional (apt-get install linux-perf).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.build/release
@@ -37,7 +39,16 @@ wait_port() {
 }
 
 fast=$(free_port); "$bin/pushtop" serve --port "$fast" --log-level error >/dev/null 2>&1 & pids+=($!); fast_pids=$!
-slow=$(free_port); "$bin/pushtop" serve --port "$slow" --log-level error --no-api-fast-path >/dev/null 2>&1 & pids+=($!); slow_pids=$!
+cat >"$work/apps.toml" <<APPS
+[[apps]]
+id = "1"
+key = "pushtop-key"
+secret = "pushtop-secret"
+api_requests_per_second = 1000000000
+APPS
+limited=$(free_port)
+"$bin/pushtop" serve --port "$limited" --log-level error --apps-file "$work/apps.toml" >/dev/null 2>&1 & pids+=($!)
+limited_pids=$!
 floor=$(free_port)
 mkdir -p "$work/nginx"
 cat >"$work/nginx.conf" <<NGINX
@@ -56,7 +67,7 @@ http {
 }
 NGINX
 nginx -c "$work/nginx.conf" -p "$work"
-wait_port "$fast"; wait_port "$slow"; wait_port "$floor"
+wait_port "$fast"; wait_port "$limited"; wait_port "$floor"
 nginx_pids() { echo "$(cat "$work/nginx.pid") $(pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' ')"; }
 pids+=($(cat "$work/nginx.pid"))
 
@@ -89,11 +100,18 @@ script batch /apps/1/batch_events "$batch_body"
 ticks() { local total=0; for p in $*; do [ -r "/proc/$p/stat" ] && total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$total"; }
 hz=$(getconf CLK_TCK)
 declare -A rate cpu
+perf_ok=$(command -v perf >/dev/null && perf stat -e context-switches -- true >/dev/null 2>&1 && echo 1 || true)
 measure() {  # measure NAME PORT PIDS SCRIPT CONNECTIONS PER_REQUEST
-    local before after out requests
+    local before after out requests stat=""
     before=$(ticks $3)
-    out=$(wrk -t2 -c"$5" -d"${seconds}s" -s "$work/$4.lua" "http://127.0.0.1:$2" 2>&1)
+    if [ -n "$perf_ok" ]; then
+        # Every thread of the server's processes, for the whole window of the load.
+        perf stat -x, -e context-switches,raw_syscalls:sys_enter -p "$(echo $3 | tr ' ' ',')" -o "$work/perf.txt" \
+            -- sleep "$seconds" 2>/dev/null & stat=$!
+    fi
+    out=$(wrk -t"$(( $5 < 2 ? $5 : 2 ))" -c"$5" -d"${seconds}s" -s "$work/$4.lua" "http://127.0.0.1:$2" 2>&1)
     after=$(ticks $3)
+    [ -n "$stat" ] && wait "$stat"
     requests=$(echo "$out" | awk '/requests in/ {print $1}')
     local non2xx; non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
     [ -n "$non2xx" ] && { echo "$0: $1 answered $non2xx non-2xx responses" >&2; echo "$out" >&2; exit 1; }
@@ -101,20 +119,27 @@ measure() {  # measure NAME PORT PIDS SCRIPT CONNECTIONS PER_REQUEST
     local r; r=$(awk -v n="$requests" -v s="$seconds" 'BEGIN {printf "%.0f", n / s}')
     local c; c=$(awk -v t="$((after - before))" -v hz="$hz" -v n="$requests" -v k="$per" 'BEGIN {printf "%.2f", t / hz * 1e6 / (n * k)}')
     rate[$1]=$(( ${rate[$1]:-0} + r )); cpu[$1]=$(awk -v a="${cpu[$1]:-0}" -v b="$c" 'BEGIN {print a + b}')
-    printf '%-22s %3s conns  %8s req/s  %7s µs CPU per %s\n' "$1" "$5" "$r" "$c" "$([ "$per" -gt 1 ] && echo event || echo request)"
+    local switches="" syscalls=""
+    if [ -n "$stat" ]; then
+        switches=$(awk -F, -v n="$requests" '$3 == "context-switches" {printf "%.2f", $1 / n}' "$work/perf.txt")
+        syscalls=$(awk -F, -v n="$requests" '$3 == "raw_syscalls:sys_enter" {printf "%.2f", $1 / n}' "$work/perf.txt")
+    fi
+    printf '%-26s %3s conns  %8s req/s  %7s µs CPU per %s%s\n' "$1" "$5" "$r" "$c" \
+        "$([ "$per" -gt 1 ] && echo event || echo request)" \
+        "$([ -n "$switches" ] && echo "  $switches cs, $syscalls syscalls per request")"
 }
 runs=0
 for round in $(seq "$rounds"); do
     for c in $connections; do
         runs=$((runs + 1))
         measure "nginx static 200" "$floor" "$(nginx_pids)" events "$c" 1
-        measure "serve events (fast path)" "$fast" "$fast_pids" events "$c" 1
-        measure "serve events (router)" "$slow" "$slow_pids" events "$c" 1
+        measure "serve events" "$fast" "$fast_pids" events "$c" 1
+        measure "serve events (rate limit)" "$limited" "$limited_pids" events "$c" 1
         measure "serve batch_events" "$fast" "$fast_pids" batch "$c" 10
     done
 done
 echo
-for name in "serve events (router)" "serve events (fast path)" "serve batch_events"; do
+for name in "serve events" "serve events (rate limit)" "serve batch_events"; do
     awk -v n="$name" -v sc="${cpu[$name]}" -v nc="${cpu["nginx static 200"]}" -v sr="${rate[$name]}" -v nr="${rate["nginx static 200"]}" \
-        'BEGIN {printf "%-22s CPU per %s %.2fx nginx, rate %.2fx nginx (means of the runs)\n", n, (n ~ /batch/ ? "event" : "request"), sc / nc, sr / nr}'
+        'BEGIN {printf "%-26s CPU per %s %.2fx nginx, rate %.2fx nginx (means of the runs)\n", n, (n ~ /batch/ ? "event" : "request"), sc / nc, sr / nr}'
 done

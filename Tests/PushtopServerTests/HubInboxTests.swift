@@ -1,3 +1,5 @@
+import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import PushtopServer
@@ -44,5 +46,30 @@ import Testing
         #expect(inbox.droppedMessages == 1)
         #expect(inbox.queuedMessages == 4)
         inbox.finish()
+    }
+
+    /// The HTTP API's publishes wake the hub at the end of the turn that read them after a quiet spell, and at most
+    /// once a millisecond while they keep coming (one client publishing request after request no longer wakes the hub
+    /// once a request); their order is kept.
+    @Test func publishesWakeTheHubAtMostOnceAnIntervalInOrder() async throws {
+        let inbox = HubInbox()
+        let loop = EmbeddedEventLoop()
+        func event(_ n: Int) -> PublishRequest { PublishRequest(channels: ["c"], name: "e\(n)", data: "") }
+        inbox.publish([event(1)], on: loop)
+        loop.run()  // the end of the turn: the first publish goes at once
+        // Request after request, each in a turn of its own, within the millisecond: they wait, together.
+        for n in 2...4 {
+            inbox.publish([event(n)], on: loop)
+            loop.run()
+        }
+        loop.advanceTime(by: HubInbox.publishInterval)
+        inbox.publish([event(5)], on: loop)
+        loop.advanceTime(by: HubInbox.publishInterval)
+        inbox.finish()
+        var handed: [[String]] = []
+        for await item in inbox.events {
+            if case .published(let batch) = item { handed.append(batch.map(\.name)) }
+        }
+        #expect(handed == [["e1"], ["e2", "e3", "e4"], ["e5"]])
     }
 }

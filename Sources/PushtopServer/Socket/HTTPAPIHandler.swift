@@ -59,6 +59,8 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var responseStarted = false
     private var heldRead = false
     private var open = true
+    /// The peer's address, asked once per connection (each ask is a `getpeername` system call).
+    private var peer: SocketAddress??
 
     init(core: HTTPAPICore) {
         self.core = core
@@ -99,7 +101,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let decision = core.decide(
                 HTTPAPICore.Request(
                     method: head.method, uri: head.uri, appID: appID, route: route,
-                    body: body.map { Array($0.readableBytesView) }, remoteAddress: context.remoteAddress,
+                    body: body.map { Array($0.readableBytesView) }, remoteAddress: remoteAddress(context),
                     loop: context.eventLoop))
             switch decision {
             case .answer(let response):
@@ -169,6 +171,13 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         open = false
         entries.removeAll()
+    }
+
+    private func remoteAddress(_ context: ChannelHandlerContext) -> SocketAddress? {
+        if let peer { return peer }
+        let address = context.remoteAddress
+        peer = .some(address)
+        return address
     }
 
     // MARK: Writing answers

@@ -21,8 +21,17 @@ final class HubInbox: Sendable {
     private let continuation: AsyncStream<SocketEvent>.Continuation
     private let counts: Counts
     private let lastID = Mutex(0)
-    /// The HTTP API's publishes of the current event-loop turn (``publish(_:on:)``).
-    private let publishes = Mutex<[PublishRequest]>([])
+    /// The HTTP API's publishes not yet handed to the hub (``publish(_:on:)``).
+    private let publishes = Mutex(PendingPublishes())
+
+    private struct PendingPublishes {
+        var requests: [PublishRequest] = []
+        /// When the hub was last handed publishes (`nil`: never).
+        var lastFlush: NIODeadline?
+    }
+
+    /// The most often the HTTP API's publishes wake the hub while they keep coming: once a millisecond.
+    static let publishInterval = TimeAmount.milliseconds(1)
 
     init(capacity: Int = HubInbox.defaultCapacity) {
         let (stream, continuation) = AsyncStream.makeStream(of: SocketEvent.self)
@@ -56,22 +65,34 @@ final class HubInbox: Sendable {
         continuation.yield(event)
     }
 
-    /// Queues the HTTP API's publishes, coalesced: the publishes answered during one turn of an event loop (every
-    /// request its read woke) reach the hub as one event, so a busy API wakes the hub once a turn, not once a
-    /// request. Their order is kept.
+    /// Queues the HTTP API's publishes, coalesced, in their order: a publish after a quiet millisecond reaches the
+    /// hub at the end of the event-loop turn that read it (one hub wake for every request the read brought); while
+    /// publishes keep coming, they are handed over at most once a ``publishInterval``. A busy API (even one client on
+    /// one connection, request after request) then wakes the hub's thread a thousand times a second, not once a
+    /// request: each wake is a cross-thread hand-off (a futex wake, the hub's thread sleeping again) that costs about
+    /// as much as the rest of the request, more on some virtual machines (Benchmarks/README.md, issue 30).
     func publish(_ batch: [PublishRequest], on loop: any EventLoop) {
-        let first = publishes.withLock { pending in
-            defer { pending.append(contentsOf: batch) }
-            return pending.isEmpty
+        let (first, flushAt) = publishes.withLock { pending -> (Bool, NIODeadline?) in
+            defer { pending.requests.append(contentsOf: batch) }
+            // When not first, a hand-over is already on its way.
+            return (pending.requests.isEmpty, pending.lastFlush.map { $0 + Self.publishInterval })
         }
-        // Tasks run after the turn's reads; from the loop itself, `execute` wakes nothing.
-        if first { loop.execute { self.flushPublishes() } }
+        guard first else { return }
+        if let flushAt, flushAt > loop.now {
+            loop.scheduleTask(deadline: flushAt) { self.flushPublishes(at: loop.now) }
+        } else {
+            // Tasks run after the turn's reads; from the loop itself, `execute` wakes nothing.
+            loop.execute { self.flushPublishes(at: loop.now) }
+        }
     }
 
-    private func flushPublishes() {
+    private func flushPublishes(at now: NIODeadline) {
         let batch = publishes.withLock { pending in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
+            defer {
+                pending.requests.removeAll(keepingCapacity: true)
+                pending.lastFlush = now
+            }
+            return pending.requests
         }
         if !batch.isEmpty { continuation.yield(.published(batch)) }
     }
