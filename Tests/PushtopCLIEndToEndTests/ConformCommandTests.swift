@@ -137,7 +137,9 @@ import Testing
         let cluster = run.cases.filter { ($0["id"] as? String)?.hasPrefix("cluster.") == true }
         #expect(cluster.count >= 10)
         #expect(cluster.allSatisfy { $0["result"] as? String == "pass" }, "\(cluster)")
-        #expect(run.ids("skipped") == Set(["presence.member-limit-100"]), "only the destructive case is skipped")
+        #expect(
+            run.ids("skipped") == Set(["presence.member-limit-100", "api.event-reaches-300-subscribers"]),
+            "only the destructive cases are skipped")
     }
 
     /// Each deviation of a real server, and the cases that must fail for it (and no other case of the groups run).
@@ -228,7 +230,9 @@ import Testing
                 "webhooks.vacated-on-close", "webhooks.vacated-on-drop", "webhooks.member-removed-on-close",
                 "webhooks.member-removed-on-drop",
             ], "\(run.failures)")
-        #expect(run.ids("pass") == ["webhooks.channel-vacated", "webhooks.member-removed"], "the unsubscribe cases")
+        #expect(
+            run.ids("pass").isSuperset(of: ["webhooks.channel-vacated", "webhooks.member-removed"]),
+            "the unsubscribe cases")
         #expect(run.message("webhooks.vacated-on-drop").contains("channel_vacated"))
     }
 
@@ -262,7 +266,7 @@ import Testing
         #expect(out.hasPrefix("## pushtop conform: 127.0.0.1:\(proxy.port)"), "\(out.prefix(200))")
         #expect(out.contains("#### `client-events.not-echoed` (MUST)"), "\(out)")
         #expect(out.contains("- **Expected:** "))
-        #expect(out.contains("- **Pusher's documentation:** [Events: Triggering client events]"))
+        #expect(out.contains("- **Pusher's documentation:** [Pusher Channels Protocol: Channel client events]("))
         #expect(out.contains("<details><summary>Frames (&gt;&gt; sent, &lt;&lt; received)</summary>"))
     }
 
