@@ -93,7 +93,8 @@ import Testing
         ])
         defer { Task { await node.stop() } }
         let started = ContinuousClock.now
-        let run = try await Self.conform(Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--destructive"])
+        let run = try await Self.conform(
+            Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--destructive", "--long"])
         let took = ContinuousClock.now - started
         #expect(run.code == 0, "\(run.failures)\n\(run.stderr)")
         #expect(run.ids("fail").isEmpty, "\(run.failures)")
@@ -107,6 +108,10 @@ import Testing
         #expect(run.summary["fail"] as? Int == 0)
         #expect((run.report["seconds"] as? Double ?? 99) < 60)
         #expect(run.stderr.contains("at most"), "it says how many messages it sends first: \(run.stderr)")
+        #expect(
+            run.stderr.contains("cases wait on the server's own clocks (activity_timeout 2 s): this run takes about"),
+            "\(run.stderr)")
+        #expect(run.ids("pass").contains("connection.server-pings-idle-client"))
     }
 
     @Test func aTwoNodeRedisClusterPassesEveryCase() async throws {
@@ -123,7 +128,7 @@ import Testing
         }
         let run = try await Self.conform([
             "--node", a.address, "--node", b.address, "--key", ServeNode.key, "--secret", ServeNode.secret,
-            "--app-id", ServeNode.appID, "--webhook-listen", "127.0.0.1:\(hooks)",
+            "--app-id", ServeNode.appID, "--webhook-listen", "127.0.0.1:\(hooks)", "--long",
         ])
         #expect(run.code == 0, "\(run.failures)\n\(run.stderr)")
         #expect(!run.cases.isEmpty, "a JSON report on stdout: \(run.text.count) bytes, ending \(run.text.suffix(200))")
@@ -132,7 +137,9 @@ import Testing
         let cluster = run.cases.filter { ($0["id"] as? String)?.hasPrefix("cluster.") == true }
         #expect(cluster.count >= 10)
         #expect(cluster.allSatisfy { $0["result"] as? String == "pass" }, "\(cluster)")
-        #expect(run.ids("skipped") == Set(["presence.member-limit-100"]), "only the destructive case is skipped")
+        #expect(
+            run.ids("skipped") == Set(["presence.member-limit-100", "api.event-reaches-300-subscribers"]),
+            "only the destructive cases are skipped")
     }
 
     /// Each deviation of a real server, and the cases that must fail for it (and no other case of the groups run).
@@ -153,6 +160,14 @@ import Testing
         (.echoClientEvents, ["client-events"], ["client-events.not-echoed"], "received its own client event"),
         (.acceptStaleTimestamps, ["api"], ["api.stale-timestamp-401"], "HTTP 200"),
         (.ignoreSocketIDExclusion, ["api"], ["api.socket-id-excluded", "api.batch-socket-id-excluded"], "received"),
+        (.reverseBatches, ["api"], ["api.batch-order-kept"], "got 9 8 7 6 5 4 3 2 1 0"),
+        (
+            .keepDisconnectedSubscribers, ["api"],
+            [
+                "api.channels-drops-on-close", "api.channels-drops-on-drop", "api.channel-unoccupied-on-close",
+                "api.channel-unoccupied-on-drop",
+            ], "occupied: false"
+        ),
     ]
 
     @Test(arguments: 0..<deviations.count)
@@ -189,6 +204,70 @@ import Testing
         #expect(run.code == 1, "\(run.stderr)")
         #expect(run.ids("fail") == ["webhooks.wrapped-in-events"], "\(run.failures)")
         #expect(run.message("webhooks.wrapped-in-events").contains("events array"))
+    }
+
+    @Test func aServerThatKeepsDisconnectedSubscribersFailsTheVacatedByDisconnectWebhooks() async throws {
+        let hooks = try freeLocalPort()
+        let node = try await ServeNode.start(extra: ["--webhook", "http://127.0.0.1:\(hooks)/"])
+        let proxy = try await PusherRewritingProxy.start(
+            upstreamPort: node.port, key: ServeNode.key, secret: ServeNode.secret,
+            deviation: .keepDisconnectedSubscribers)
+        defer {
+            proxy.stop()
+            Task { await node.stop() }
+        }
+        let run = try await Self.conform(
+            [
+                "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
+                "--app-id", ServeNode.appID, "--webhook-listen", "127.0.0.1:\(hooks)",
+                "--case", "webhooks.vacated-on-close", "--case", "webhooks.vacated-on-drop",
+                "--case", "webhooks.member-removed-on-close", "--case", "webhooks.member-removed-on-drop",
+                "--case", "webhooks.channel-vacated", "--case", "webhooks.member-removed",
+            ])
+        #expect(run.code == 1, "\(run.stderr)")
+        #expect(
+            run.ids("fail") == [
+                "webhooks.vacated-on-close", "webhooks.vacated-on-drop", "webhooks.member-removed-on-close",
+                "webhooks.member-removed-on-drop",
+            ], "\(run.failures)")
+        #expect(
+            run.ids("pass").isSuperset(of: ["webhooks.channel-vacated", "webhooks.member-removed"]),
+            "the unsubscribe cases")
+        #expect(run.message("webhooks.vacated-on-drop").contains("channel_vacated"))
+    }
+
+    @Test func anEventToOnlyTheFirst100SubscribersFailsTheReachCase() async throws {
+        let (node, proxy) = try await Self.nodeBehindProxy(.deliverToFirst100)
+        defer {
+            proxy.stop()
+            Task { await node.stop() }
+        }
+        let run = try await Self.conform([
+            "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
+            "--app-id", ServeNode.appID, "--destructive", "--case", "api.event-reaches-300-subscribers",
+            "--case", "api.batch-order-kept",
+        ])
+        #expect(run.code == 1, "\(run.stderr)")
+        #expect(run.ids("fail") == ["api.event-reaches-300-subscribers"], "\(run.failures)")
+        #expect(run.message("api.event-reaches-300-subscribers").contains("got 100 of 300 received it"))
+    }
+
+    @Test func theMarkdownReportIsForAnIssue() async throws {
+        let (node, proxy) = try await Self.nodeBehindProxy(.echoClientEvents)
+        defer {
+            proxy.stop()
+            Task { await node.stop() }
+        }
+        let (code, out, _) = try await Self.run([
+            "conform", "--format", "markdown", "--port", "\(proxy.port)", "--key", ServeNode.key,
+            "--secret", ServeNode.secret, "--app-id", ServeNode.appID, "--case", "client-events",
+        ])
+        #expect(code == 1)
+        #expect(out.hasPrefix("## pushtop conform: 127.0.0.1:\(proxy.port)"), "\(out.prefix(200))")
+        #expect(out.contains("#### `client-events.not-echoed` (MUST)"), "\(out)")
+        #expect(out.contains("- **Expected:** "))
+        #expect(out.contains("- **Pusher's documentation:** [Pusher Channels Protocol: Channel client events]("))
+        #expect(out.contains("<details><summary>Frames (&gt;&gt; sent, &lt;&lt; received)</summary>"))
     }
 
     @Test func noGraceFailsTheQuickReturnCases() async throws {
@@ -239,7 +318,7 @@ import Testing
     @Test func badUsageExits2() async throws {
         for arguments in [
             ["--node", "no-port"], ["--diff", "only-one.json"], ["--case", "no-such-group"],
-            ["--parallel", "0"], ["--format", "markdown"],
+            ["--parallel", "0"], ["--format", "html"],
         ] {
             let process = try PushtopProcess(["conform"] + arguments)
             #expect(try await process.exitCode() == 2, "\(arguments): \(process.stderr)")

@@ -28,6 +28,39 @@ import Testing
         #expect(audit.rows.allSatisfy { $0.timeMs == Self.t0 })
     }
 
+    @Test func clientEventDataThatIsNotAStringIsAProblemAndTheRowKeepsIt() {
+        var auditor = WebhookAuditor()
+        let audit = auditor.audit(
+            Self.body(
+                #"{"name":"client_event","channel":"private-a","event":"client-x","data":{"n":1},"socket_id":"1.2"}"#),
+            receivedAtMs: Self.t0)
+        #expect(audit.rows.map(\.type) == [.clientEvent, .webhookProblem])
+        #expect(audit.rows[0].data == #"{"n":1}"#)
+        #expect(audit.rows[1].problem == WebhookProblem.wrongType)
+        #expect(
+            audit.rows[1].cause
+                == #"client_event data is an object, not a string: {"n":1} (the official SDKs hand data to apps as a string)"#
+        )
+        #expect(audit.rows[1].channel == "private-a")
+    }
+
+    @Test func anyFieldOfTheWrongTypeIsNamed() {
+        var auditor = WebhookAuditor()
+        let audit = auditor.audit(
+            Self.body(
+                #"{"name":"member_added","channel":"presence-a","user_id":42},"#
+                    + #"{"name":"subscription_count","channel":"a","subscription_count":"3"}"#),
+            receivedAtMs: Self.t0)
+        let causes = audit.rows.filter { $0.problem == WebhookProblem.wrongType }.compactMap(\.cause)
+        #expect(
+            causes == [
+                "member_added user_id is a number, not a string: 42",
+                #"subscription_count subscription_count is a string, not a number: "3""#,
+            ])
+        #expect(audit.rows.first?.userID == "42", "the row keeps the user id the server sent")
+        #expect(!Self.problems(audit).contains(WebhookProblem.missingFields))
+    }
+
     @Test func aPayloadNotWrappedInEvents() {
         var auditor = WebhookAuditor()
         let bare = auditor.audit(

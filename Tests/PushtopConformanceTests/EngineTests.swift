@@ -109,6 +109,26 @@ import Testing
         }
     }
 
+    @Test func theOrderReachAndVacatedByDisconnectCasesPassAgainstTheEmbeddedServer() async throws {
+        try await withServer { server in
+            var target = Self.target(server)
+            target.destructive = true
+            let runner = ConformanceRunner(
+                target: target,
+                only: [
+                    "api.channels-drops-on-", "api.channel-unoccupied-on-", "api.batch-order-kept",
+                    "api.event-reaches-300-subscribers",
+                ])
+            let report = await runner.run()
+            #expect(report.cases.count == 6)
+            #expect(
+                report.summary.pass == 6,
+                "\(report.cases.filter { $0.result != .pass }.map { "\($0.id): \($0.message)" })")
+            #expect(
+                report.cases.first { $0.id == "api.event-reaches-300-subscribers" }?.message == "300 of 300 received it")
+        }
+    }
+
     @Test func aPreflightSaysWhatIsWrongOnce() async throws {
         try await withServer { server in
             var wrong = Self.target(server)

@@ -69,6 +69,44 @@ import Testing
         #expect(text.contains("1 passed, 1 failed (must 1"))
     }
 
+    static func failure() -> CaseRecord {
+        var failing = record("connection.unknown-key-4001", .fail, message: "expected pusher:error 4001; got x")
+        failing.expected = "pusher:error 4001 within 3 s"
+        failing.got = #"pusher:error 4006 "bad | version", then the TCP connection dropped without a close frame"#
+        failing.evidence = [
+            ">>  0.001s {\"event\":\"pusher:ping\"}", "<<  0.002s {\"event\":\"pusher:error\"}",
+            "<<  0.003s [connection ended: TCP connection closed]",
+        ]
+        return failing
+    }
+
+    @Test func textSaysExpectedGotTheSectionAndTheFramesBothWays() {
+        let text = ReportText.render(Self.report([Self.failure()], server: "s"))
+        #expect(text.contains("  expected: pusher:error 4001 within 3 s\n"), "\(text)")
+        #expect(text.contains("  got:      pusher:error 4006 \"bad | version\", then the TCP connection dropped"))
+        #expect(text.contains("  source: P, S <https://example.invalid/#s>"))
+        #expect(text.contains("  frames (>> sent, << received):\n    >>  0.001s"))
+        #expect(text.contains("    <<  0.003s [connection ended: TCP connection closed]"))
+    }
+
+    @Test func markdownIsForAnIssue() {
+        let markdown = ReportMarkdown.render(
+            Self.report(
+                [
+                    Self.failure(), Self.record("a.ok", .pass),
+                    Self.record("b.later", .skipped, message: "run with --long"),
+                ],
+                server: "ws.example:6001"))
+        #expect(markdown.hasPrefix("## pushtop conform: ws.example:6001\n\n**1 passed, 1 failed** (must 1"))
+        #expect(markdown.contains("#### `connection.unknown-key-4001` (MUST)"))
+        #expect(markdown.contains("- **Expected:** pusher:error 4001 within 3 s\n"))
+        #expect(markdown.contains(#"- **Got:** pusher:error 4006 "bad \| version", then"#), "\(markdown)")
+        #expect(markdown.contains("- **Pusher's documentation:** [P: S](https://example.invalid/#s)"))
+        #expect(markdown.contains("```\n>>  0.001s {\"event\":\"pusher:ping\"}\n<<  0.002s"))
+        #expect(markdown.contains("| connection | 0 | 1 | 0 | 0 |"))
+        #expect(markdown.contains("- 1 · skipped: run with --long (`b.later`)"))
+    }
+
     @Test func theDiffNamesWhatBreaksAndWhatImproves() {
         let a = Self.report(
             [

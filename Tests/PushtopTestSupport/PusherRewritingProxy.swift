@@ -33,6 +33,13 @@ public final class PusherRewritingProxy: Sendable {
         case acceptStaleTimestamps
         /// socket_id exclusion ignored.
         case ignoreSocketIDExclusion
+        /// The events of one batch_events request delivered in reverse order.
+        case reverseBatches
+        /// An event reaches only the first 100 subscribers of a channel (on this proxy).
+        case deliverToFirst100
+        /// A client that disconnects (close frame or dropped TCP) stays subscribed: the server never hears of it,
+        /// so its channels are never vacated by a disconnect (only by pusher:unsubscribe).
+        case keepDisconnectedSubscribers
     }
 
     public let port: Int
@@ -102,6 +109,8 @@ final class Rules: Sendable {
         var members: [Member] = []
         var downstream: [Int: WebSocketOutboundWriter] = [:]
         var subscriptions: [Int: Set<String>] = [:]
+        /// Per channel, the connections in the order their subscriptions succeeded.
+        var subscribers: [String: [Int]] = [:]
     }
 
     let upstreamPort: Int
@@ -179,10 +188,15 @@ final class Rules: Sendable {
                         }
                     }
                 } catch {}
-                upstream.close()
+                if self.deviation != .keepDisconnectedSubscribers { upstream.close() }
             }
             await group.next()
             group.cancelAll()
+        }
+        if deviation == .keepDisconnectedSubscribers {
+            // Kept open (and subscribed) upstream until the proxy stops.
+            state.withLock { $0.downstream[id] = nil }
+            return
         }
         upstream.drop()
         state.withLock { s in
@@ -237,6 +251,15 @@ final class Rules: Sendable {
         case .memberEventsPerConnection where message.event == PusherEventName.subscriptionSucceeded:
             await announceAnotherTab(message, connection: connection)
             return [text]
+        case .deliverToFirst100:
+            guard let channel = message.channel else { return [text] }
+            if message.event == PusherEventName.subscriptionSucceeded {
+                state.withLock { $0.subscribers[channel, default: []].append(connection) }
+                return [text]
+            }
+            if message.event.hasPrefix("pusher") { return [text] }
+            let rank = state.withLock { $0.subscribers[channel]?.firstIndex(of: connection) }
+            return (rank ?? 0) < 100 ? [text] : []
         default:
             return [text]
         }
@@ -288,6 +311,14 @@ final class Rules: Sendable {
             let json = JSONValue.parseIfJSON(String(decoding: body, as: UTF8.self)), Self.withoutSocketIDs(json) != json
         {
             body = Array(Self.withoutSocketIDs(json).jsonString.utf8)
+            resign = true
+        }
+        if deviation == .reverseBatches, signed, request.method == .post, path.hasSuffix("/batch_events"),
+            case .object(var fields)? = JSONValue.parseIfJSON(String(decoding: body, as: UTF8.self)),
+            let batch = fields["batch"]?.arrayValue
+        {
+            fields["batch"] = .array(batch.reversed())
+            body = Array(JSONValue.object(fields).jsonString.utf8)
             resign = true
         }
         if resign {

@@ -101,6 +101,11 @@ public struct WebhookAuditor: Sendable {
                         WebhookProblem.missingFields,
                         "\(name) without \(missing.joined(separator: ", "))", channel: channel, event: name))
             }
+            for (field, cause) in WebhookRows.wrongTypes(event, name: name) {
+                _ = field
+                audit.rows.append(
+                    problem(WebhookProblem.wrongType, cause, channel: channel, event: name, user: row.userID))
+            }
             if let (kind, cause) = timing(name: name, event: event, appID: appID, atMs: receivedAtMs) {
                 audit.rows.append(problem(kind, cause, channel: channel, event: name, user: row.userID))
             }

@@ -8,6 +8,9 @@ public enum WebhookProblem {
     public static let invalidTimeMs = "invalid_time_ms"
     /// An event lacks a field Pusher documents for it.
     public static let missingFields = "missing_fields"
+    /// A field of the JSON type Pusher does not document: `client_event` `data` as an object, a numeric
+    /// `user_id`, a `subscription_count` as a string (the row keeps what was sent).
+    public static let wrongType = "wrong_type"
     /// An event name Pusher does not document.
     public static let unknownEvent = "unknown_event"
     /// The same event again within a second: several nodes each sent it (soketi PR #438).

@@ -18,6 +18,56 @@ public enum WebhookRows {
         "subscription_count": ["channel", "subscription_count"],
     ]
 
+    /// The JSON type Pusher documents for each field of an event: `data` of a client event is a string (the official
+    /// SDKs hand it to apps as one), ids and names are strings, `subscription_count` is a number.
+    public static let documentedTypes: [String: JSONType] = [
+        "name": .string, "channel": .string, "user_id": .string, "event": .string, "data": .string,
+        "socket_id": .string, "subscription_count": .number,
+    ]
+
+    /// A JSON value's type, as a problem names it.
+    public enum JSONType: String, Sendable {
+        case string, number, boolean, object, array, null
+
+        public init(of value: JSONValue) {
+            switch value {
+            case .string: self = .string
+            case .number: self = .number
+            case .bool: self = .boolean
+            case .object: self = .object
+            case .array: self = .array
+            case .null: self = .null
+            }
+        }
+
+        /// "a string", "an object".
+        public var withArticle: String {
+            switch self {
+            case .object, .array: return "an \(rawValue)"
+            default: return "a \(rawValue)"
+            }
+        }
+    }
+
+    /// The fields of `event` whose JSON type is not the documented one, with a cause naming each.
+    public static func wrongTypes(_ event: JSONValue, name: String) -> [(field: String, cause: String)] {
+        guard case .object(let fields) = event else { return [] }
+        return fields.keys.sorted().compactMap { field in
+            guard let value = fields[field], value != .null, let documented = documentedTypes[field] else {
+                return nil
+            }
+            let actual = JSONType(of: value)
+            guard actual != documented else { return nil }
+            let text = value.jsonString
+            let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
+            let why = field == "data" ? " (the official SDKs hand data to apps as a string)" : ""
+            return (
+                field,
+                "\(name) \(field) is \(actual.withArticle), not \(documented.withArticle): \(shown)\(why)"
+            )
+        }
+    }
+
     /// The row type of an event name, `nil` when Pusher documents no such event.
     public static func type(of name: String) -> ConsoleRowType? {
         switch name {
@@ -40,12 +90,13 @@ public enum WebhookRows {
         row.source = .webhook
         row.appID = appID
         row.remoteAddress = remoteAddress
-        row.channel = event["channel"]?.stringValue
-        row.userID = event["user_id"]?.stringValue
-        row.socketID = event["socket_id"]?.stringValue
+        // What the server sent, even of the wrong type (the auditor flags that): a numeric user_id stays in the row.
+        row.channel = text(event["channel"])
+        row.userID = text(event["user_id"])
+        row.socketID = text(event["socket_id"])
         switch name {
         case "client_event":
-            row.event = event["event"]?.stringValue
+            row.event = text(event["event"])
             if let data = event["data"] {
                 let text = data.stringValue ?? data.jsonString
                 row.data = text
@@ -58,6 +109,12 @@ public enum WebhookRows {
             row.event = name
         }
         return row
+    }
+
+    /// A field's value as the row shows it: a string as it is, any other value as its JSON text, `nil` when absent.
+    static func text(_ value: JSONValue?) -> String? {
+        guard let value, value != .null else { return nil }
+        return value.stringValue ?? value.jsonString
     }
 
     /// A `webhook_problem` row (`source: webhook`).

@@ -42,7 +42,104 @@ enum HTTPAPICases {
         return answer
     }
 
-    static let all: [ConformanceCase] = publishing + signing + queries
+    static let all: [ConformanceCase] = publishing + signing + queries + vacatedByDisconnect + orderAndReach
+
+    /// GET /channels and GET /channels/NAME after the last subscriber disconnects: with a close frame, and with
+    /// its TCP connection simply dropped (the unsubscribe cases are `api.channels-drops-vacated` and
+    /// `api.channel-unoccupied`).
+    static let vacatedByDisconnect: [ConformanceCase] = [Departure.closeFrame, .drop].flatMap { departure in
+        [
+            ConformanceCase(
+                "api.channels-drops-on-\(departure.rawValue)", .should, channels,
+                "A channel leaves GET /channels once its last subscriber \(departure.phrase)."
+            ) { ctx in
+                let channel = ctx.channel()
+                let c = try await ctx.subscribed(channel)
+                await ctx.leave(c, channel, by: departure)
+                let answer = await poll(ctx, "/channels", query: ["filter_by_prefix": ctx.prefix]) {
+                    $0.status == 200 && $0.json?["channels"]?[channel] == nil
+                }
+                try check(
+                    answer.status == 200 && answer.json?["channels"]?[channel] == nil,
+                    "\(channel) no longer listed within 5 s of its last subscriber leaving", answer.description, ctx)
+                return .pass("gone")
+            },
+            ConformanceCase(
+                "api.channel-unoccupied-on-\(departure.rawValue)", .should, channel,
+                "GET /channels/NAME says occupied: false once its last subscriber \(departure.phrase)."
+            ) { ctx in
+                let channel = ctx.channel()
+                let c = try await ctx.subscribed(channel)
+                await ctx.leave(c, channel, by: departure)
+                let answer = await poll(ctx, "/channels/\(channel)") {
+                    $0.status == 200 && $0.json?["occupied"]?.boolValue == false
+                }
+                try check(
+                    answer.json?["occupied"]?.boolValue == false,
+                    "occupied: false within 5 s of the last subscriber leaving", answer.description, ctx)
+                return .pass("occupied: false")
+            },
+        ]
+    }
+
+    /// The events of one batch in order, and one event to hundreds of subscribers.
+    static let orderAndReach: [ConformanceCase] = [
+        ConformanceCase(
+            "api.batch-order-kept", .should, batch,
+            "The events of one batch_events request reach a subscriber in the order of the batch."
+        ) { ctx in
+            let channel = ctx.channel()
+            let c = try await ctx.subscribed(channel)
+            let names = (0..<10).map { "conform-batch-\($0)" }
+            let from = c.socket.count
+            let answer = await ctx.request(
+                method: "POST", path: "/batch_events",
+                body: batchBody(names.map { (channel: channel, name: $0, socketID: nil) }))
+            try ok(answer, "POST /batch_events")
+            try await ctx.mustReceive(c, names[0], channel: channel, from: from)
+            for name in names.dropFirst() { try await ctx.mustReceive(c, name, channel: channel, from: from) }
+            let order = c.socket.frames.dropFirst(from).compactMap { frame -> String? in
+                guard let event = frame.message?.event, event.hasPrefix("conform-batch-") else { return nil }
+                return event
+            }
+            try check(
+                order == names, "the batch's order: \(names.map { $0.dropFirst(14) }.joined(separator: " "))",
+                "\(order.map { $0.dropFirst(14) }.joined(separator: " "))", ctx)
+            return .pass("10 events in the batch's order")
+        },
+        ConformanceCase(
+            "api.event-reaches-300-subscribers", .should, events,
+            "One event published to a channel with 300 subscribers reaches every one of them.",
+            needs: [.destructive], messages: 310
+        ) { ctx in
+            let channel = ctx.channel()
+            let count = 300
+            var connections: [ProbeConnection] = []
+            // In waves, as clients arrive: fifty handshakes at once at most.
+            for wave in stride(from: 0, to: count, by: 50) {
+                try await withThrowingTaskGroup(of: ProbeConnection.self) { group in
+                    for _ in wave..<min(count, wave + 50) {
+                        group.addTask { try await ctx.subscribed(channel) }
+                    }
+                    for try await c in group { connections.append(c) }
+                }
+            }
+            let answer = await ctx.trigger(channels: [channel], event: "conform-to-all", data: #"{"n":300}"#)
+            try ok(answer, "POST /events")
+            var missing = 0
+            await withTaskGroup(of: Bool.self) { group in
+                for c in connections {
+                    group.addTask {
+                        await ctx.event(c, "conform-to-all", channel: channel, timeout: ctx.patience * 2) != nil
+                    }
+                }
+                for await got in group where !got { missing += 1 }
+            }
+            try check(
+                missing == 0, "the event on all \(count) subscribers", "\(count - missing) of \(count) received it")
+            return .pass("\(count) of \(count) received it")
+        },
+    ]
 
     static let publishing: [ConformanceCase] = [
         ConformanceCase(

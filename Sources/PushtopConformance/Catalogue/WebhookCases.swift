@@ -58,13 +58,43 @@ enum WebhookCases {
     }
 
     static func webhookCase(
-        _ id: String, _ source: DocSource, _ title: String,
+        _ id: String, _ source: DocSource, _ title: String, serverWait: ServerWait? = nil,
         body: @escaping @Sendable (CaseContext) async throws -> CaseOutcome
     ) -> ConformanceCase {
-        ConformanceCase(id, .optional, source, title, needs: [.webhooks], feature: .webhooks, body: body)
+        ConformanceCase(
+            id, .optional, source, title, needs: [.webhooks], feature: .webhooks, serverWait: serverWait, body: body)
     }
 
-    static let all: [ConformanceCase] = formatCases + lifecycle + debounce + others
+    static let all: [ConformanceCase] = formatCases + lifecycle + vacatedByDisconnect + debounce + others
+
+    /// channel_vacated and member_removed when the last subscriber disconnects, with a close frame and with its
+    /// TCP connection simply dropped (the unsubscribe cases are `webhooks.channel-vacated` and
+    /// `webhooks.member-removed`).
+    static let vacatedByDisconnect: [ConformanceCase] = [Departure.closeFrame, .drop].flatMap { departure in
+        [
+            webhookCase(
+                "webhooks.vacated-on-\(departure.rawValue)", occupied,
+                "The last subscriber of a channel that \(departure.phrase) sends channel_vacated."
+            ) { ctx in
+                let channel = ctx.channel()
+                let c = try await ctx.subscribed(channel)
+                await ctx.leave(c, channel, by: departure)
+                _ = try await mustWait(ctx, "channel_vacated", channel, timeout: grace + ctx.patience)
+                return .pass("channel_vacated")
+            },
+            webhookCase(
+                "webhooks.member-removed-on-\(departure.rawValue)", presence,
+                "A presence member whose only connection \(departure.phrase) sends member_removed."
+            ) { ctx in
+                let channel = ctx.channel("presence-"), user = ctx.user()
+                let c = try await ctx.subscribed(channel, user: user)
+                _ = try await mustWait(ctx, "member_added", channel, user: user)
+                await ctx.leave(c, channel, by: departure)
+                _ = try await mustWait(ctx, "member_removed", channel, user: user, timeout: grace + ctx.patience)
+                return .pass("member_removed \(user)")
+            },
+        ]
+    }
 
     static let formatCases: [ConformanceCase] = [
         webhookCase(
@@ -262,11 +292,13 @@ enum WebhookCases {
             _ = try await mustWait(ctx, "cache_miss", channel)
             return .pass("cache_miss")
         },
-        webhookCase("webhooks.retried", retries, "A webhook answered 500 is posted again.") { ctx in
+        webhookCase(
+            "webhooks.retried", retries, "A webhook answered 500 is posted again.", serverWait: .seconds(150)
+        ) { ctx in
             let channel = ctx.channel()
             ctx.webhooks?.fail(1, status: 500) { $0.bodyText.contains(channel) }
             _ = try await ctx.subscribed(channel)
-            let post = try await mustWait(ctx, "channel_occupied", channel, timeout: 15)
+            let post = try await mustWait(ctx, "channel_occupied", channel, timeout: 150)
             let failed = ctx.webhooks?.received.first { $0.status == 500 && $0.bodyText.contains(channel) }
             try check(failed != nil, "a first attempt answered 500", "none")
             return .pass(String(format: "retried %.1f s after the 500", post.at - failed!.at))

@@ -14,6 +14,8 @@ public struct ConformanceCase: Sendable, Identifiable {
     public let feature: ServerFeature?
     /// Billable messages the case sends or receives, at most (Pusher bills messages): printed before a run.
     public let messages: Int
+    /// For a case that waits on the server's own clocks: how long, at most. It runs only with `--long`.
+    public let serverWait: ServerWait?
     let body: @Sendable (CaseContext) async throws -> CaseOutcome
 
     /// The group: the id up to its first dot.
@@ -22,13 +24,14 @@ public struct ConformanceCase: Sendable, Identifiable {
     init(
         _ id: String, _ level: ConformanceLevel, _ source: DocSource, _ title: String,
         needs: Set<CaseRequirement> = [], feature: ServerFeature? = nil, messages: Int = 10,
-        body: @escaping @Sendable (CaseContext) async throws -> CaseOutcome
+        serverWait: ServerWait? = nil, body: @escaping @Sendable (CaseContext) async throws -> CaseOutcome
     ) {
         self.id = id
         self.level = level
         self.source = source
         self.title = title
-        self.needs = needs
+        self.needs = serverWait == nil ? needs : needs.union([.long])
+        self.serverWait = serverWait
         self.feature = feature
         self.messages = messages
         self.body = body
@@ -43,6 +46,8 @@ public enum CaseRequirement: String, Sendable, Hashable, Codable {
     case destructive
     /// Two `--node`s or more.
     case cluster
+    /// `--long`: it waits on the server's own clocks (idle ping, close after an unanswered ping, webhook retries).
+    case long
 }
 
 /// An optional feature of a Pusher server: a case of one reports `unsupported` on a server that has none of it.

@@ -17,6 +17,8 @@ public struct ConformanceRunner: Sendable {
     public var caseTimeout: Double
     /// The prefix of every channel of the run (`conform-XXXXXX-`): random, so runs never meet.
     public let runPrefix: String
+    /// The server's timings, once ``preflight()`` saw them.
+    public let timings = ServerTimings()
 
     public init(
         target: ConformanceTarget, webhooks: WebhookListener? = nil, only: [String] = [], parallel: Int = 8,
@@ -50,7 +52,42 @@ public struct ConformanceRunner: Sendable {
         if c.needs.contains(.destructive), !target.destructive {
             return "opens many connections or sends many messages: run with --destructive"
         }
+        if let wait = c.serverWait, !target.long {
+            return
+                "waits on the server's own clocks, up to \(Self.duration(wait.seconds(activityTimeout: timings.activityTimeout)))"
+                + "\(timings.activityTimeout.map { " (activity_timeout \(Int($0)) s)" } ?? " (activity_timeout + 30 s)")"
+                + ": run with --long"
+        }
         return nil
+    }
+
+    /// The cases of this selection that wait on the server's own clocks, and how long a `--long` run of them takes
+    /// against this server: they run at once, so the longest of them (after ``preflight()``, with the server's own
+    /// `activity_timeout`).
+    public var longRun: (cases: Int, seconds: Double) {
+        var long = self
+        long.target.long = true
+        let waits = long.plan().filter { $0.skip == nil }.compactMap(\.0.serverWait)
+        let longest = waits.map { $0.seconds(activityTimeout: timings.activityTimeout) }.max() ?? 0
+        return (waits.count, longest)
+    }
+
+    /// `95 s`, `3.2 min`.
+    static func duration(_ seconds: Double) -> String {
+        seconds < 120 ? "\(Int(seconds.rounded())) s" : String(format: "%.1f min", seconds / 60)
+    }
+
+    /// One line for the text report, before the run: what `--long` runs and how long it takes against this server.
+    public var longRunNote: String? {
+        let (count, seconds) = longRun
+        guard count > 0 else { return nil }
+        let timeout = timings.activityTimeout.map { "activity_timeout \(Int($0)) s" } ?? "activity_timeout unknown"
+        if target.long {
+            return "\(count) cases wait on the server's own clocks (\(timeout)): this run takes about "
+                + "\(Self.duration(seconds)) or more"
+        }
+        return "\(count) cases wait on the server's own clocks (\(timeout)) and are skipped: a --long run takes "
+            + "about \(Self.duration(seconds)) against this server"
     }
 
     /// Billable messages the run will cause at most.
@@ -98,6 +135,7 @@ public struct ConformanceRunner: Sendable {
             if frame.message?.event != PusherEventName.connectionEstablished {
                 return .unknownKey(key: target.key, how: SubscribeAnswer.describe(frame))
             }
+            if index == 0 { timings.activityTimeout = frame.message?.dataJSON?["activity_timeout"]?.numberValue }
             let answer = await context.request(node: index, method: "GET", path: "/channels")
             guard answer.status == 200 else { return .refusedSignature(node: node.name, answer: answer.description) }
         }
@@ -134,11 +172,15 @@ public struct ConformanceRunner: Sendable {
         let features = FeatureProbe(preset: webhooks == nil ? [:] : [.webhooks: nil])
         let plan = self.plan()
         var records = [CaseRecord?](repeating: nil, count: plan.count)
+        // The cases that wait on the server's clocks start first: the run takes about the longest of them.
+        let order =
+            plan.indices.filter { plan[$0].skip == nil && plan[$0].0.serverWait != nil }
+            + plan.indices.filter { !(plan[$0].skip == nil && plan[$0].0.serverWait != nil) }
         await withTaskGroup(of: (Int, CaseRecord).self) { group in
             var next = 0
             func launch() {
                 guard next < plan.count else { return }
-                let index = next
+                let index = order[next]
                 next += 1
                 let (c, skip) = plan[index]
                 let context = makeContext(
@@ -162,12 +204,14 @@ public struct ConformanceRunner: Sendable {
     }
 
     func runCase(_ c: ConformanceCase, skip: String?, context: CaseContext) async -> CaseRecord {
-        func record(_ verdict: CaseVerdict, _ message: String, seconds: Double = 0, evidence: [String]? = nil)
-            -> CaseRecord
-        {
+        func record(
+            _ verdict: CaseVerdict, _ message: String, seconds: Double = 0, evidence: [String]? = nil,
+            failure: CaseFailure? = nil
+        ) -> CaseRecord {
             CaseRecord(
                 id: c.id, group: c.group, level: c.level, result: verdict, message: message, title: c.title,
-                source: c.source, seconds: (seconds * 1000).rounded() / 1000, evidence: evidence)
+                source: c.source, seconds: (seconds * 1000).rounded() / 1000, evidence: evidence,
+                expected: failure?.expected, got: failure?.got)
         }
         if let skip { return record(.skipped, skip) }
         let start = ContinuousClock.now
@@ -176,7 +220,9 @@ public struct ConformanceRunner: Sendable {
             return record(
                 .unsupported, "\(feature.rawValue): \(why)", seconds: ProbeSocket.seconds(ContinuousClock.now - start))
         }
-        let timeout = caseTimeout
+        let timeout =
+            c.serverWait.map { max(caseTimeout, $0.seconds(activityTimeout: timings.activityTimeout) + 30) }
+            ?? caseTimeout
         let outcome: Result<CaseOutcome, any Error> = await withTaskGroup(of: Result<CaseOutcome, any Error>?.self) {
             group in
             group.addTask {
@@ -204,7 +250,7 @@ public struct ConformanceRunner: Sendable {
         case .failure(let failure as CaseFailure):
             return record(
                 .fail, failure.description, seconds: seconds,
-                evidence: failure.evidence.isEmpty ? context.evidence() : failure.evidence)
+                evidence: failure.evidence.isEmpty ? context.evidence() : failure.evidence, failure: failure)
         case .failure(let error):
             return record(.fail, "the case stopped: \(error)", seconds: seconds, evidence: context.evidence())
         }

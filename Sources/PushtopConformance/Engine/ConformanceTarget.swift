@@ -49,6 +49,8 @@ public struct ConformanceTarget: Sendable {
     public var destructive: Bool
     /// Seconds a case waits for a frame or a webhook that should come at once.
     public var patience: Double
+    /// Run the cases that wait on the server's own clocks, with its real timings (`--long`).
+    public var long: Bool = false
 
     public init(
         nodes: [Node], appID: String, key: String, secret: String, caFile: String? = nil,

@@ -43,11 +43,17 @@ public struct CaseRecord: Codable, Sendable, Hashable {
     public var seconds: Double
     /// For a failure: the frames (and requests) that show it.
     public var evidence: [String]?
+    /// For a failure: what Pusher's documentation expects.
+    public var expected: String?
+    /// For a failure: what the server did (what came, never "nothing" when something came).
+    public var got: String?
 
     public init(
         id: String, group: String, level: ConformanceLevel, result: CaseVerdict, message: String, title: String,
-        source: DocSource, seconds: Double, evidence: [String]? = nil
+        source: DocSource, seconds: Double, evidence: [String]? = nil, expected: String? = nil, got: String? = nil
     ) {
+        self.expected = expected
+        self.got = got
         self.id = id
         self.group = group
         self.level = level

@@ -10,9 +10,16 @@ public enum ReportText {
             for c in failures.sorted(by: { ($0.level, $0.id) < ($1.level, $1.id) }) {
                 out += "✗ \(c.id) [\(c.level.rawValue.uppercased())]\n"
                 out += "  \(c.title)\n"
-                out += "  \(c.message)\n"
+                if let expected = c.expected, let got = c.got {
+                    out += "  expected: \(expected)\n  got:      \(got)\n"
+                } else {
+                    out += "  \(c.message)\n"
+                }
                 out += "  source: \(c.source.page), \(c.source.section) <\(c.source.url)>\n"
-                for line in c.evidence ?? [] { out += "    \(line)\n" }
+                if let evidence = c.evidence, !evidence.isEmpty {
+                    out += "  frames (>> sent, << received):\n"
+                    for line in evidence { out += "    \(line)\n" }
+                }
                 out += "\n"
             }
         }

@@ -31,6 +31,7 @@ public final class ProbeSocket: Sendable {
         var ended = false
         var sentClose = false
         var textBytesSent = 0
+        var answersPings = true
     }
 
     private init(url: String, channel: any Channel, opened: ContinuousClock.Instant) {
@@ -284,7 +285,13 @@ public final class ProbeSocket: Sendable {
     }
 
     func answerPing(_ payload: [UInt8]) {
+        guard state.withLock({ $0.answersPings }) else { return }
         write(opcode: .pong, bytes: payload)
+    }
+
+    /// From now on WebSocket pings are not answered (a client that stopped responding).
+    public func stopAnsweringPings() {
+        state.withLock { $0.answersPings = false }
     }
 
     static func seconds(_ duration: Duration) -> Double {
