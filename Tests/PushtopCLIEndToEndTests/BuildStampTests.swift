@@ -2,10 +2,12 @@ import Foundation
 import PushtopTestSupport
 import Testing
 
-/// The commit `scripts/install` stamps into the binary: written by `scripts/build-stamp` into a generated,
-/// git-ignored source that `BuildInfo` reads under `-DPUSHTOP_BUILD_STAMP`. The checkout is left as it was, and
-/// the stamped build names the commit. (The full release install takes minutes: this runs the stamping step and
-/// compiles `BuildInfo.swift` with the stamp, as the install's build does.)
+/// The commit an installed pushtop names: `scripts/install` writes it to `PREFIX/share/pushtop/commit`
+/// (`scripts/build-stamp`) and the installed binary reads it at run time, so nothing about the commit goes into the
+/// compilation (a define or a generated source would change the flags of the release build that `./scripts/run`
+/// makes, and installing would rebuild every module). The checkout is left as it was; a binary that is not installed
+/// says "unknown". The man page comes from the installed binary. (Installed from the debug build here: the release
+/// build takes minutes.)
 @Suite(.timeLimit(.minutes(2))) struct BuildStampTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -14,48 +16,57 @@ import Testing
         try await CommandRun.run("/usr/bin/env", ["git", "-C", repository.path] + arguments)
     }
 
-    @Test func theStampNamesTheCommitAndLeavesTheCheckoutAsItWas() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushtop-stamp-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+    @Test func theInstalledBinaryNamesTheCommitAndTheCheckoutIsLeftAsItWas() async throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-stamp-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
         let statusBefore = try await Self.git(["status", "--porcelain"])
         let head = try await Self.git(["rev-parse", "--short", "HEAD"])
         let expected = head.status == 0 ? head.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "unknown"
 
-        // The default place (inside the pushtop target) is git-ignored: writing it changes nothing git sees.
-        let defaultStamp = Self.repository.appendingPathComponent("Sources/PushtopCLI/Support/BuildStamp.swift")
-        let hadStamp = FileManager.default.fileExists(atPath: defaultStamp.path)
-        let ignored = try await Self.git(["check-ignore", "-q", "Sources/PushtopCLI/Support/BuildStamp.swift"])
-        #expect(ignored.status == 0 || head.status != 0, "BuildStamp.swift is git-ignored")
+        let built = CommandRun.binDirectory.appendingPathComponent("pushtop").path
+        let install = try await CommandRun.run(
+            Self.repository.appendingPathComponent("scripts/install").path,
+            ["--prefix", prefix, "--binary", built], timeout: 100)
+        #expect(install.status == 0, "\(install.stdout) \(install.stderr)")
+        // The man page, generated from the installed binary by argument-parser's generator (no second build).
+        let manual = try String(contentsOfFile: prefix + "/share/man/man1/pushtop.1", encoding: .utf8)
+        #expect(manual.contains(".Dt PUSHTOP 1") && manual.contains("serve"))
 
-        let stamp = directory.appendingPathComponent("BuildStamp.swift")
-        let run = try await CommandRun.run(
-            Self.repository.appendingPathComponent("scripts/build-stamp").path, [stamp.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        let commit = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(commit == expected || commit == expected + "-dirty", "stamped \(commit), HEAD is \(expected)")
-        #expect(try String(contentsOf: stamp, encoding: .utf8).contains("static let commit = \"\(commit)\""))
+        let installed = try await CommandRun.run(prefix + "/bin/pushtop", ["--version"])
+        let line = installed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(
+            line == "0.1.0 (commit \(expected))" || line == "0.1.0 (commit \(expected)-dirty)",
+            "installed: \(line), HEAD is \(expected)")
+        let notInstalled = try await CommandRun.run(built, ["--version"])
+        #expect(notInstalled.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0 (commit unknown)")
+
         let statusAfter = try await Self.git(["status", "--porcelain"])
         #expect(statusAfter.stdout == statusBefore.stdout, "the checkout is unchanged")
-        #expect(FileManager.default.fileExists(atPath: defaultStamp.path) == hadStamp)
+        // No generated source in the tree: the commit is not compiled in.
+        let tracked = try await Self.git(["ls-files", "Sources"])
+        #expect(!tracked.stdout.contains("BuildStamp"), "a stamp source is committed")
+    }
 
-        // BuildInfo.swift as the install's build compiles it: with the stamp and the define it names the commit;
-        // without the define (every other build) it says "unknown".
-        let main = directory.appendingPathComponent("main.swift")
-        try Data("print(BuildInfo.commit)\n".utf8).write(to: main)
-        let buildInfo = Self.repository.appendingPathComponent("Sources/PushtopCLI/Support/BuildInfo.swift").path
-        for (define, says) in [(true, commit), (false, "unknown")] {
-            let binary = directory.appendingPathComponent(define ? "stamped" : "plain").path
-            let compile = try await CommandRun.run(
-                "/usr/bin/env",
-                ["swiftc"] + (define ? ["-DPUSHTOP_BUILD_STAMP"] : []) + [
-                    buildInfo, stamp.path, main.path, "-o", binary,
-                ],
-                timeout: 100)
-            #expect(compile.status == 0, "swiftc: \(compile.stderr)")
-            let version = try await CommandRun.run(binary, [])
-            #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == says)
-        }
+    @Test func theInstalledBinaryStripsItsDebugInformation() async throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushtop-strip-\(UUID().uuidString)"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let built = CommandRun.binDirectory.appendingPathComponent("pushtop").path
+        let install = try await CommandRun.run(
+            Self.repository.appendingPathComponent("scripts/install").path,
+            ["--prefix", prefix, "--binary", built, "--skip-man"], timeout: 100)
+        #expect(install.status == 0, "\(install.stdout) \(install.stderr)")
+        let sections = try await CommandRun.run("/usr/bin/env", ["readelf", "-S", "-W", prefix + "/bin/pushtop"])
+        #expect(sections.status == 0, "\(sections.stderr)")
+        #expect(!sections.stdout.contains(".debug_info"), "the installed binary keeps its DWARF")
+        #expect(!sections.stdout.contains(".swift_ast"), "the installed binary keeps the modules embedded for LLDB")
+        #expect(sections.stdout.contains(".symtab"), "the installed binary lost its symbols (backtraces need them)")
+        let builtSections = try await CommandRun.run("/usr/bin/env", ["readelf", "-S", "-W", built])
+        #expect(builtSections.stdout.contains(".debug_info"), "the build's own binary is left as built")
+        let help = try await CommandRun.run(prefix + "/bin/pushtop", ["--help"])
+        #expect(help.status == 0 && help.stdout.contains("watch"))
     }
 }

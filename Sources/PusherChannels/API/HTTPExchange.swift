@@ -39,7 +39,7 @@ struct HTTPExchange: Sendable {
         let outcome = HTTPExchangeOutcome(promise: eventLoop.makePromise(), timeout: timeout)
         let (head, body, bodyLimit) = (requestHead(for: target), body, bodyLimit)
         let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(.nanoseconds(Int64(max(timeout, 0) * 1e9)))
+            .connectTimeout(HTTPExchangeOutcome.duration(timeout))
             .channelInitializer { [sslContext] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations

@@ -24,7 +24,8 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
     func channelActive(context: ChannelHandlerContext) {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if let body, !body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         context.fireChannelActive()

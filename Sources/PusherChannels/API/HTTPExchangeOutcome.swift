@@ -16,7 +16,7 @@ final class HTTPExchangeOutcome: @unchecked Sendable {
 
     /// Arms the deadline.
     func start(on eventLoop: any EventLoop) {
-        deadline = eventLoop.scheduleTask(in: .nanoseconds(Int64(max(timeout, 0) * 1e9))) { [self] in
+        deadline = eventLoop.scheduleTask(in: Self.duration(timeout)) { [self] in
             fail(.timeout(seconds: timeout))
         }
     }
@@ -25,6 +25,13 @@ final class HTTPExchangeOutcome: @unchecked Sendable {
     func attach(_ channel: any Channel) {
         self.channel = channel
         if done { channel.close(promise: nil) }
+    }
+
+    /// `seconds` as a NIO amount of time: negative and NaN as none, at most a year (an infinite timeout would not
+    /// fit in nanoseconds).
+    static func duration(_ seconds: Double) -> TimeAmount {
+        guard seconds > 0 else { return .nanoseconds(0) }
+        return .nanoseconds(Int64(min(seconds, 365 * 86_400) * 1e9))
     }
 
     func succeed(_ response: HTTPExchangeResponse) {

@@ -32,9 +32,10 @@ struct AuthEndpointRequest {
     /// - Throws: ``AuthError`` (`timeout`, `unreachable`).
     func exchange() async throws(AuthError) -> (status: Int, body: String) {
         var request = HTTPExchange(method: .POST, url: url, timeout: timeout, bodyLimit: 1 << 20)
-        request.headers = [
-            ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
-        ] + headers
+        request.headers =
+            [
+                ("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json"),
+            ] + headers
         request.body = Array(formBody.utf8)
         do {
             let response = try await request.send()

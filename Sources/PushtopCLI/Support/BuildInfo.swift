@@ -1,12 +1,25 @@
+import Foundation
+
 /// What this binary was built from.
 ///
-/// `scripts/install` writes the commit into a generated, git-ignored `BuildStamp.swift` (`scripts/build-stamp`)
-/// and builds with `-Xswiftc -DPUSHTOP_BUILD_STAMP`; no tracked file changes. Any other build says "unknown".
+/// `scripts/install` writes the commit of the checkout it installs from into `PREFIX/share/pushtop/commit`
+/// (`scripts/build-stamp`), and the installed binary reads it from there. Nothing about the commit goes into the
+/// compilation, so the installed binary is the very release build `./scripts/run` makes (no define, no generated
+/// source, nothing rebuilt). Any binary without that file beside it says "unknown".
 enum BuildInfo {
     /// The git commit (`git rev-parse --short HEAD`, with `-dirty` for uncommitted changes), or "unknown".
-    #if PUSHTOP_BUILD_STAMP
-        static let commit = BuildStamp.commit
-    #else
-        static let commit = "unknown"
-    #endif
+    static let commit: String = {
+        guard let share = InstallLayout.shareDirectory,
+            let text = try? String(contentsOfFile: share + "/commit", encoding: .utf8)
+        else { return "unknown" }
+        return stamp(text) ?? "unknown"
+    }()
+
+    /// The commit a stamp file names: its first line, if it looks like one (hex digits, `-dirty`, or "unknown").
+    static func stamp(_ text: String) -> String? {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let allowed = Set("0123456789abcdef-dirtyunknown")
+        guard !line.isEmpty, line.count <= 64, line.allSatisfy({ allowed.contains($0) }) else { return nil }
+        return line
+    }
 }
