@@ -190,6 +190,16 @@ extension DeviationSetups {
                         ).jsonString),
                 ]
             }),
+        "subscription-count-camel-case": DeviationSetup(
+            rewrite: {
+                var r = F.server { m, _, _ in
+                    guard m.event == PusherEventName.subscriptionCount, let count = m.dataJSON?["subscription_count"]
+                    else { return nil }
+                    return [.client(F.with(m, data: ["subscriptionCount": count]))]
+                }
+                r.answer = answerJSON({ isGetChannel($0) }) { $0["subscription_count"] = nil }.rewrite.answer
+                return r
+            }()),
         "api-without-subscription-count": answerJSON({ isGetChannel($0) }) { $0["subscription_count"] = nil },
     ]
 

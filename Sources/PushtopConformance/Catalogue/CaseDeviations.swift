@@ -434,6 +434,12 @@ public enum CaseDeviations {
             "subscription-count-on-presence", "Sends subscription_count on presence channels too.",
             fails: ["subscription-count.not-on-presence"]),
         CaseDeviation(
+            "subscription-count-camel-case",
+            "Sends the count as subscriptionCount, and GET /channels/NAME without subscription_count.",
+            fails: [
+                "subscription-count.on-subscribe", "subscription-count.updates", "subscription-count.agrees-with-api",
+            ]),
+        CaseDeviation(
             "api-without-subscription-count", "Leaves subscription_count out of GET /channels/NAME.",
             fails: ["subscription-count.agrees-with-api"]),
     ]
