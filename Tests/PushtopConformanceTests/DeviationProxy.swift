@@ -262,70 +262,8 @@ final class ProxyHub: Sendable {
             return link
         }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                var cursor = 0
-                while let (index, frame) = await upstream.waitIndexed(3600, from: cursor, { $0.direction == .received })
-                {
-                    cursor = index + 1
-                    switch frame.kind {
-                    case .text(let text):
-                        if let message = frame.message { link.sawFromServer(message) }
-                        await self.perform(self.rewrite.fromServer(text, frame.message, link), link, upstream, outbound)
-                    case .close(let code, let reason):
-                        try? await outbound.close(.init(codeNumber: code ?? 1000), reason: reason)
-                        return
-                    case .ended:
-                        try? await outbound.close(.goingAway, reason: nil)
-                        return
-                    default: break
-                    }
-                }
-            }
-            group.addTask {
-                var parts: [UInt8] = []
-                var partsAreText = false
-                do {
-                    for try await frame in inbound {
-                        if self.rewrite.stopsServer(frame, link) {
-                            self.goDown()
-                            return
-                        }
-                        let bytes = Array(buffer: frame.data)
-                        switch frame.opcode {
-                        case .text where frame.fin:
-                            guard let text = String(validating: bytes, as: UTF8.self) else {
-                                upstream.sendFrame(opcode: .text, bytes: bytes)
-                                continue
-                            }
-                            let message = try? PusherMessage(decoding: text)
-                            let hops = self.rewrite.fromClient(text, message, link)
-                            if let message { link.sawFromClient(message) }
-                            await self.perform(hops, link, upstream, outbound)
-                        case .text, .binary:
-                            partsAreText = frame.opcode == .text
-                            parts = frame.fin ? [] : bytes
-                            if frame.fin || self.rewrite.passFragment(frame.opcode) {
-                                upstream.sendFrame(
-                                    opcode: frame.opcode == .text ? .text : .binary, bytes: bytes, fin: frame.fin)
-                            }
-                        case .continuation:
-                            parts += bytes
-                            if self.rewrite.passFragment(.continuation) {
-                                upstream.sendFrame(opcode: .continuation, bytes: bytes, fin: frame.fin)
-                            }
-                            if frame.fin, partsAreText,
-                                let message = try? PusherMessage(decoding: String(decoding: parts, as: UTF8.self))
-                            {
-                                link.sawFromClient(message)
-                            }
-                        }
-                    }
-                    upstream.close()
-                } catch {
-                    if self.rewrite.pendingSubscribeDropStopsServer, link.pendingSubscribe { self.goDown() }
-                    upstream.drop()
-                }
-            }
+            group.addTask { await self.serverToClient(upstream, link, outbound) }
+            group.addTask { await self.clientToServer(inbound, upstream, link, outbound) }
             await group.next()
             group.cancelAll()
         }
@@ -333,6 +271,77 @@ final class ProxyHub: Sendable {
         upstream.drop()
         await perform(rewrite.ended(link), link, upstream, outbound)
         _ = state.withLock { $0.links.removeValue(forKey: link.id) }
+    }
+
+    /// The server's frames, rewritten, to the client; the server's close or end closes the client.
+    private func serverToClient(_ upstream: ProbeSocket, _ link: ProxyLink, _ outbound: WebSocketOutboundWriter) async {
+        var cursor = 0
+        while let (index, frame) = await upstream.waitIndexed(3600, from: cursor, { $0.direction == .received }) {
+            cursor = index + 1
+            switch frame.kind {
+            case .text(let text):
+                if let message = frame.message { link.sawFromServer(message) }
+                await perform(rewrite.fromServer(text, frame.message, link), link, upstream, outbound)
+            case .close(let code, let reason):
+                try? await outbound.close(.init(codeNumber: code ?? 1000), reason: reason)
+                return
+            case .ended:
+                try? await outbound.close(.goingAway, reason: nil)
+                return
+            default: break
+            }
+        }
+    }
+
+    /// The client's frames to the server: whole text messages rewritten, the rest (binary, fragments, text that is
+    /// not UTF-8) as they came unless the rewrite drops them or they stop the server.
+    private func clientToServer(
+        _ inbound: WebSocketInboundStream, _ upstream: ProbeSocket, _ link: ProxyLink,
+        _ outbound: WebSocketOutboundWriter
+    ) async {
+        var parts: [UInt8] = []
+        var partsAreText = false
+        do {
+            for try await frame in inbound {
+                if rewrite.stopsServer(frame, link) {
+                    goDown()
+                    return
+                }
+                let bytes = Array(buffer: frame.data)
+                switch frame.opcode {
+                case .text where frame.fin:
+                    guard let text = String(validating: bytes, as: UTF8.self) else {
+                        upstream.sendFrame(opcode: .text, bytes: bytes)
+                        continue
+                    }
+                    let message = try? PusherMessage(decoding: text)
+                    let hops = rewrite.fromClient(text, message, link)
+                    if let message { link.sawFromClient(message) }
+                    await perform(hops, link, upstream, outbound)
+                case .text, .binary:
+                    partsAreText = frame.opcode == .text
+                    parts = frame.fin ? [] : bytes
+                    if frame.fin || rewrite.passFragment(frame.opcode) {
+                        upstream.sendFrame(
+                            opcode: frame.opcode == .text ? .text : .binary, bytes: bytes, fin: frame.fin)
+                    }
+                case .continuation:
+                    parts += bytes
+                    if rewrite.passFragment(.continuation) {
+                        upstream.sendFrame(opcode: .continuation, bytes: bytes, fin: frame.fin)
+                    }
+                    if frame.fin, partsAreText,
+                        let message = try? PusherMessage(decoding: String(decoding: parts, as: UTF8.self))
+                    {
+                        link.sawFromClient(message)
+                    }
+                }
+            }
+            upstream.close()
+        } catch {
+            if rewrite.pendingSubscribeDropStopsServer, link.pendingSubscribe { goDown() }
+            upstream.drop()
+        }
     }
 
     private func perform(_ hops: [Hop], _ link: ProxyLink, _ upstream: ProbeSocket, _ outbound: WebSocketOutboundWriter)

@@ -52,6 +52,17 @@ import Testing
         if let stale = try GeneratedPage.check("docs/conform-cases.md", generated: page) { Issue.record("\(stale)") }
     }
 
+    /// The nodes at `ports`, with the in-process server's app.
+    static func target(ports: [Int], destructive: Bool) -> ConformanceTarget {
+        ConformanceTarget(
+            nodes: ports.map {
+                .single(
+                    host: "127.0.0.1", port: $0, useTLS: false, appID: Rewrites.appID, key: Rewrites.key,
+                    secret: Rewrites.secret)
+            },
+            appID: Rewrites.appID, key: Rewrites.key, secret: Rewrites.secret, destructive: destructive)
+    }
+
     /// Starts the deviant server (and nodes), runs conform on the deviation's selection, stops everything.
     static func run(_ deviation: CaseDeviation, _ setup: DeviationSetup) async throws -> ConformanceReport {
         let listener = setup.webhooks ? try await WebhookListener.start(host: "127.0.0.1", port: 0) : nil
@@ -96,13 +107,7 @@ import Testing
                     second.hub.setUpstream(upstream.port)
                     ports.append(second.port)
                 }
-                let target = ConformanceTarget(
-                    nodes: ports.map {
-                        .single(
-                            host: "127.0.0.1", port: $0, useTLS: false, appID: Rewrites.appID, key: Rewrites.key,
-                            secret: Rewrites.secret)
-                    },
-                    appID: Rewrites.appID, key: Rewrites.key, secret: Rewrites.secret, destructive: setup.destructive)
+                let target = Self.target(ports: ports, destructive: setup.destructive)
                 let runner = ConformanceRunner(
                     target: target, webhooks: listener, only: deviation.selection, parallel: 6, caseTimeout: 40)
                 return await runner.run()
