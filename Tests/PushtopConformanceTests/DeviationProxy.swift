@@ -223,6 +223,9 @@ final class ProxyHub: Sendable {
     /// Points the proxy at another server port (one started after the proxy, to post its webhooks through it).
     func setUpstream(_ port: Int) { upstream.store(port, ordering: .relaxed) }
 
+    /// The connections open through this proxy.
+    var links: [ProxyLink] { state.withLock { s in s.links.values.map(\.0) } }
+
     /// Closes every connection (the server goes on).
     func closeAll(code: Int) {
         let writers = state.withLock { s in s.links.values.map(\.1) }

@@ -10,6 +10,8 @@ struct DeviationSetup: Sendable {
     /// Two nodes: two proxies in front of one server, or (`clustered` false) each in front of a server of its own.
     var nodes = 1
     var clustered = true
+    /// Node B's rewrite, when it differs from node A's (two proxies in front of one server).
+    var nodeB: ProxyRewrite?
     var webhooks = false
     var destructive = false
     /// Opcodes of the server's WebSocket frames dropped on the wire (a TCP proxy in front of the server).

@@ -266,6 +266,82 @@ extension DeviationSetups {
         "nodes-not-clustered": DeviationSetup(nodes: 2, clustered: false),
         "no-pong-frames": DeviationSetup(dropServerFrames: [0xA]),
         "no-close-reply": DeviationSetup(dropServerFrames: [0x8]),
+        "roster-local-only": DeviationSetup(nodes: 2, nodeB: DeviationSetups.presence["roster-only-self"]!.rewrite),
+        "member-events-local-only": DeviationSetup(
+            nodes: 2,
+            nodeB: {
+                var r = trackUsers()
+                let inner = r.fromServer
+                r.fromServer = { text, m, link in
+                    guard let m, m.event == PusherEventName.memberAdded || m.event == PusherEventName.memberRemoved,
+                        let channel = m.channel, let user = m.dataJSON?["user_id"]?.stringValue
+                    else { return inner(text, m, link) }
+                    let here = link.hub.links.contains { $0.note("user:\(channel)") == user }
+                    return here ? [.client(text)] : []
+                }
+                return r
+            }()),
+        "counts-local-only": DeviationSetup(
+            nodes: 2,
+            nodeB: {
+                var r = ProxyRewrite()
+                r.answer = { request, status, text, hub in
+                    guard status == 200, isGetChannel(request), let channel = F.channelOf(request.path),
+                        case .object(var fields)? = JSONValue.parseIfJSON(text), fields["subscription_count"] != nil
+                    else { return (status, text) }
+                    let here = hub.links.filter { $0.channels.contains(channel) }.count
+                    fields["subscription_count"] = .number(Double(here))
+                    return (200, JSONValue.object(fields).jsonString)
+                }
+                return r
+            }()),
+        "users-local-only": DeviationSetup(
+            nodes: 2,
+            nodeB: {
+                var r = trackUsers()
+                r.answer = { request, status, text, hub in
+                    let parts = request.path.split(separator: "/")
+                    guard status == 200, request.method == "GET", parts.count == 5, parts[4] == "users",
+                        case .object(var fields)? = JSONValue.parseIfJSON(text)
+                    else { return (status, text) }
+                    let channel = String(parts[3])
+                    let here = Set(hub.links.compactMap { $0.note("user:\(channel)") })
+                    fields["users"] = .array(
+                        (fields["users"]?.arrayValue ?? []).filter { here.contains($0["id"]?.stringValue ?? "") })
+                    return (200, JSONValue.object(fields).jsonString)
+                }
+                return r
+            }()),
+        "channels-local-only": DeviationSetup(
+            nodes: 2,
+            nodeB: {
+                var r = ProxyRewrite()
+                r.answer = { request, status, text, hub in
+                    guard status == 200, isGetChannels(request),
+                        case .object(var fields)? = JSONValue.parseIfJSON(text),
+                        case .object(let channels)? = fields["channels"]
+                    else { return (status, text) }
+                    let here = Set(hub.links.flatMap(\.channels))
+                    fields["channels"] = .object(channels.filter { here.contains($0.key) })
+                    return (200, JSONValue.object(fields).jsonString)
+                }
+                return r
+            }()),
+        "client-events-local-only": DeviationSetup(
+            nodes: 2, nodeB: F.server { m, _, _ in m.event.hasPrefix("client-") ? [] : nil }),
+        "publish-local-only": DeviationSetup(
+            nodes: 2,
+            nodeB: F.request { r, hub in
+                guard F.isTrigger(r), r.signedRight, case .object(var fields)? = JSONValue.parseIfJSON(r.body),
+                    let channels = fields["channels"]?.arrayValue?.compactMap(\.stringValue)
+                else { return false }
+                let here = Set(hub.links.flatMap(\.channels))
+                let kept = channels.filter { here.contains($0) }
+                guard kept.count < channels.count else { return false }
+                fields["channels"] = .array((kept.isEmpty ? ["conform-nowhere"] : kept).map { .string($0) })
+                r.body = JSONValue.object(fields).jsonString
+                return true
+            }),
         "late-duplicate-member-added": DeviationSetup(
             rewrite: F.server { m, text, _ in
                 m.event == PusherEventName.memberAdded ? [.client(text), .clientLater(text, 1.5)] : nil

@@ -102,7 +102,7 @@ import Testing
                     ports = [wire.port]
                 }
                 if setup.nodes > 1 {
-                    let second = try await proxy(setup.clustered ? setup.rewrite : ProxyRewrite())
+                    let second = try await proxy(setup.clustered ? setup.nodeB ?? setup.rewrite : ProxyRewrite())
                     let upstream = setup.clustered ? server : try await startServer(webhookProxy: nil)
                     second.hub.setUpstream(upstream.port)
                     ports.append(second.port)

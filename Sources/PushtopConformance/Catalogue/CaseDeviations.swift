@@ -407,7 +407,7 @@ public enum CaseDeviations {
             fails: ["terminate.closes-user-connections"]),
         CaseDeviation(
             "terminate-closes-everyone", "Closes every connection of the app on terminate_connections.",
-            fails: ["terminate.others-unaffected"]),
+            fails: ["terminate.others-unaffected"], runs: ["terminate.others-unaffected"]),
         CaseDeviation(
             "no-cache-miss", "Replays cached events but never sends pusher:cache_miss.", fails: ["cache.miss-on-empty"]),
         CaseDeviation(
@@ -499,6 +499,30 @@ public enum CaseDeviations {
                 "cluster.member-removed-across", "cluster.counts-from-any-node", "cluster.users-from-any-node",
                 "cluster.channels-from-any-node", "cluster.client-event-across", "cluster.server-to-user-across",
                 "cluster.socket-id-excluded-across", "cluster.member-once-per-user-across",
+            ]),
+        CaseDeviation(
+            "roster-local-only", "Node B's rosters list only the members connected to node B.",
+            fails: ["cluster.one-roster"]),
+        CaseDeviation(
+            "member-events-local-only", "Node B announces only members who join or leave on node B.",
+            fails: ["cluster.member-added-across", "cluster.member-removed-across"]),
+        CaseDeviation(
+            "counts-local-only", "Node B's API counts only node B's subscribers.",
+            fails: ["cluster.counts-from-any-node"]),
+        CaseDeviation(
+            "users-local-only", "Node B's API lists only the users connected to node B.",
+            fails: ["cluster.users-from-any-node"]),
+        CaseDeviation(
+            "channels-local-only", "Node B's GET /channels lists only the channels occupied on node B.",
+            fails: ["cluster.channels-from-any-node"]),
+        CaseDeviation(
+            "client-events-local-only", "Node B delivers no client event sent on another node.",
+            fails: ["cluster.client-event-across"]),
+        CaseDeviation(
+            "publish-local-only", "Node B publishes only to the channels its own connections are on.",
+            fails: [
+                "cluster.publish-anywhere", "cluster.socket-id-excluded-across", "cluster.server-to-user-across",
+                "cluster.member-once-per-user-across",
             ]),
         CaseDeviation(
             "late-duplicate-member-added", "Announces a member a second time 1.5 s later.",
