@@ -217,8 +217,13 @@ enum PublicChannelCases {
             let from = c.socket.count
             c.socket.send(event: PusherEventName.subscribe, data: .object([:]))
             let frame = await ctx.refusal(on: c, from: from)
+            guard let frame, frame.message?.event == PusherEventName.error else {
+                throw failure(
+                    "pusher:error for a pusher:subscribe without a channel, the connection kept",
+                    frame.map { SubscribeAnswer.describe($0) } ?? "no answer within \(ctx.patience) s", ctx)
+            }
             try check(await ctx.roundTrip(c), "the connection to keep working", "no pong", ctx)
-            return .pass(frame.map { "answered \(SubscribeAnswer.describe($0))" } ?? "ignored, connection kept")
+            return .pass("answered \(SubscribeAnswer.describe(frame)), connection kept")
         },
     ]
 }

@@ -57,12 +57,14 @@ enum SubscriptionCountCases {
             _ = await first.socket.waitFor(ctx.patience + 2) { count($0.message) == 2 }
             let answer = await ctx.request(
                 method: "GET", path: "/channels/\(channel)", query: ["info": "subscription_count"])
-            let last = count(ctx.received(first, PusherEventName.subscriptionCount).last)
+            guard let last = count(ctx.received(first, PusherEventName.subscriptionCount).last) else {
+                throw failure("pusher_internal:subscription_count on a channel of two subscribers", "none", ctx)
+            }
+            let api = answer.json?["subscription_count"]?.intValue
             try check(
-                answer.json?["subscription_count"]?.intValue == last,
-                "the API's count = \(last.map(String.init) ?? "-")",
-                answer.description, ctx)
-            return .pass("both \(last ?? 0)")
+                api == last, "the API's subscription_count = \(last), the count sent to subscribers",
+                api == nil ? "no subscription_count: \(answer.description)" : answer.description, ctx)
+            return .pass("both \(last)")
         },
     ]
 }

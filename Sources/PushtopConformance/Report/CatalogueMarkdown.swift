@@ -12,16 +12,53 @@ public enum CatalogueMarkdown {
             "MUST follows the protocol page, SHOULD Pusher's behaviour documented elsewhere, OPTIONAL a feature a "
             + "server may lack (reported *unsupported*, not failed). Needs: `webhooks` runs with `--webhook-listen`, "
             + "`cluster` with two `--node`s, `destructive` with `--destructive`.\n"
+        out += coverage(cases)
         var groups: [String] = []
         for c in cases where !groups.contains(c.group) { groups.append(c.group) }
         for group in groups {
-            out += "\n## \(group)\n\n| id | level | checks | source | needs |\n|---|---|---|---|---|\n"
+            out += "\n## \(group)\n\n| id | level | checks | source | needs | fails for |\n|---|---|---|---|---|---|\n"
             for c in cases where c.group == group {
                 let needs = c.needs.map(\.rawValue).sorted().joined(separator: ", ")
                 let title = c.title.replacingOccurrences(of: "|", with: "\\|")
+                let deviations = CaseDeviations.failing(c.id).map { "[\($0.name)](#\($0.name))" }
+                    .joined(separator: ", ")
                 out +=
-                    "| `\(c.id)` | \(c.level.rawValue) | \(title) | [\(c.source.page): \(c.source.section)](\(c.source.url)) | \(needs) |\n"
+                    "| `\(c.id)` | \(c.level.rawValue) | \(title) | [\(c.source.page): \(c.source.section)](\(c.source.url)) | \(needs) | \(deviations.isEmpty ? "—" : deviations) |\n"
             }
+        }
+        out += deviationTable()
+        return out
+    }
+
+    /// How many cases of each level a deviation of ``CaseDeviations`` is shown to fail.
+    static func coverage(_ cases: [ConformanceCase]) -> String {
+        var out =
+            "\nEvery case can fail: *fails for* names the deviations that pushtop's own tests reproduce in front of a "
+            + "real server (`\(CaseDeviations.table)`), each failing exactly the cases it lists and no other case "
+            + "of its run (the [deviations](#the-deviations) are at the end).\n\n"
+            + "| level | cases | shown failing | share |\n|---|---|---|---|\n"
+        func row(_ name: String, _ selected: [ConformanceCase]) -> String {
+            let shown = selected.filter { !CaseDeviations.failing($0.id).isEmpty }.count
+            let share = selected.isEmpty ? 0 : Double(shown) / Double(selected.count) * 100
+            return "| \(name) | \(selected.count) | \(shown) | \(Int(share.rounded(.down))) % |\n"
+        }
+        for level in ConformanceLevel.allCases {
+            out += row(level.rawValue.uppercased(), cases.filter { $0.level == level })
+        }
+        return out + row("all", cases)
+    }
+
+    /// The deviations: what each does, the cases it fails, the test that shows it.
+    static func deviationTable() -> String {
+        var out =
+            "\n## The deviations\n\n\(CaseDeviations.all.count) deviations, each run against the cases (or groups) "
+            + "named in *runs*; the test asserts that the cases in *fails* fail and nothing else does.\n\n"
+            + "| deviation | the server… | fails | runs | test |\n|---|---|---|---|---|\n"
+        for d in CaseDeviations.all {
+            let fails = d.fails.map { "`\($0)`" }.joined(separator: ", ")
+            let runs = d.selection.map { "`\($0)`" }.joined(separator: ", ")
+            let does = d.does.replacingOccurrences(of: "|", with: "\\|")
+            out += "| <a id=\"\(d.name)\"></a>`\(d.name)` | \(does) | \(fails) | \(runs) | `\(d.test)` |\n"
         }
         return out
     }

@@ -1,0 +1,449 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOWebSocket
+import PusherProtocol
+import PushtopConformance
+import Synchronization
+
+/// A proxy in front of a real server that deviates from the protocol as one ``ProxyRewrite`` says: WebSocket frames
+/// rewritten, dropped, added, delayed or sent to other connections; HTTP API requests and answers altered; webhooks
+/// reshaped; or the whole server "stopped" by a hostile input. The deviations of the falsifiability table are made of
+/// it (``DeviationTableTests``).
+final class DeviationProxy: Sendable {
+    let port: Int
+    private let task: Mutex<Task<Void, Never>?>
+    let hub: ProxyHub
+
+    private init(port: Int, task: Task<Void, Never>, hub: ProxyHub) {
+        self.port = port
+        self.task = Mutex(task)
+        self.hub = hub
+    }
+
+    /// Where the server should post webhooks to have them rewritten and relayed to the hub's webhook target.
+    var webhookURL: String { "http://127.0.0.1:\(port)/deviation-webhook-relay" }
+
+    /// Starts a proxy on 127.0.0.1 for the server at `upstreamPort`.
+    static func start(upstreamPort: Int, key: String, secret: String, rewrite: ProxyRewrite, webhookTarget: String?)
+        async throws -> DeviationProxy
+    {
+        let hub = ProxyHub(
+            upstreamPort: upstreamPort, key: key, secret: secret, rewrite: rewrite, webhookTarget: webhookTarget)
+        let router = Router()
+        router.on("**", method: .get) { request, context in try await hub.forward(request, context) }
+        router.on("**", method: .post) { request, context in try await hub.forward(request, context) }
+        let server: HTTPServerBuilder = .http1WebSocketUpgrade(
+            configuration: .init(ws: .init(maxFrameSize: 4 << 20, validateUTF8: false))
+        ) { request, _, _ in
+            let path = request.path ?? "/"
+            guard !hub.isDown, let upstream = rewrite.upgrade(path, key) else { return .dontUpgrade }
+            return .upgrade([:]) { inbound, outbound, _ in
+                await hub.relay(upstreamURI: upstream, inbound: inbound, outbound: outbound)
+            }
+        }
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: Logger(label: "deviation-proxy", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let task = Task { _ = try? await app.runService() }
+        var port = 0
+        for await p in ports {
+            port = p
+            break
+        }
+        return DeviationProxy(port: port, task: task, hub: hub)
+    }
+
+    func stop() {
+        hub.goDown()
+        task.withLock { $0?.cancel() }
+    }
+}
+
+/// Where a frame goes, as a rewrite decides.
+enum Hop: Sendable {
+    /// To the server.
+    case server(String)
+    /// To this connection's client.
+    case client(String)
+    /// To this connection's client after `seconds`.
+    case clientLater(String, Double)
+    /// To the clients of every other proxied connection subscribed to `channel`.
+    case others(channel: String, String)
+    /// To the clients of every other proxied connection not subscribed to `channel`.
+    case notSubscribed(channel: String, String)
+    /// Close this connection's client with `code`.
+    case close(Int)
+}
+
+/// An HTTP API request on its way to the server: change any part (a signed request is signed again).
+struct ProxiedRequest: Sendable {
+    var method: String
+    var path: String
+    var query: [String: String]
+    var body: String
+    /// Whether the request came signed right for the app (whatever its timestamp).
+    var signedRight = false
+}
+
+/// One webhook post the proxy makes.
+struct WebhookPost: Sendable {
+    var body: String
+    var contentType = "application/json"
+    /// The secret it is signed with; `nil`: the app's.
+    var secret: String?
+}
+
+/// What a deviation changes; every default passes things through unchanged.
+struct ProxyRewrite: Sendable {
+    /// The upstream URI for a WebSocket path, or `nil` to refuse the upgrade.
+    var upgrade: @Sendable (_ path: String, _ key: String) -> String? = { path, _ in
+        path.hasPrefix("/app/") ? path : nil
+    }
+    /// A whole text message from a client.
+    var fromClient: @Sendable (_ text: String, _ message: PusherMessage?, _ link: ProxyLink) -> [Hop] = { text, _, _ in
+        [.server(text)]
+    }
+    /// Whether to pass a fragment (continuation frame) of a client's message to the server.
+    var passFragment: @Sendable (_ opcode: WebSocketDataFrame.Opcode) -> Bool = { _ in true }
+    /// A text message from the server.
+    var fromServer: @Sendable (_ text: String, _ message: PusherMessage?, _ link: ProxyLink) -> [Hop] = { text, _, _ in
+        [.client(text)]
+    }
+    /// An HTTP request before it is forwarded; `true` signs it anew (a request that came signed right is signed
+    /// anew when changed).
+    var request: @Sendable (inout ProxiedRequest, ProxyHub) -> Bool = { _, _ in false }
+    /// The server's answer to an HTTP request, before it goes back.
+    var answer: @Sendable (_ request: ProxiedRequest, _ status: Int, _ body: String, ProxyHub) -> (Int, String) = {
+        _, status, body, _ in (status, body)
+    }
+    /// The posts to make for one webhook body the server posted.
+    var webhook: @Sendable (_ body: String) -> [WebhookPost] = { [WebhookPost(body: $0)] }
+    /// What to send when a connection ends (before it is forgotten).
+    var ended: @Sendable (ProxyLink) -> [Hop] = { _ in [] }
+    /// Client input that "stops the server": every connection closes, nothing is accepted any more.
+    var stopsServer: @Sendable (_ frame: WebSocketDataFrame, _ link: ProxyLink) -> Bool = { _, _ in false }
+    /// Whether a connection that ends without a close frame, its last message a subscribe not yet answered, stops the
+    /// server.
+    var pendingSubscribeDropStopsServer = false
+}
+
+/// One proxied connection as a rewrite sees it.
+final class ProxyLink: Sendable {
+    let id: Int
+    let hub: ProxyHub
+    private struct State {
+        var socketID: String?
+        var channels: Set<String> = []
+        var pings = 0
+        var pendingSubscribe = false
+        var notes: [String: String] = [:]
+    }
+    private let state = Mutex(State())
+
+    init(id: Int, hub: ProxyHub) {
+        self.id = id
+        self.hub = hub
+    }
+
+    var socketID: String? { state.withLock { $0.socketID } }
+    var channels: Set<String> { state.withLock { $0.channels } }
+    /// Counts this connection's `pusher:ping`s: the number so far.
+    func countPing() -> Int {
+        state.withLock { s in
+            s.pings += 1; return s.pings
+        }
+    }
+    /// A note a rewrite keeps for this connection.
+    func note(_ key: String) -> String? { state.withLock { $0.notes[key] } }
+    func setNote(_ key: String, _ value: String?) { state.withLock { $0.notes[key] = value } }
+
+    fileprivate func sawFromServer(_ message: PusherMessage) {
+        state.withLock { s in
+            if message.event == PusherEventName.connectionEstablished {
+                s.socketID = message.dataJSON?["socket_id"]?.stringValue
+            }
+            if message.event == PusherEventName.subscriptionSucceeded, let channel = message.channel {
+                s.channels.insert(channel)
+                s.pendingSubscribe = false
+            }
+            if message.event == PusherEventName.error || message.event == "pusher:subscription_error" {
+                s.pendingSubscribe = false
+            }
+        }
+    }
+
+    fileprivate func sawFromClient(_ message: PusherMessage) {
+        state.withLock { s in
+            if message.event == PusherEventName.subscribe { s.pendingSubscribe = true }
+            if message.event == PusherEventName.unsubscribe, let channel = message.dataJSON?["channel"]?.stringValue {
+                s.channels.remove(channel)
+            }
+        }
+    }
+
+    fileprivate var pendingSubscribe: Bool { state.withLock { $0.pendingSubscribe } }
+}
+
+/// The proxy's shared state and its forwarding.
+final class ProxyHub: Sendable {
+    private let upstream: Atomic<Int>
+    var upstreamPort: Int { upstream.load(ordering: .relaxed) }
+    let key: String
+    let secret: String
+    let rewrite: ProxyRewrite
+    let webhookTarget: String?
+    private struct State {
+        var next = 0
+        var down = false
+        var links: [Int: (ProxyLink, WebSocketOutboundWriter)] = [:]
+        var shared: [String: String] = [:]
+    }
+    private let state = Mutex(State())
+
+    init(upstreamPort: Int, key: String, secret: String, rewrite: ProxyRewrite, webhookTarget: String?) {
+        self.upstream = Atomic(upstreamPort)
+        self.key = key
+        self.secret = secret
+        self.rewrite = rewrite
+        self.webhookTarget = webhookTarget
+    }
+
+    var isDown: Bool { state.withLock { $0.down } }
+
+    /// Points the proxy at another server port (one started after the proxy, to post its webhooks through it).
+    func setUpstream(_ port: Int) { upstream.store(port, ordering: .relaxed) }
+
+    /// The connections open through this proxy.
+    var links: [ProxyLink] { state.withLock { s in s.links.values.map(\.0) } }
+
+    /// Closes every connection (the server goes on).
+    func closeAll(code: Int) {
+        let writers = state.withLock { s in s.links.values.map(\.1) }
+        Task { for writer in writers { try? await writer.close(.init(codeNumber: code), reason: "closed") } }
+    }
+
+    /// A value shared by every connection of the proxy (for rewrites that remember across connections).
+    func shared(_ key: String, _ update: (inout String?) -> Void) -> String? {
+        state.withLock { s in
+            var value = s.shared[key]
+            update(&value)
+            s.shared[key] = value
+            return value
+        }
+    }
+
+    /// Stops serving: closes every connection; upgrades and HTTP requests are refused from now on.
+    func goDown() {
+        let writers = state.withLock { s -> [WebSocketOutboundWriter] in
+            s.down = true
+            return s.links.values.map(\.1)
+        }
+        Task { for writer in writers { try? await writer.close(.unexpectedServerError, reason: "stopped") } }
+    }
+
+    // MARK: - WebSocket
+
+    func relay(upstreamURI: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        guard let upstream = try? await ProbeSocket.connect(url: "ws://127.0.0.1:\(upstreamPort)\(upstreamURI)") else {
+            try? await outbound.close(.unexpectedServerError, reason: "upstream unreachable")
+            return
+        }
+        let link = state.withLock { s -> ProxyLink in
+            s.next += 1
+            let link = ProxyLink(id: s.next, hub: self)
+            s.links[s.next] = (link, outbound)
+            return link
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.serverToClient(upstream, link, outbound) }
+            group.addTask { await self.clientToServer(inbound, upstream, link, outbound) }
+            await group.next()
+            group.cancelAll()
+        }
+        if rewrite.pendingSubscribeDropStopsServer, link.pendingSubscribe, !upstream.hasEnded { goDown() }
+        upstream.drop()
+        await perform(rewrite.ended(link), link, upstream, outbound)
+        _ = state.withLock { $0.links.removeValue(forKey: link.id) }
+    }
+
+    /// The server's frames, rewritten, to the client; the server's close or end closes the client.
+    private func serverToClient(_ upstream: ProbeSocket, _ link: ProxyLink, _ outbound: WebSocketOutboundWriter) async {
+        var cursor = 0
+        while let (index, frame) = await upstream.waitIndexed(3600, from: cursor, { $0.direction == .received }) {
+            cursor = index + 1
+            switch frame.kind {
+            case .text(let text):
+                if let message = frame.message { link.sawFromServer(message) }
+                await perform(rewrite.fromServer(text, frame.message, link), link, upstream, outbound)
+            case .close(let code, let reason):
+                try? await outbound.close(.init(codeNumber: code ?? 1000), reason: reason)
+                return
+            case .ended:
+                try? await outbound.close(.goingAway, reason: nil)
+                return
+            default: break
+            }
+        }
+    }
+
+    /// The client's frames to the server: whole text messages rewritten, the rest (binary, fragments, text that is
+    /// not UTF-8) as they came unless the rewrite drops them or they stop the server.
+    private func clientToServer(
+        _ inbound: WebSocketInboundStream, _ upstream: ProbeSocket, _ link: ProxyLink,
+        _ outbound: WebSocketOutboundWriter
+    ) async {
+        var parts: [UInt8] = []
+        var partsAreText = false
+        do {
+            for try await frame in inbound {
+                if rewrite.stopsServer(frame, link) {
+                    goDown()
+                    return
+                }
+                let bytes = Array(buffer: frame.data)
+                switch frame.opcode {
+                case .text where frame.fin:
+                    guard let text = String(validating: bytes, as: UTF8.self) else {
+                        upstream.sendFrame(opcode: .text, bytes: bytes)
+                        continue
+                    }
+                    let message = try? PusherMessage(decoding: text)
+                    let hops = rewrite.fromClient(text, message, link)
+                    if let message { link.sawFromClient(message) }
+                    await perform(hops, link, upstream, outbound)
+                case .text, .binary:
+                    partsAreText = frame.opcode == .text
+                    parts = frame.fin ? [] : bytes
+                    if frame.fin || rewrite.passFragment(frame.opcode) {
+                        upstream.sendFrame(
+                            opcode: frame.opcode == .text ? .text : .binary, bytes: bytes, fin: frame.fin)
+                    }
+                case .continuation:
+                    parts += bytes
+                    if rewrite.passFragment(.continuation) {
+                        upstream.sendFrame(opcode: .continuation, bytes: bytes, fin: frame.fin)
+                    }
+                    if frame.fin, partsAreText,
+                        let message = try? PusherMessage(decoding: String(decoding: parts, as: UTF8.self))
+                    {
+                        link.sawFromClient(message)
+                    }
+                }
+            }
+            upstream.close()
+        } catch {
+            if rewrite.pendingSubscribeDropStopsServer, link.pendingSubscribe { goDown() }
+            upstream.drop()
+        }
+    }
+
+    private func perform(_ hops: [Hop], _ link: ProxyLink, _ upstream: ProbeSocket, _ outbound: WebSocketOutboundWriter)
+        async
+    {
+        for hop in hops {
+            switch hop {
+            case .server(let text): upstream.send(text)
+            case .client(let text): try? await outbound.write(.text(text))
+            case .clientLater(let text, let seconds):
+                Task {
+                    try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                    try? await outbound.write(.text(text))
+                }
+            case .others(let channel, let text):
+                let writers = state.withLock { s in
+                    s.links.values.filter { $0.0.id != link.id && $0.0.channels.contains(channel) }.map(\.1)
+                }
+                for writer in writers { try? await writer.write(.text(text)) }
+            case .notSubscribed(let channel, let text):
+                let writers = state.withLock { s in
+                    s.links.values.filter { $0.0.id != link.id && !$0.0.channels.contains(channel) }.map(\.1)
+                }
+                for writer in writers { try? await writer.write(.text(text)) }
+            case .close(let code):
+                try? await outbound.close(.init(codeNumber: code), reason: "deviation")
+                upstream.drop()
+            }
+        }
+    }
+
+    // MARK: - HTTP
+
+    func forward(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        if isDown { return Response(status: .serviceUnavailable) }
+        var buffer = try await request.body.collect(upTo: 4 << 20)
+        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+        if request.uri.path == "/deviation-webhook-relay" { return try await relayWebhook(bytes) }
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        let original = ProxiedRequest(
+            method: request.method.rawValue, path: request.uri.path, query: query,
+            body: String(decoding: bytes, as: UTF8.self))
+        var checked = original
+        checked.signedRight = signedRight(original, bytes)
+        var call = checked
+        let sign = rewrite.request(&call, self)
+        let changed = call.path != original.path || call.body != original.body || call.query != original.query
+        let stamp = original.query["auth_timestamp"].flatMap(Double.init) ?? 0
+        let fresh = abs(stamp - Date().timeIntervalSince1970) < 600
+        if sign || (changed && checked.signedRight && fresh) {
+            let bare = call.query.filter { !$0.key.hasPrefix("auth_") && $0.key != "body_md5" }
+            call.query = APIRequestSignature.sign(
+                method: call.method, path: call.path, key: key, secret: secret,
+                body: call.body.isEmpty ? nil : Array(call.body.utf8), parameters: bare)
+        }
+        let queryString = call.query.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.value)" }
+            .joined(separator: "&")
+        var upstream = HTTPClientRequest(
+            url: "http://127.0.0.1:\(upstreamPort)\(call.path)\(queryString.isEmpty ? "" : "?" + queryString)")
+        upstream.method = .RAW(value: call.method)
+        if !call.body.isEmpty {
+            upstream.headers.add(name: "Content-Type", value: "application/json")
+            upstream.body = .bytes(ByteBuffer(string: call.body))
+        }
+        let response = try await HTTPClient.shared.execute(upstream, timeout: .seconds(10))
+        let answer = String(buffer: try await response.body.collect(upTo: 4 << 20))
+        let (status, body) = rewrite.answer(checked, Int(response.status.code), answer, self)
+        return Response(
+            status: .init(code: status),
+            headers: [.contentType: response.headers["Content-Type"].first ?? "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// Whether the request's signature and body_md5 are right for this app (whatever its timestamp).
+    func signedRight(_ call: ProxiedRequest, _ body: [UInt8]) -> Bool {
+        guard call.query["auth_key"] == key, let signature = call.query["auth_signature"] else { return false }
+        if !body.isEmpty, call.query["body_md5"] != APIRequestSignature.bodyMD5(body) { return false }
+        return APIRequestSignature.expectedSignature(
+            method: call.method, path: call.path, secret: secret, parameters: call.query) == signature
+    }
+
+    /// Posts the rewritten bodies of one webhook, each signed anew.
+    private func relayWebhook(_ body: [UInt8]) async throws -> Response {
+        guard let target = webhookTarget else { return Response(status: .notFound) }
+        var worst = 200
+        for hook in rewrite.webhook(String(decoding: body, as: UTF8.self)) {
+            var post = HTTPClientRequest(url: target)
+            post.method = .POST
+            post.headers.add(name: "Content-Type", value: hook.contentType)
+            post.headers.add(name: "X-Pusher-Key", value: key)
+            post.headers.add(
+                name: "X-Pusher-Signature",
+                value: ChannelAuthSignature.hmacHex(secret: hook.secret ?? secret, message: hook.body))
+            post.body = .bytes(ByteBuffer(string: hook.body))
+            let response = try await HTTPClient.shared.execute(post, timeout: .seconds(10))
+            worst = max(worst, Int(response.status.code))
+        }
+        return Response(status: .init(code: worst))
+    }
+}
