@@ -15,7 +15,7 @@ import Testing
                 await node.stop()
             }
         }
-        let upstreamFeed = try await ServeConsoleFeedReader(
+        let upstreamFeed = try ServeConsoleFeedReader(
             port: node.port,
             target: ServeConsoleFeedReader.target(appID: node.appID, key: node.key, secret: node.secret))
         defer { upstreamFeed.stop() }
@@ -47,7 +47,7 @@ import Testing
         try await socket.subscribe("private-room", auth: auth)
         _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: "private-room")
         let otherID =
-            try await other.all(PusherEventName.connectionEstablished).first?.dataJSON?["socket_id"]?
+            await other.all(PusherEventName.connectionEstablished).first?.dataJSON?["socket_id"]?
             .stringValue ?? ""
         let otherAuth = ChannelAuthSignature.auth(
             key: node.key, secret: node.secret, socketID: otherID, channel: "private-room")

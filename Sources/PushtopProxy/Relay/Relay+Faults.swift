@@ -12,7 +12,8 @@ extension Relay {
         let due = establishedAt + .milliseconds(Int64(entry.rule.after * 1000))
         let wait = due - ContinuousClock.now
         if wait <= .zero {
-            fire(entry)
+            // After the frame at hand (a connection is closed once its client knows its socket id).
+            eventLoop.assumeIsolated().execute { [self] in fire(entry) }
         } else {
             let nanoseconds = Int64(Self.milliseconds(wait)) * 1_000_000
             eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(max(0, nanoseconds))) { [self] in fire(entry) }
