@@ -10,7 +10,7 @@ import PusherProtocol
 /// Otherwise `200 text/event-stream`: an `event: hello` (node, app, time, connections, occupied channels, cluster),
 /// then one `data: <row>` per row, and `: keepalive` every ``keepAliveInterval``. The writer awaits the socket; the
 /// server never awaits the writer (``ConsoleListener``).
-enum ConsoleEndpoint {
+package enum ConsoleEndpoint {
     static let keepAliveInterval: Duration = .seconds(15)
 
     static func register(on router: Router<BasicRequestContext>, apps: AppDirectory) {
@@ -44,7 +44,7 @@ enum ConsoleEndpoint {
         }
     }
 
-    static func error(_ status: Int, _ message: String) -> Response {
+    package static func error(_ status: Int, _ message: String) -> Response {
         .json(JSONValue.object(["error": .string(message)]).jsonString, status: status)
     }
 
@@ -54,7 +54,15 @@ enum ConsoleEndpoint {
     /// tells the writer when the socket closes, a failed write too); so do a reload that removes the app and the
     /// server's stop (``ConsoleHub/finishAll()``).
     static func stream(_ hub: PusherHub, types: Set<ConsoleRowType>?, request: Request) -> Response {
-        let console = hub.console
+        stream(hub.console, types: types, request: request) { await helloLine(hub) }
+    }
+
+    /// Streams `console`'s rows after the `event: hello` block that `hello` makes, with the same lifetime rules: the
+    /// feed of any producer of rows (`pushtop proxy`'s too).
+    package static func stream(
+        _ console: ConsoleHub, types: Set<ConsoleRowType>?, request: Request,
+        hello: @escaping @Sendable () async -> String
+    ) -> Response {
         let body = ResponseBody { writer in
             let listener = console.addListener(types: types)
             defer { console.remove(listener) }
@@ -66,7 +74,7 @@ enum ConsoleEndpoint {
                 }
             }
             defer { ticker.cancel() }
-            try await writer.write(ByteBuffer(string: await helloLine(hub)))
+            try await writer.write(ByteBuffer(string: await hello()))
             loop: while true {
                 switch await listener.next() {
                 case .rows(let rows):
