@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PushtopDashboard", targets: ["PushtopDashboard"]),
         .library(name: "PushtopRedis", targets: ["PushtopRedis"]),
         .library(name: "PushtopConformance", targets: ["PushtopConformance"]),
+        .library(name: "PushtopProxy", targets: ["PushtopProxy"]),
         // The executable's commands as a library: the benchmarks (Benchmarks/) and the fuzzers (Fuzz/) import it.
         .library(name: "PushtopCLI", targets: ["PushtopCLI"]),
         .executable(name: "pushtop", targets: ["pushtop"]),
@@ -112,6 +113,28 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `pushtop proxy`: a relay between an app's clients and its server, with console rows and Pusher-aware faults.
+        .target(
+            name: "PushtopProxy",
+            dependencies: [
+                "PusherProtocol",
+                "PusherChannels",
+                "PushtopServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // Non-UI code that the dashboard and the headless commands share: the TOML reader, `TextFile`, the canary
         // audit, the roster agreement rule.
         .target(
@@ -129,6 +152,7 @@ let package = Package(
             name: "PushtopCLI",
             dependencies: [
                 "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopKit", "PushtopConformance",
+                "PushtopProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -228,6 +252,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PushtopProxyTests",
+            dependencies: ["PushtopProxy", "PusherProtocol", "PushtopTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -13,7 +13,7 @@ public struct Pushtop: AsyncParsableCommand {
         subcommands: [
             DashboardCommand.self, DemoCommand.self, ServeCommand.self, WatchCommand.self, TriggerCommand.self,
             BenchCommand.self, ReplayCommand.self, DoctorCommand.self, ConfigCommand.self, CanaryCommand.self,
-            ConformCommand.self, ConsoleCommand.self, WebhooksCommand.self,
+            ConformCommand.self, ConsoleCommand.self, WebhooksCommand.self, ProxyCommand.self,
         ],
         defaultSubcommand: DashboardCommand.self
     )

@@ -7,9 +7,9 @@ import NIOHTTP1
 ///
 /// The client offers the extension and inflates what the server compressed; it sends its own (small) frames
 /// uncompressed, which the RFC allows message by message.
-final class MessageInflater {
+package final class MessageInflater {
     /// The `Sec-WebSocket-Extensions` offer sent with the upgrade request.
-    static let offer = "permessage-deflate; client_max_window_bits"
+    package static let offer = "permessage-deflate; client_max_window_bits"
 
     private let decompressor: ZlibDecompressor
     private let noContextTakeover: Bool
@@ -20,7 +20,7 @@ final class MessageInflater {
     }
 
     /// The inflater the server's upgrade response agreed to, or `nil` when it did not accept the extension.
-    static func negotiated(by response: HTTPResponseHead) throws -> MessageInflater? {
+    package static func negotiated(by response: HTTPResponseHead) throws -> MessageInflater? {
         for value in response.headers[canonicalForm: "sec-websocket-extensions"] {
             let parameters = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parameters.first?.lowercased() == "permessage-deflate" else { continue }
@@ -48,7 +48,7 @@ final class MessageInflater {
 
     /// Inflates one whole compressed message.
     /// - Throws: `CompressNIOError.bufferOverflow` when the result would pass `maxSize`, others for corrupt data.
-    func inflate(_ compressed: ByteBuffer, maxSize: Int, allocator: ByteBufferAllocator) throws -> ByteBuffer {
+    package func inflate(_ compressed: ByteBuffer, maxSize: Int, allocator: ByteBufferAllocator) throws -> ByteBuffer {
         var input = compressed
         // The sender removed the deflate block's tail (RFC 7692 section 7.2.2); put it back.
         input.writeBytes([0x00, 0x00, 0xFF, 0xFF])

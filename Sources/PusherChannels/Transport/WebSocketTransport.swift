@@ -95,7 +95,7 @@ public struct WebSocketTransport: PusherTransport {
         return connection
     }
 
-    static func makeSSLContext(caFile: String?) throws -> NIOSSLContext {
+    package static func makeSSLContext(caFile: String?) throws -> NIOSSLContext {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let caFile {
             configuration.additionalTrustRoots = [.file(caFile)]
@@ -104,7 +104,7 @@ public struct WebSocketTransport: PusherTransport {
     }
 
     /// A short, user-facing reason for a failed connection.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         let text = String(describing: error)
         if text.contains("connectTimeout") { return "connection timed out" }
         if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }

@@ -53,6 +53,11 @@ extension ConsoleRow {
         add("received_signature", receivedSignature)
         add("cause", cause)
         add("problem", problem)
+        add("delivered_to", deliveredTo)
+        add("fault", fault)
+        add("previous_socket_id", previousSocketID)
+        add("reconnect_ms", reconnectMs)
+        add("resubscribe_ms", resubscribeMs)
         return f
     }
 
@@ -102,6 +107,11 @@ extension ConsoleRow {
         receivedSignature = s("received_signature")
         cause = s("cause")
         problem = s("problem")
+        deliveredTo = a("delivered_to")
+        fault = s("fault")
+        previousSocketID = s("previous_socket_id")
+        reconnectMs = i("reconnect_ms").map(Int64.init)
+        resubscribeMs = i("resubscribe_ms").map(Int64.init)
     }
 
     /// Reads a row from one JSON line.

@@ -69,6 +69,15 @@ public struct ConsoleRow: Sendable, Hashable {
     public var cause: String?
     /// A deviation's name (`unwrapped_events`, `duplicate_event`, `vacated_while_subscribed`, `no_grace`…).
     public var problem: String?
+    /// The sockets a client event reached (`pushtop proxy` sees each delivery).
+    public var deliveredTo: [String]?
+    /// The fault rule behind a `fault` or `recovered` row (`pushtop proxy --fault`'s syntax).
+    public var fault: String?
+    /// On a `recovered` row: the socket the fault hit (the new one is ``socketID``).
+    public var previousSocketID: String?
+    /// On a `recovered` row: milliseconds from the fault to the new connection, and to its last resubscription.
+    public var reconnectMs: Int64?
+    public var resubscribeMs: Int64?
 
     public init(type: ConsoleRowType, timeMs: Int64) {
         self.type = type

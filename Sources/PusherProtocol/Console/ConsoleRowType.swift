@@ -28,6 +28,10 @@ public enum ConsoleRowType: String, Sendable, Hashable, CaseIterable {
     case webhookRejected = "webhook_rejected"
     /// A received webhook that deviates from Pusher's documented format or timing; `problem` names it.
     case webhookProblem = "webhook_problem"
+    /// A fault `pushtop proxy` injected (`fault` names its rule): a close, a refusal, a dropped or late event.
+    case fault
+    /// What a client did after a fault: reconnected, resubscribed (with the times), or not.
+    case recovered
 }
 
 /// Where a console row came from.

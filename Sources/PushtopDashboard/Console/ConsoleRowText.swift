@@ -29,6 +29,7 @@ enum ConsoleRowText {
             if row.batch == true { parts.append("batch") }
             if let x = row.excludedSocketID { parts.append("excludes \(x)") }
             if row.type == .apiMessage, let a = row.remoteAddress { parts.append("from \(a)") }
+            if let to = row.deliveredTo { parts.append("to \(to.count) socket\(to.count == 1 ? "" : "s")") }
         case .presenceEvent:
             if let info = row.userInfo { parts.append(preview(info.jsonString)) }
         case .error, .clientError, .apiError:
@@ -54,6 +55,13 @@ enum ConsoleRowText {
         case .webhookProblem:
             if let p = row.problem { parts.append(p) }
             if let c = row.cause { parts.append(c) }
+        case .fault, .recovered:
+            if let f = row.fault { parts.append(f) }
+            if let r = row.reason { parts.append(preview(r)) }
+            if let p = row.previousSocketID { parts.append("was \(p)") }
+            if let ms = row.reconnectMs { parts.append("reconnected in \(ms) ms") }
+            if let ms = row.resubscribeMs { parts.append("resubscribed in \(ms) ms") }
+            if let p = row.problem { parts.append(p) }
         }
         if row.source == .webhook, row.type != .webhookRejected, row.type != .webhookProblem {
             parts.append("(webhook)")

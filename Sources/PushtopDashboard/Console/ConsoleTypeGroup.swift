@@ -49,7 +49,7 @@ public enum ConsoleTypeGroup: Int, Sendable, Hashable, CaseIterable, Comparable 
         case .apiMessage: return .apiMessages
         case .clientEvent: return .clientEvents
         case .presenceEvent: return .presence
-        case .error, .apiError, .clientError: return .errors
+        case .error, .apiError, .clientError, .fault, .recovered: return .errors
         case .webhookSent, .webhookFailed, .webhookRejected, .webhookProblem: return .webhooks
         case .gap: return nil
         }

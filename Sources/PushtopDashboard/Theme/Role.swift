@@ -90,7 +90,8 @@ public enum Role: String, Sendable, Hashable, CaseIterable {
         case .apiMessage: return .consoleAPI
         case .clientEvent: return .consoleClient
         case .presenceEvent: return .consolePresence
-        case .error, .apiError, .clientError, .webhookRejected: return .consoleError
+        case .error, .apiError, .clientError, .webhookRejected, .fault: return .consoleError
+        case .recovered: return .consoleConnection
         case .webhookSent, .webhookFailed, .webhookProblem: return .consoleWebhook
         case .gap: return .consoleGap
         }

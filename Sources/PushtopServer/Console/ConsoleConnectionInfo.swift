@@ -4,12 +4,12 @@ import NIOHTTP1
 /// What a connection says of itself in the debug feed's `connection` row: where it comes from, its `Origin`, the
 /// client library and version of its URL's `client`/`version` queries (pusher-js sends `client=js&version=8.6.0`),
 /// and whether it came over TLS.
-struct ConsoleConnectionInfo: Sendable, Hashable {
-    var remoteAddress: String?
-    var origin: String?
-    var clientLibrary: String?
-    var clientVersion: String?
-    var tls: Bool?
+package struct ConsoleConnectionInfo: Sendable, Hashable {
+    package var remoteAddress: String?
+    package var origin: String?
+    package var clientLibrary: String?
+    package var clientVersion: String?
+    package var tls: Bool?
 
     /// An in-process client (the simulator, library users): nothing to say.
     static let inProcess = ConsoleConnectionInfo()
@@ -26,14 +26,14 @@ struct ConsoleConnectionInfo: Sendable, Hashable {
     }
 
     /// From a WebSocket upgrade request: its headers, its decoded query and the peer.
-    init(head: HTTPRequestHead, query: [String: String], remote: SocketAddress?) {
+    package init(head: HTTPRequestHead, query: [String: String], remote: SocketAddress?) {
         self.init(
             remoteAddress: remote.map(Self.describe), origin: head.headers["origin"].first,
             clientLibrary: query["client"], clientVersion: query["version"], tls: false)
     }
 
     /// `HOST:PORT` (`[HOST]:PORT` for IPv6).
-    static func describe(_ address: SocketAddress) -> String {
+    package static func describe(_ address: SocketAddress) -> String {
         let host = address.ipAddress ?? "?"
         guard let port = address.port else { return host }
         return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"

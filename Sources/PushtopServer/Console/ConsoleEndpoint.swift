@@ -10,7 +10,7 @@ import PusherProtocol
 /// Otherwise `200 text/event-stream`: an `event: hello` (node, app, time, connections, occupied channels, cluster),
 /// then one `data: <row>` per row, and `: keepalive` every ``keepAliveInterval``. The writer awaits the socket; the
 /// server never awaits the writer (``ConsoleListener``).
-enum ConsoleEndpoint {
+package enum ConsoleEndpoint {
     static let keepAliveInterval: Duration = .seconds(15)
 
     static func register(on router: Router<BasicRequestContext>, apps: AppDirectory) {
@@ -42,7 +42,7 @@ enum ConsoleEndpoint {
         }
     }
 
-    static func error(_ status: Int, _ message: String) -> Response {
+    package static func error(_ status: Int, _ message: String) -> Response {
         .json(JSONValue.object(["error": .string(message)]).jsonString, status: status)
     }
 
@@ -51,6 +51,12 @@ enum ConsoleEndpoint {
         let console = hub.console
         let listener = console.addListener(types: types)
         let hello = await helloLine(hub)
+        return stream(console, listener: listener, hello: hello)
+    }
+
+    /// Streams `listener`'s rows of `console` after `hello` (an `event: hello` block), and removes the listener when
+    /// the feed ends: the feed of any producer of rows (`pushtop proxy`'s too).
+    package static func stream(_ console: ConsoleHub, listener: ConsoleListener, hello: String) -> Response {
         let body = ResponseBody { writer in
             let ticker = Task {
                 while !Task.isCancelled {

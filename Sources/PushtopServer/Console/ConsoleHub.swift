@@ -9,9 +9,9 @@ import Synchronization
 /// never built. With listeners, a row goes into each listener's bounded queue (``ConsoleListener``) and, while
 /// another node listens, into the batch this node forwards to the cluster (``ConsoleClusterLink``). A producer
 /// never waits for a listener.
-final class ConsoleHub: Sendable {
+package final class ConsoleHub: Sendable {
     /// Rows a listener's queue holds before the oldest are dropped (and a `gap` reported).
-    static let listenerCapacity = 10_000
+    package static let listenerCapacity = 10_000
     /// Rows waiting to be forwarded to the cluster at most; past it the oldest go.
     static let forwardCapacity = 10_000
     /// How long another node's "console listening" announcement keeps this node forwarding.
@@ -20,9 +20,9 @@ final class ConsoleHub: Sendable {
     /// The node id of a server that is not in a cluster: the host's name.
     static let standaloneNodeID: String = ProcessInfo.processInfo.hostName
 
-    let appID: String
+    package let appID: String
     /// The node id rows are tagged with (`serve --node-id`; a random name when none was given).
-    let nodeID: String
+    package let nodeID: String
     /// Whether the app is served by a cluster (the hello's `cluster`).
     let clustered: Bool
 
@@ -40,7 +40,7 @@ final class ConsoleHub: Sendable {
     let bell: AsyncStream<Void>
     private let bellContinuation: AsyncStream<Void>.Continuation
 
-    init(appID: String, nodeID: String, clustered: Bool) {
+    package init(appID: String, nodeID: String, clustered: Bool) {
         self.appID = appID
         self.nodeID = nodeID
         self.clustered = clustered
@@ -48,17 +48,17 @@ final class ConsoleHub: Sendable {
     }
 
     /// Whether any row would reach anyone.
-    @inline(__always) var isActive: Bool { active.load(ordering: .relaxed) }
+    @inline(__always) package var isActive: Bool { active.load(ordering: .relaxed) }
 
     /// Builds and posts a row, only when someone listens.
-    @inline(__always) func emit(_ make: () -> ConsoleRow) {
+    @inline(__always) package func emit(_ make: () -> ConsoleRow) {
         guard isActive else { return }
         post(make())
     }
 
     /// Posts a row made on this node: it is tagged with the node and app, queued for each local listener and,
     /// while another node listens, for the cluster.
-    func post(_ row: ConsoleRow) {
+    package func post(_ row: ConsoleRow) {
         var row = row
         row.node = nodeID
         row.appID = appID
@@ -108,7 +108,7 @@ final class ConsoleHub: Sendable {
     var hasLocalListeners: Bool { state.withLock { !$0.listeners.isEmpty } }
 
     /// Adds a listener (of some types, or all); remove it with ``remove(_:)``.
-    func addListener(types: Set<ConsoleRowType>? = nil, capacity: Int = ConsoleHub.listenerCapacity)
+    package func addListener(types: Set<ConsoleRowType>? = nil, capacity: Int = ConsoleHub.listenerCapacity)
         -> ConsoleListener
     {
         let listener = ConsoleListener(types: types, capacity: capacity, node: nodeID, appID: appID)
@@ -122,7 +122,7 @@ final class ConsoleHub: Sendable {
     }
 
     /// Removes a listener and ends its feed.
-    func remove(_ listener: ConsoleListener) {
+    package func remove(_ listener: ConsoleListener) {
         state.withLock { state in
             state.listeners[ObjectIdentifier(listener)] = nil
             active.store(!state.listeners.isEmpty || state.remoteUntil != nil, ordering: .relaxed)
@@ -131,7 +131,7 @@ final class ConsoleHub: Sendable {
     }
 
     /// Ends every listener's feed (the server stops); the rows already queued are still written.
-    func finishAll() {
+    package func finishAll() {
         let listeners = state.withLock { state in
             defer { state.listeners = [:] }
             active.store(state.remoteUntil != nil, ordering: .relaxed)

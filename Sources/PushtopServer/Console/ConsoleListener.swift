@@ -7,7 +7,7 @@ import Synchronization
 /// When the queue is full the oldest row is dropped and counted; the next ``next()`` starts with a `gap` row
 /// saying how many were lost. A slow or stuck reader therefore costs the server a bounded amount of memory and
 /// nothing else.
-final class ConsoleListener: Sendable {
+package final class ConsoleListener: Sendable {
     /// What ``next()`` hands the writer.
     enum Batch: Sendable, Equatable {
         /// Rows to write (a `gap` first when some were dropped).

@@ -151,11 +151,11 @@ extension PusherHub {
 }
 
 /// An event's data in a row: cut at ``maxBytes`` (on a character boundary), with its whole size.
-enum ConsoleRowData {
+package enum ConsoleRowData {
     /// Bytes of data a row carries at most.
-    static let maxBytes = 1000
+    package static let maxBytes = 1000
 
-    static func fill(_ row: inout ConsoleRow, _ data: String) {
+    package static func fill(_ row: inout ConsoleRow, _ data: String) {
         let size = data.utf8.count
         row.dataBytes = size
         guard size > maxBytes else {

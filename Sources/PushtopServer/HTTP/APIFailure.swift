@@ -1,15 +1,15 @@
 import Hummingbird
 
 /// An HTTP API request the server refuses: the status and the plain-text message Pusher would send.
-struct APIFailure: Error, CustomStringConvertible {
-    var status: Int
-    var message: String
+package struct APIFailure: Error, CustomStringConvertible {
+    package var status: Int
+    package var message: String
     /// The rule the request broke, for the debug feed's `api_error` row (`signature`, `timestamp`, …).
     var rule: String? = nil
     /// What the debug feed says when it says more than ``message`` (a stale timestamp's skew).
     var detail: String? = nil
 
-    var description: String { "\(status): \(message)" }
+    package var description: String { "\(status): \(message)" }
 
     static func badRequest(_ message: String) -> APIFailure { APIFailure(status: 400, message: message) }
     static func unauthorized(_ message: String, rule: String? = nil, detail: String? = nil) -> APIFailure {

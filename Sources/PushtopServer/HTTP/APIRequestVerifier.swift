@@ -6,7 +6,7 @@ import PusherProtocol
 /// The query must carry `auth_key` (the app's key), `auth_timestamp` (within ``maxClockSkew`` seconds of the
 /// server's clock), `auth_version` `1.0`, `body_md5` (hex MD5 of a non-empty body) and `auth_signature`, the hex
 /// HMAC-SHA256 of `METHOD\nPATH\nQUERY` over every other parameter sorted by key.
-struct APIRequestVerifier: Sendable {
+package struct APIRequestVerifier: Sendable {
     var key: String
     var secret: String {
         didSet { signer = HMACSigner(secret: secret) }
@@ -17,7 +17,7 @@ struct APIRequestVerifier: Sendable {
     /// The secret's HMAC key, prepared once.
     private var signer: HMACSigner
 
-    init(key: String, secret: String, maxClockSkew: Int = 600) {
+    package init(key: String, secret: String, maxClockSkew: Int = 600) {
         self.key = key
         self.secret = secret
         self.maxClockSkew = maxClockSkew
@@ -25,7 +25,7 @@ struct APIRequestVerifier: Sendable {
     }
 
     /// - Throws: ``APIFailure`` (401 for credentials, signature and time; 400 for a wrong body hash).
-    func verify(method: String, path: String, parameters: [String: String], body: [UInt8], now: Date = Date())
+    package func verify(method: String, path: String, parameters: [String: String], body: [UInt8], now: Date = Date())
         throws(APIFailure)
     {
         try verify(method: method, path: path, query: QueryParameters(parameters), body: body, now: now)

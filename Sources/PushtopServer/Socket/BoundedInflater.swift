@@ -7,9 +7,9 @@ import NIOCore
 ///
 /// Clients agreed to `client_no_context_takeover` (see ``PerMessageDeflate``), so each message inflates on its
 /// own, with a stream borrowed for that message from a pool shared by all connections.
-enum BoundedInflater {
+package enum BoundedInflater {
     /// Why a message could not be inflated.
-    enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         /// It inflates to more than the limit.
         case tooLarge
         /// It is not a valid deflate stream.
@@ -33,7 +33,7 @@ enum BoundedInflater {
     private static let streams = ZlibStreamPool<Stream> { Stream() }
 
     /// The inflated message, at most `maxBytes` long.
-    static func inflate(_ compressed: ByteBuffer, maxBytes: Int) -> Result<ByteBuffer, Failure> {
+    package static func inflate(_ compressed: ByteBuffer, maxBytes: Int) -> Result<ByteBuffer, Failure> {
         guard let stream = streams.take() else { return .failure(.corrupt) }
         defer {
             if (try? stream.decompressor.reset()) != nil { streams.give(stream) }

@@ -4,7 +4,7 @@ import NIOCore
 /// Compresses one server message for permessage-deflate (RFC 7692 section 7.2.1) into a whole frame: FIN, RSV1 and
 /// the text opcode, the length, then the payload deflated on its own (no context taken over from other messages),
 /// sync-flushed, and without the flush's trailing `00 00 ff ff`.
-enum MessageDeflater {
+package enum MessageDeflater {
     /// Payloads shorter than this go uncompressed: Pusher's short frames (`pusher:pong`, 35 bytes; an event with
     /// a few bytes of data, ~40) come out of deflate a byte or two longer, while an 84-byte price tick shrinks by
     /// 8% and a 100-byte one by 10-20% (raw deflate at level 6, measured with zlib).
@@ -17,7 +17,7 @@ enum MessageDeflater {
 
     /// The compressed frame of `payload`, with the length of its header; `nil` when compressing does not make it
     /// shorter (or zlib fails), so it goes uncompressed.
-    static func frame(compressing payload: ByteBuffer) -> (bytes: ByteBuffer, headerLength: Int)? {
+    package static func frame(compressing payload: ByteBuffer) -> (bytes: ByteBuffer, headerLength: Int)? {
         guard payload.readableBytes >= minimumPayloadBytes, let stream = streams.take() else { return nil }
         defer {
             if (try? stream.reset()) != nil { streams.give(stream) }

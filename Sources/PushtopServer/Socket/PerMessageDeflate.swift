@@ -11,18 +11,18 @@ import NIOHTTP1
 /// Outbound messages are compressed with a 2^15-byte window; when the client limits the server's window
 /// (`server_max_window_bits=N`), a message longer than 2^N bytes goes uncompressed to it (a message of at most
 /// 2^N bytes never refers further back than its own start), which the RFC allows message by message.
-struct PerMessageDeflate: Sendable, Equatable {
+package struct PerMessageDeflate: Sendable, Equatable {
     /// The window the client inflates with, as a power of two (8...15).
     let serverMaxWindowBits: Int
     /// The `Sec-WebSocket-Extensions` value of the upgrade response.
-    let responseHeader: String
+    package let responseHeader: String
 
     /// The longest message that may be sent compressed to this client.
-    var maxCompressedMessageBytes: Int { 1 << serverMaxWindowBits }
+    package var maxCompressedMessageBytes: Int { 1 << serverMaxWindowBits }
 
     /// The agreement for the first offer the server can honour among those of `headers`; `nil` when the client
     /// offers none (then the response names no extension and nothing is compressed).
-    static func negotiate(_ headers: HTTPHeaders) -> PerMessageDeflate? {
+    package static func negotiate(_ headers: HTTPHeaders) -> PerMessageDeflate? {
         let values = headers[canonicalForm: "sec-websocket-extensions"].map(String.init)
         guard let offer = DeflateOffer.offers(in: values).first else { return nil }
         return PerMessageDeflate(accepting: offer)

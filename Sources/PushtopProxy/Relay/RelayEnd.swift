@@ -1,0 +1,216 @@
+import Logging
+import NIOCore
+import NIOWebSocket
+import PusherChannels
+import PushtopServer
+
+import enum PusherProtocol.WebSocketClosePayload
+
+/// One end of a relayed connection, on the connection's event loop: the client's WebSocket (the proxy is its
+/// server) or the upstream's (the proxy is its client). It joins frames into messages, inflates them, answers
+/// pings, and hands messages, closes and the socket's end to its ``Relay``; it writes what the relay gives it.
+final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    enum Side: String, Sendable {
+        case client
+        case upstream
+    }
+
+    let side: Side
+    private let relay: Relay
+    private var joiner: FrameJoiner
+    /// The client side: permessage-deflate as agreed with the client (inbound inflation and outbound compression).
+    private let clientDeflate: PerMessageDeflate?
+    /// The upstream side: the inflater the upstream's answer agreed to.
+    private let upstreamInflater: MessageInflater?
+    private let maxMessageBytes: Int
+    private var context: ChannelHandlerContext?
+    private var encoderContext: ChannelHandlerContext?
+    /// Whether a close frame was written to this end.
+    private(set) var closeSent = false
+    /// Whether this end's close frame arrived.
+    private(set) var closeReceived = false
+    private var needsFlush = false
+
+    init(
+        side: Side, relay: Relay, maxMessageBytes: Int, clientDeflate: PerMessageDeflate? = nil,
+        upstreamInflater: MessageInflater? = nil
+    ) {
+        self.side = side
+        self.relay = relay
+        self.maxMessageBytes = maxMessageBytes
+        self.clientDeflate = clientDeflate
+        self.upstreamInflater = upstreamInflater
+        joiner = FrameJoiner(maxMessageBytes: maxMessageBytes)
+    }
+
+    var channel: (any Channel)? { context?.channel }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        encoderContext = try? context.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        relay.attached(self)
+        if !context.channel.isActive { relay.ended(side) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        relay.ended(side)
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // FIN without a close frame: nothing more comes from this end.
+        if let event = event as? NIOCore.ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let error = error as? NIOWebSocketError {
+            switch error {
+            case .invalidFrameLength: fail(code: 1009, reason: "Frame exceeds the message size limit")
+            case .fragmentedControlFrame: fail(code: 1002, reason: "Control frames must not be fragmented")
+            case .multiByteControlFrameLength: fail(code: 1002, reason: "Control frames carry at most 125 bytes")
+            }
+            return
+        }
+        relay.socketError(side, error)
+        context.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        if side == .client, frame.maskKey == nil { return fail(code: 1002, reason: "Client frames must be masked") }
+        let mayCompress = side == .client ? clientDeflate != nil : upstreamInflater != nil
+        guard !frame.rsv2, !frame.rsv3, !frame.rsv1 || mayCompress else {
+            return fail(code: 1002, reason: "Reserved bits are set but no extension was negotiated")
+        }
+        switch frame.opcode {
+        case .connectionClose:
+            guard !closeReceived else { return }
+            closeReceived = true
+            switch frame.unmaskedData.withUnsafeReadableBytes({ WebSocketClosePayload.check($0) }) {
+            case .valid(let code, let reason): relay.closeReceived(from: side, code: code, reason: reason)
+            case .invalid(let failCode, let why): fail(code: failCode, reason: "The \(side.rawValue) sent \(why)")
+            }
+        case .ping:
+            write(WebSocketFrame(fin: true, opcode: .pong, maskKey: mask, data: frame.unmaskedData))
+            flush()
+        case .pong:
+            break
+        default:
+            switch joiner.receive(frame) {
+            case .incomplete: break
+            case .message(let message): deliver(message)
+            case .fail(let code, let reason): fail(code: code, reason: reason)
+            }
+        }
+    }
+
+    private func deliver(_ message: FrameJoiner.Message) {
+        var payload = message.payload
+        if message.compressed {
+            if side == .client {
+                switch BoundedInflater.inflate(payload, maxBytes: maxMessageBytes) {
+                case .success(let inflated): payload = inflated
+                case .failure(.tooLarge): return fail(code: 1009, reason: "Message inflates past the limit")
+                case .failure(.corrupt): return fail(code: 1007, reason: "Compressed message does not inflate")
+                }
+            } else if let upstreamInflater, let allocator = context?.channel.allocator {
+                do {
+                    payload = try upstreamInflater.inflate(payload, maxSize: maxMessageBytes, allocator: allocator)
+                } catch {
+                    return fail(code: 1007, reason: "Compressed message does not inflate")
+                }
+            }
+        }
+        relay.received(from: side, opcode: message.opcode, payload: payload)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        relay.readComplete(from: side)
+        context.fireChannelReadComplete()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        relay.writabilityChanged(side, writable: context.channel.isWritable)
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Writing
+
+    /// Frames to the upstream are masked (RFC 6455 section 5.3); to the client, never.
+    private var mask: WebSocketMaskingKey? { side == .upstream ? .random() : nil }
+
+    /// Writes a message (not flushed: ``flush()`` after the burst); compressed to a client that agreed to it when
+    /// that makes it shorter.
+    func send(opcode: WebSocketOpcode, payload: ByteBuffer) {
+        guard !closeSent else { return }
+        if side == .client, let clientDeflate, opcode == .text, let encoderContext,
+            payload.readableBytes <= clientDeflate.maxCompressedMessageBytes,
+            let compressed = MessageDeflater.frame(compressing: payload)
+        {
+            encoderContext.write(NIOAny(compressed.bytes), promise: nil)
+            needsFlush = true
+            return
+        }
+        write(WebSocketFrame(fin: true, opcode: opcode, maskKey: mask, data: payload))
+    }
+
+    private func write(_ frame: WebSocketFrame) {
+        guard let context else { return }
+        context.write(wrapOutboundOut(frame), promise: nil)
+        needsFlush = true
+    }
+
+    func flush() {
+        guard needsFlush, let context else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    /// Sends a close frame with `code` and `reason` (cut to fit a control frame).
+    func sendClose(code: Int, reason: String) {
+        guard !closeSent, let context else { return }
+        closeSent = true
+        var payload = context.channel.allocator.buffer(capacity: 2 + min(reason.utf8.count, 123))
+        payload.writeInteger(UInt16(clamping: code))
+        var bytes = 0
+        var fitting = ""
+        for character in reason {
+            bytes += character.utf8.count
+            guard bytes <= 123 else { break }
+            fitting.append(character)
+        }
+        payload.writeString(fitting)
+        context.write(
+            wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: mask, data: payload))
+        )
+        .assumeIsolated().whenComplete { [relay, side] _ in relay.closeWritten(side) }
+        context.flush()
+        needsFlush = false
+    }
+
+    /// Ends the socket now (no close frame, or after one).
+    func drop() {
+        context?.close(promise: nil)
+    }
+
+    /// Reads from this end or stops (the other end cannot take more).
+    func setReading(_ on: Bool) {
+        guard let context else { return }
+        context.channel.setOption(ChannelOptions.autoRead, value: on).whenFailure { _ in }
+        if on { context.read() }
+    }
+
+    var isWritable: Bool { context?.channel.isWritable ?? false }
+
+    /// Fails this end (RFC 6455 section 7.1.7): a close frame with the code, then the socket ends.
+    private func fail(code: Int, reason: String) {
+        relay.protocolFailure(side, code: code, reason: reason)
+    }
+}

@@ -1,0 +1,108 @@
+import Logging
+import NIOCore
+import NIOSSL
+import PusherChannels
+import PusherProtocol
+import PushtopServer
+import Synchronization
+
+/// What every relayed connection of one proxy shares: the configuration, the console feed, the fault rules, the
+/// recovery tracker, the relays by socket id and the counters.
+package final class ProxyCore: Sendable {
+    package let configuration: ProxyConfiguration
+    let logger: Logger
+    package let console: ConsoleHub
+    package let faults: FaultBook
+    package let recoveries: RecoveryTracker
+    let ledger: DeliveryLedger
+    package let counters = RelayCounters()
+    let upstream: WebSocketURL
+    let sslContext: NIOSSLContext?
+    private let relays = Mutex<[String: Relay]>([:])
+    private let numbers = Atomic<Int>(0)
+
+    init(configuration: ProxyConfiguration, logger: Logger) throws(ProxyError) {
+        guard let upstream = WebSocketURL(configuration.upstream) else { throw .badUpstream(configuration.upstream) }
+        self.configuration = configuration
+        self.logger = logger
+        self.upstream = upstream
+        if upstream.useTLS {
+            do {
+                sslContext = try WebSocketTransport.makeSSLContext(caFile: configuration.caFile)
+            } catch {
+                throw .badCAFile(path: configuration.caFile ?? "-", reason: "\(error)")
+            }
+        } else {
+            sslContext = nil
+        }
+        let console = ConsoleHub(
+            appID: configuration.app?.id ?? "proxy", nodeID: "proxy:\(upstream.hostHeader)", clustered: false)
+        self.console = console
+        faults = FaultBook(configuration.faults)
+        recoveries = RecoveryTracker(timeout: configuration.recoveryTimeout) { row in console.emit { row } }
+        ledger = DeliveryLedger { row in console.emit { row } }
+    }
+
+    /// Posts a row someone may read (built already: fault rows are counted whether or not anyone listens).
+    func post(_ row: ConsoleRow) {
+        console.emit { row }
+    }
+
+    func nextConnectionNumber() -> Int {
+        numbers.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    func register(socketID: String, relay: Relay) {
+        relays.withLock { $0[socketID] = relay }
+    }
+
+    func unregister(socketID: String, relay: Relay) {
+        relays.withLock { relays in
+            if relays[socketID] === relay { relays[socketID] = nil }
+        }
+    }
+
+    /// The open connections' socket ids.
+    package var socketIDs: [String] { relays.withLock { Array($0.keys) } }
+
+    var allRelays: [Relay] { relays.withLock { Array($0.values) } }
+
+    /// Adds a rule now: connection rules are armed on every open connection at once.
+    @discardableResult
+    package func addFault(_ rule: FaultRule) -> FaultBook.Entry {
+        let entry = faults.add(rule)
+        logger.notice("fault rule added", metadata: ["rule": "\(entry.text)", "id": "\(entry.id)"])
+        switch rule.action {
+        case .close, .stall:
+            for relay in allRelays { relay.onLoop { relay.arm(entry) } }
+        default:
+            break
+        }
+        return entry
+    }
+}
+
+/// Messages relayed each way, connections relayed and refused.
+package final class RelayCounters: Sendable {
+    private let fromClient = Atomic<Int>(0)
+    private let fromUpstream = Atomic<Int>(0)
+    private let connections = Atomic<Int>(0)
+    private let refused = Atomic<Int>(0)
+
+    @inline(__always) func relayed(from side: RelayEnd.Side) {
+        switch side {
+        case .client: fromClient.wrappingAdd(1, ordering: .relaxed)
+        case .upstream: fromUpstream.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+
+    func connected() { connections.wrappingAdd(1, ordering: .relaxed) }
+    func refusedConnection() { refused.wrappingAdd(1, ordering: .relaxed) }
+
+    package var snapshot: (fromClient: Int, fromUpstream: Int, connections: Int, refused: Int) {
+        (
+            fromClient.load(ordering: .relaxed), fromUpstream.load(ordering: .relaxed),
+            connections.load(ordering: .relaxed), refused.load(ordering: .relaxed)
+        )
+    }
+}

@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOSSL
+import PusherProtocol
+import PushtopServer
+import ServiceLifecycle
+
+/// `pushtop proxy`: listens for an app's clients, relays each connection to the upstream server, passes the HTTP
+/// API through, and serves the console feed and the fault control endpoint.
+///
+/// ```swift
+/// let proxy = try await ProxyServer.start(ProxyConfiguration(port: 0, upstream: "ws://127.0.0.1:6001"))
+/// print(proxy.port)
+/// await proxy.shutdown()
+/// ```
+public final class ProxyServer: Sendable {
+    public let configuration: ProxyConfiguration
+    /// The port bound (the ephemeral one for port 0).
+    public let port: Int
+    package let core: ProxyCore
+    private let serviceGroup: ServiceGroup
+    private let runTask: Task<Void, Never>
+    private let httpClient: HTTPClient
+
+    private init(
+        configuration: ProxyConfiguration, port: Int, core: ProxyCore, serviceGroup: ServiceGroup,
+        runTask: Task<Void, Never>, httpClient: HTTPClient
+    ) {
+        self.configuration = configuration
+        self.port = port
+        self.core = core
+        self.serviceGroup = serviceGroup
+        self.runTask = runTask
+        self.httpClient = httpClient
+    }
+
+    private enum Startup: Sendable {
+        case bound(Int)
+        case failed(String)
+    }
+
+    /// Starts listening; returns once the port is bound. The upstream is first dialled when a client connects.
+    public static func start(_ configuration: ProxyConfiguration, logger: Logger = Logger(label: "pushtop.proxy"))
+        async throws(ProxyError) -> ProxyServer
+    {
+        guard configuration.allowRemote || ProxyConfiguration.isLoopback(configuration.host) else {
+            throw .remoteNotAllowed(host: configuration.host)
+        }
+        let core = try ProxyCore(configuration: configuration, logger: logger)
+        var clientConfiguration = HTTPClient.Configuration()
+        if let caFile = configuration.caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(caFile)]
+            clientConfiguration.tlsConfiguration = tls
+        }
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let router = Router(context: BasicRequestContext.self)
+        ProxyRoutes(core: core, client: httpClient).register(on: router)
+        let (startup, report) = AsyncStream.makeStream(of: Startup.self)
+        let application = Application(
+            router: router,
+            server: HTTPServerBuilder { responder in ProxyServerChannel(responder: responder, core: core) },
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop-proxy"),
+            onServerRunning: { channel in report.yield(.bound(channel.localAddress?.port ?? configuration.port)) },
+            logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: application)], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
+        let serviceGroup = ServiceGroup(configuration: groupConfiguration)
+        let runTask = Task {
+            do {
+                try await serviceGroup.run()
+                report.yield(.failed("the proxy stopped at once"))
+            } catch {
+                report.yield(.failed("\(error)"))
+            }
+            report.finish()
+        }
+        var failure = "startup was cancelled"
+        for await event in startup {
+            switch event {
+            case .bound(let port):
+                logger.info(
+                    "listening",
+                    metadata: [
+                        "host": "\(configuration.host)", "port": "\(port)", "upstream": "\(configuration.upstream)",
+                    ])
+                return ProxyServer(
+                    configuration: configuration, port: port, core: core, serviceGroup: serviceGroup,
+                    runTask: runTask, httpClient: httpClient)
+            case .failed(let reason):
+                failure = reason
+            }
+            break
+        }
+        runTask.cancel()
+        await runTask.value
+        try? await httpClient.shutdown()
+        throw .couldNotStart(host: configuration.host, port: configuration.port, reason: failure)
+    }
+
+    /// Adds a fault rule now (as the control endpoint does).
+    @discardableResult
+    public func addFault(_ rule: FaultRule) -> Int { core.addFault(rule).id }
+
+    /// The report `pushtop proxy --report` prints at exit.
+    public var report: ProxyReport { ProxyReport(core: core) }
+
+    /// Stops listening and ends the console feeds.
+    public func shutdown() async {
+        core.console.finishAll()
+        await serviceGroup.triggerGracefulShutdown()
+        await runTask.value
+        try? await httpClient.shutdown()
+    }
+}
