@@ -41,9 +41,12 @@ enum DashboardLauncher {
         defer { for task in tasks { task.cancel() } }
         // The console's feeds open first (for up to a second), so that it shows the dashboard's own connections too.
         var consoleFeed: ConsoleFeed?
+        var consoleControl: ProxyFaultControl?
         if let console, !console.isEmpty {
             let feed = ConsoleFeed()
-            let sink = ConsoleReadiness(feed, sources: console.feeds.count)
+            let control = ProxyFaultControl(endpoints: console.feeds)
+            consoleControl = control
+            let sink = ConsoleReadiness(ConsoleNodeTap(feed, control: control), sources: console.feeds.count)
             tasks.append(Task { await console.run(into: sink) })
             await sink.waitUntilLive(timeout: .seconds(1))
             consoleFeed = feed
@@ -61,6 +64,7 @@ enum DashboardLauncher {
         options.api = launches.count == 1 ? apps[0].api : nil
         options.nodes = nodes
         options.console = consoleFeed
+        options.consoleControl = consoleControl
         let exit = try await runDashboard(apps: apps, options: options)
         for task in tasks { task.cancel() }
         for launch in launches { await launch.client.shutdown() }

@@ -47,6 +47,10 @@ public enum ConsoleKeys {
                 [.char("s")], hint: "sub", help: "subscribe to the row's channel",
                 action: .consoleAction(.subscribe), scope: .view(.console)),
             KeyBinding(
+                [.char("K")], hint: "kick",
+                help: "pushtop proxy: close the row's socket with 4200 (reconnect now)",
+                action: .consoleAction(.kick), scope: .view(.console)),
+            KeyBinding(
                 [.escape], hint: "back", help: "close row / stop following / clear / leave",
                 action: .consoleAction(.close), scope: .view(.console)),
         ]

@@ -21,6 +21,8 @@ public enum ConsoleAction: Sendable, Hashable {
     case browse
     /// `s`: subscribe to the selected row's channel.
     case subscribe
+    /// `K`: have the `pushtop proxy` behind the feed close the selected row's socket with 4200 ("reconnect now").
+    case kick
     /// Esc: close the row, else stop following, else clear the filter, else leave.
     case close
 }
@@ -42,7 +44,12 @@ public struct ConsoleState: Sendable {
         case subscribe(String)
         /// Say this in the footer.
         case status(String)
+        /// Ask the proxy behind the feed for this fault.
+        case fault(ConsoleFaultRequest)
     }
+
+    /// The close code `K` asks for: Pusher's 4200, "reconnect immediately".
+    public static let kickCode = 4200
 
     /// The rows kept (the newest), each with a seq that is never reused.
     public private(set) var log: BoundedRing<ConsoleRow>
@@ -217,7 +224,7 @@ public struct ConsoleState: Sendable {
             reindex()
         case .frequent:
             showsFrequent.toggle()
-        case .follow, .browse, .subscribe:
+        case .follow, .browse, .subscribe, .kick:
             return performOnRow(action)
         case .close:
             if followed != nil {
@@ -249,6 +256,10 @@ public struct ConsoleState: Sendable {
                 return .status("this row names no channel")
             }
             return action == .browse ? .browse(channel) : .subscribe(channel)
+        case .kick:
+            guard let row, let socket = row.socketID else { return .status("this row names no socket") }
+            if row.type == .disconnection { return .status("socket \(socket) is already closed") }
+            return .fault(ConsoleFaultRequest(socketID: socket, code: Self.kickCode, node: row.node))
         default:
             return .none
         }

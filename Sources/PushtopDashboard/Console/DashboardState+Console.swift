@@ -25,6 +25,9 @@ extension DashboardState {
                 return apiRequestsDue()
             case .subscribe(let name):
                 return subscribeFromView(name)
+            case .fault(let request):
+                setStatus("asking the proxy to close socket \(request.socketID) with \(request.code)…")
+                return [.consoleFault(request)]
             }
         default:
             break

@@ -63,5 +63,8 @@ public enum Effect: Sendable, Hashable {
     case fetchPresenceUsers(String)
     /// A request to one of several nodes (the cross-node canary), answered with ``UIEvent/nodes(_:)``.
     case nodes(NodeRequest)
+    /// Ask the `pushtop proxy` behind the console's feed for a fault (``ConsoleControl``); the answer comes back as a
+    /// ``UIEvent/notice(_:isError:)``.
+    case consoleFault(ConsoleFaultRequest)
     case quit
 }

@@ -30,6 +30,8 @@ public struct DashboardOptions: Sendable {
     public var nodes: NodeState?
     /// The debug console's rows (a `pushtop serve` feed, received webhooks); `nil` when no source is configured.
     public var console: ConsoleFeed?
+    /// Where the console's `K` (close a socket on a `pushtop proxy`) is sent; `nil`: the key says it cannot.
+    public var consoleControl: (any ConsoleControl)?
 
     public init(
         theme: String? = nil, environment: [String: String] = [:], logCapacity: Int = 10_000,

@@ -89,6 +89,20 @@ extension DashboardRunner {
             replayCommand(command)
         case .nodes(let request):
             performNodeRequest(request)
+        case .consoleFault(let request):
+            guard let control = options.consoleControl else {
+                state.setStatus("no console feed to ask: K works on a pushtop proxy's feed", isError: true)
+                return
+            }
+            Task.detached {
+                let event: UIEvent
+                do throws(ConsoleControlError) {
+                    event = .notice(try await control.inject(request), isError: false)
+                } catch {
+                    event = .notice(error.message, isError: true)
+                }
+                inbox.update { $0.uiEvents.append(event) }
+            }
         case .quit:
             break
         }
