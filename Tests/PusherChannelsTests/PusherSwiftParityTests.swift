@@ -2,7 +2,6 @@ import Foundation
 import PusherProtocol
 import PushtopServer
 import PushtopTestSupport
-import Synchronization
 import Testing
 
 @testable import PusherChannels
@@ -163,11 +162,4 @@ import Testing
         }
         _ = dead
     }
-}
-
-/// A thread-safe count, for callbacks the client calls off the test's task.
-final class Counter: Sendable {
-    private let count = Mutex(0)
-    func increment() { count.withLock { $0 += 1 } }
-    var value: Int { count.withLock { $0 } }
 }
