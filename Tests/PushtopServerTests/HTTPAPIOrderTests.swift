@@ -210,4 +210,26 @@ struct HTTPAPIOrderTests {
             #expect(closed)
         }
     }
+
+    /// A body sent in chunks (`Transfer-Encoding: chunked`, as streaming clients send it) is read whole.
+    @Test func aChunkedBodyIsReadWhole() async throws {
+        try await withServer { server in
+            let id = server.configuration.app.id
+            let (socket, _) = try await TestSocket.subscribed(server.url(), to: "chunks")
+            let body = #"{"name":"c","channels":["chunks"],"data":""# + String(repeating: "x", count: 5000) + "\"}"
+            let signed = Self.signed(server, "POST", "/apps/\(id)/events", body: body)
+            let target = signed.path + "?" + signed.query.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+            let bytes = Array(body.utf8)
+            var request = "POST \(target) HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+            for start in stride(from: 0, to: bytes.count, by: 1000) {
+                let chunk = bytes[start..<min(start + 1000, bytes.count)]
+                request += String(chunk.count, radix: 16) + "\r\n" + String(decoding: chunk, as: UTF8.self) + "\r\n"
+            }
+            request += "0\r\n\r\n"
+            let answers = try await RawSocket.oneByOne([request], port: server.port)
+            #expect(answers.map(\.status) == [200], "\(answers)")
+            #expect(try await socket.next("c").dataText?.count == 5000)
+            await socket.close()
+        }
+    }
 }

@@ -86,13 +86,11 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 drain(context: context)
             }
         case (.api(let head, let appID, let route, var body), .body(var bytes)):
-            if let held = body, held.readableBytes + bytes.readableBytes <= HTTPAPICore.maxBodyBytes {
-                body = nil
-                var grown = held
-                grown.writeBuffer(&bytes)
-                body = grown
+            reading = .idle  // the state's reference goes, so the body grows in place
+            if let held = body?.readableBytes, held + bytes.readableBytes <= HTTPAPICore.maxBodyBytes {
+                body!.writeBuffer(&bytes)
             } else {
-                body = nil
+                body = nil  // over the limit: the rest is read and dropped, the answer is 413
             }
             reading = .api(head, appID: appID, route, body)
         case (.api(let head, let appID, let route, let body), .end):
