@@ -77,6 +77,9 @@ import Testing
         defer { Task { await Apps.stop(serve) } }
         let (shop, shopID) = try await Apps.connect(port, Apps.shop)
         #expect(try await Self.subscribeThroughDemoAuth(port, shop, shopID).0 == PusherEventName.subscriptionSucceeded)
+        let shopFeed = try await ServeStrangersTests.feed(port, Apps.shop)
+        defer { shopFeed.stop() }
+        #expect(try await ServeScrape.metrics(port: port)["pushtop_console_listeners{app=\"1\"}"] == 1)
 
         try Self.newsAndBlog.write(toFile: path, atomically: true, encoding: .utf8)
         let printed = serve.lineCount
@@ -115,7 +118,10 @@ import Testing
         #expect(apps.first?["connections"]?.intValue == 1, "\(healthBody)")
         #expect(health["connections"]?.intValue == 2, "\(healthBody)")
 
-        // /metrics: the removed app's lines are gone, the new app's are there.
+        // The removed app's console feed ended with it (its listener released).
+        try await waitUntil("the shop's feed to end") { shopFeed.ended }
+
+        // /metrics: the removed app's lines are gone (its console gauge too), the new app's are there.
         let metrics = try await ServeScrape.metrics(port: port)
         #expect(ServeScrape.ofApp("1", metrics).isEmpty, "\(ServeScrape.ofApp("1", metrics))")
         #expect(metrics["pushtop_connections{app=\"4\"}"] == 1, "\(ServeScrape.ofApp("4", metrics))")
