@@ -17,8 +17,9 @@ import ServiceLifecycle
 public final class EmbeddedServer: Sendable {
     /// The configuration the server was started with.
     public let configuration: ServerConfiguration
-    /// The hub of the first app: publish events and read channel state in-process through it.
-    public let hub: PusherHub
+    /// The hub of the first app served now (after the last reload): publish events and read channel state
+    /// in-process through it.
+    public var hub: PusherHub { apps.nodes[0].hub }
     /// The port actually bound (the ephemeral one when the configuration asked for port 0).
     public let port: Int
 
@@ -37,7 +38,6 @@ public final class EmbeddedServer: Sendable {
     ) {
         self.configuration = configuration
         self.apps = apps
-        self.hub = apps.nodes[0].hub
         self.port = port
         self.serviceGroup = serviceGroup
         self.runTask = runTask
@@ -198,7 +198,7 @@ public final class EmbeddedServer: Sendable {
         let router = Router(context: BasicRequestContext.self)
         ConsoleEndpoint.register(on: router, apps: apps)
         if configuration.demoAuthEndpoint {
-            DemoAuthEndpoint(app: configuration.servedApps[0].credentials).register(on: router)
+            DemoAuthEndpoint(apps: apps).register(on: router)
         }
         HealthEndpoint(apps: apps).register(on: router)
         if configuration.metricsEndpoint {
@@ -234,9 +234,9 @@ public final class EmbeddedServer: Sendable {
         }
     }
 
-    /// The address clients connect to (`ws://HOST:PORT/app/KEY`, the first app's key); a wildcard bind is shown
-    /// as 127.0.0.1.
-    public var webSocketURL: String { webSocketURL(key: configuration.servedApps[0].credentials.key) }
+    /// The address clients connect to (`ws://HOST:PORT/app/KEY`, the key of the first app served now); a wildcard
+    /// bind is shown as 127.0.0.1.
+    public var webSocketURL: String { webSocketURL(key: apps.nodes[0].credentials.key) }
 
     /// The address clients of the app `key` connect to.
     public func webSocketURL(key: String) -> String {

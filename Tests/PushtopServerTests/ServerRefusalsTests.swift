@@ -15,11 +15,11 @@ struct ServerRefusalsTests {
     }
 
     @Test func aStrangersTextIsPrintableAndCut() {
-        #expect(ServerRefusals.printable("a\u{1B}[31mb") == #"a\u{1b}[31mb"#)
-        #expect(ServerRefusals.printable("line\nforged=1") == #"line\u{a}forged=1"#)
-        #expect(ServerRefusals.printable("say \"hi\" \\ ok") == #"say \"hi\" \\ ok"#)
-        #expect(ServerRefusals.printable("evil\u{202E}txt") == #"evil\u{202e}txt"#)
-        let long = ServerRefusals.printable(String(repeating: "k", count: 300))
-        #expect(long == String(repeating: "k", count: ServerRefusals.maxLoggedCharacters) + "…")
+        #expect(StrangerText.printable("a\u{1B}[31mb") == #"a\u{1b}[31mb"#)
+        #expect(StrangerText.printable("line\nforged=1") == #"line\u{a}forged=1"#)
+        #expect(StrangerText.printable("say \"hi\" \\ ok") == #"say \"hi\" \\ ok"#)
+        #expect(StrangerText.printable("evil\u{202E}txt") == #"evil\u{202e}txt"#)
+        let long = StrangerText.printable(String(repeating: "k", count: 300))
+        #expect(long == String(repeating: "k", count: StrangerText.maxLoggedCharacters) + "…")
     }
 }

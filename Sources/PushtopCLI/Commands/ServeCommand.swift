@@ -105,37 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("pushtop serve: \(error)\n".utf8))
             throw ExitCode.failure
         }
-        let config = embedded.configuration
-        let first = config.servedApps[0].credentials
-        var lines = ["pushtop serve: listening on \(embedded.webSocketURL) (app id \(first.id))"]
-        lines.append(
-            "  HTTP API: \(embedded.httpURL)/apps/\(first.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')"
-        )
-        if let auth = embedded.authEndpointURL {
-            let tlsFlag = config.tls == nil ? " --no-tls" : ""  // wss:// is the client's default
-            let simulated =
-                config.simulate
-                ? " "
-                    + [
-                        config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel,
-                        config.simulator.presenceChannel,
-                    ].joined(separator: " ") : ""
-            lines.append(
-                "  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(first.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)"
-            )
-        }
-        for url in webhooks { lines.append("  webhooks to: \(url)") }
-        if let appsFilePath {
-            lines.append("  apps from \(appsFilePath) (SIGHUP reloads it):")
-            lines += embedded.servedApps.map(appLine)
-        }
-        if config.metricsEndpoint { lines.append("  metrics: \(embedded.httpURL)/metrics") }
-        if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
-        if let node = config.cluster {
-            lines.append(
-                "  cluster: node \(node.nodeID) through \(cluster.redisDisplay) (prefix \(node.prefix)); health: \(embedded.httpURL)/health"
-            )
-        }
+        let lines = banner(embedded)
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 
         var received: Int32 = 0
@@ -149,6 +119,61 @@ struct ServeCommand: AsyncParsableCommand {
         }
         Logger(label: "pushtop.serve").info("shutting down", metadata: ["signal": "\(received)"])
         await embedded.shutdown()
+    }
+
+    /// What `serve` prints when it starts: where it listens (the first app served), how to publish, how teammates
+    /// join, the apps of the file, the metrics, the simulation and the cluster. After a reload, the lines that depend
+    /// on the apps are printed again (``reloadedBanner(_:)``).
+    private func banner(_ embedded: EmbeddedServer) -> [String] {
+        let config = embedded.configuration
+        var lines = [
+            "pushtop serve: listening on \(embedded.webSocketURL) (app id \(embedded.servedApps[0].credentials.id))"
+        ]
+        lines += appsLines(embedded)
+        for url in webhooks { lines.append("  webhooks to: \(url)") }
+        if let appsFilePath {
+            lines.append("  apps from \(appsFilePath) (SIGHUP reloads it):")
+            lines += embedded.servedApps.map(appLine)
+        }
+        if config.metricsEndpoint { lines.append("  metrics: \(embedded.httpURL)/metrics") }
+        if config.simulate { lines.append("  simulating: presence-lobby, ticker, chat, private-encrypted-vault") }
+        if let node = config.cluster {
+            lines.append(
+                "  cluster: node \(node.nodeID) through \(cluster.redisDisplay) (prefix \(node.prefix)); health: \(embedded.httpURL)/health"
+            )
+        }
+        return lines
+    }
+
+    /// The banner's lines after a reload: the first app served now, how to reach it, and the apps of the file.
+    private func reloadedBanner(_ embedded: EmbeddedServer) -> [String] {
+        var lines = ["  now serving \(embedded.webSocketURL) (app id \(embedded.servedApps[0].credentials.id))"]
+        lines += appsLines(embedded)
+        lines += embedded.servedApps.map(appLine)
+        return lines
+    }
+
+    /// How to publish to the first app served now, and how teammates join it through the demo auth endpoint.
+    private func appsLines(_ embedded: EmbeddedServer) -> [String] {
+        let config = embedded.configuration
+        let first = embedded.servedApps[0].credentials
+        var lines = [
+            "  HTTP API: \(embedded.httpURL)/apps/\(first.id)  (try: pushtop trigger --port \(embedded.port) chat message '{\"text\":\"hi\"}')"
+        ]
+        if let auth = embedded.authEndpointURL {
+            let tlsFlag = config.tls == nil ? " --no-tls" : ""  // wss:// is the client's default
+            let simulated =
+                config.simulate
+                ? " "
+                    + [
+                        config.simulator.tickerChannel, config.simulator.chatChannel, config.simulator.encryptedChannel,
+                        config.simulator.presenceChannel,
+                    ].joined(separator: " ") : ""
+            lines.append(
+                "  teammates join: pushtop --host \(shareableHost) --port \(embedded.port)\(tlsFlag) --key \(first.key) --auth-endpoint \(auth.replacingOccurrences(of: "127.0.0.1", with: shareableHost)) --user-id NAME\(simulated)"
+            )
+        }
+        return lines
     }
 
     /// The apps file's path: `--apps-file`, else `PUSHTOP_APPS_FILE`.
@@ -172,7 +197,8 @@ struct ServeCommand: AsyncParsableCommand {
             let apps = try AppsFile.load(path: path, webhookGrace: webhookGrace)
             let summary = try await embedded.reload(apps: apps)
             logger.notice("reloaded the apps file", metadata: ["path": "\(path)", "summary": "\(summary)"])
-            FileHandle.standardOutput.write(Data("pushtop serve: reloaded \(path): \(summary)\n".utf8))
+            let lines = ["pushtop serve: reloaded \(path): \(summary)"] + reloadedBanner(embedded)
+            FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         } catch {
             logger.error("refused the apps file; the running apps go on", metadata: ["error": "\(error)"])
             FileHandle.standardError.write(

@@ -18,14 +18,13 @@ final class AppDirectory: Sendable {
     }
 
     private let apps: Mutex<Apps>
-    /// What was refused before reaching any app (strangers), counted for the whole server: it outlives reloads.
-    let refusals: ServerRefusals
+    /// Strangers refused before any app's code ran (unknown keys and ids, bad signatures), counted for the server.
+    let refusals = ServerRefusals()
 
     /// The apps `nodes`, in order (the first is the server's main app). At least one.
-    init(_ nodes: [AppNode], refusals: ServerRefusals = ServerRefusals()) {
+    init(_ nodes: [AppNode]) {
         precondition(!nodes.isEmpty, "a server serves at least one app")
         apps = Mutex(Apps(nodes))
-        self.refusals = refusals
     }
 
     /// Every app, in the order of the configuration.

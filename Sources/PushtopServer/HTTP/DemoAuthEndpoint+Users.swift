@@ -7,7 +7,7 @@ extension DemoAuthEndpoint {
     ///
     /// The user comes from the form: `user_id` (or `id`; default `guest-{socket_id}`), optional `user_info` (a
     /// JSON object) and `watchlist` (a JSON array of ids, or ids separated by commas).
-    func authenticateUser(_ parameters: [String: String]) throws(APIFailure) -> Response {
+    func authenticateUser(_ parameters: [String: String], app: AppCredentials) throws(APIFailure) -> Response {
         guard let socketID = parameters["socket_id"], EventsBody.isSocketID(socketID) else {
             throw .badRequest("socket_id is missing or not of the form 123.456")
         }

@@ -13,19 +13,32 @@ import PusherProtocol
 /// - Important: It authorizes everybody. Never expose it where the app's channels must be protected; it is
 ///   on in `pushtop serve`/`pushtop demo` only because those are for demos and tests.
 struct DemoAuthEndpoint: Sendable {
-    let app: AppCredentials
+    /// The apps served now: the endpoint signs with the credentials of the current file (a reload changes them).
+    let apps: AppDirectory
 
     func register(on router: Router<BasicRequestContext>) {
         router.post("/pusher/auth") { request, _ in
             await respond { () async throws(APIFailure) -> Response in
-                try authorize(try await Self.parameters(request))
+                let parameters = try await Self.parameters(request)
+                return try authorize(parameters, app: await app(for: parameters["socket_id"]))
             }
         }
         router.post("/pusher/user-auth") { request, _ in
             await respond { () async throws(APIFailure) -> Response in
-                try authenticateUser(try await Self.parameters(request))
+                let parameters = try await Self.parameters(request)
+                return try authenticateUser(parameters, app: await app(for: parameters["socket_id"]))
             }
         }
+    }
+
+    /// The app whose credentials sign for `socketID`: the app that has the socket on this node, else the first app
+    /// served now (after the last reload).
+    func app(for socketID: String?) async -> AppCredentials {
+        let nodes = apps.nodes
+        if nodes.count > 1, let socketID {
+            for node in nodes where await node.hub.socketIDs().contains(socketID) { return node.credentials }
+        }
+        return nodes[0].credentials
     }
 
     /// The query, form and JSON body parameters of a request (the body wins).
@@ -48,7 +61,7 @@ struct DemoAuthEndpoint: Sendable {
     }
 
     /// Signs one subscription request.
-    func authorize(_ parameters: [String: String]) throws(APIFailure) -> Response {
+    func authorize(_ parameters: [String: String], app: AppCredentials) throws(APIFailure) -> Response {
         guard let socketID = parameters["socket_id"], EventsBody.isSocketID(socketID) else {
             throw .badRequest("socket_id is missing or not of the form 123.456")
         }

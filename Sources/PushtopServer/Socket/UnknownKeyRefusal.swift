@@ -7,7 +7,7 @@ import PusherProtocol
 /// 4001, then a close frame with 4001), without reaching any app's hub, console, metrics or webhooks.
 ///
 /// The refusal is counted in ``ServerRefusals`` (`pushtop_refused_total{reason="unknown_key"}`) and logged with the
-/// key made printable (``ServerRefusals/printable(_:)``). The socket ends when the client answers the close, or
+/// key made printable (``StrangerText/printable(_:)``). The socket ends when the client answers the close, or
 /// after the grace period.
 final class UnknownKeyRefusal: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
@@ -27,7 +27,7 @@ final class UnknownKeyRefusal: ChannelInboundHandler, RemovableChannelHandler {
         logger.info(
             "refused a socket with an unknown app key",
             metadata: [
-                "key": "\(ServerRefusals.printable(key))",
+                "key": "\(StrangerText.printable(key))",
                 "remote": "\(remote.map(ConsoleConnectionInfo.describe) ?? "unknown")",
             ])
     }
