@@ -47,6 +47,10 @@ public enum ConsoleKeys {
                 [.char("s")], hint: "sub", help: "subscribe to the row's channel",
                 action: .consoleAction(.subscribe), scope: .view(.console)),
             KeyBinding(
+                [.char("x")], hint: "close 4200",
+                help: "close the row's socket with 4200 (pushtop proxy's control endpoint)",
+                action: .consoleAction(.closeSocket), scope: .view(.console)),
+            KeyBinding(
                 [.escape], hint: "back", help: "close row / stop following / clear / leave",
                 action: .consoleAction(.close), scope: .view(.console)),
         ]

@@ -21,6 +21,8 @@ public enum ConsoleAction: Sendable, Hashable {
     case browse
     /// `s`: subscribe to the selected row's channel.
     case subscribe
+    /// `x`: close the selected row's socket with 4200 (through `pushtop proxy`'s control endpoint).
+    case closeSocket
     /// Esc: close the row, else stop following, else clear the filter, else leave.
     case close
 }
@@ -40,6 +42,8 @@ public struct ConsoleState: Sendable {
         case browse(String)
         /// Subscribe to this channel.
         case subscribe(String)
+        /// Close this socket (through `pushtop proxy`).
+        case closeSocket(String)
         /// Say this in the footer.
         case status(String)
     }
@@ -217,7 +221,7 @@ public struct ConsoleState: Sendable {
             reindex()
         case .frequent:
             showsFrequent.toggle()
-        case .follow, .browse, .subscribe:
+        case .follow, .browse, .subscribe, .closeSocket:
             return performOnRow(action)
         case .close:
             if followed != nil {
@@ -244,6 +248,9 @@ public struct ConsoleState: Sendable {
             detail = nil
             follow(socket)
             return .none
+        case .closeSocket:
+            guard let socket = row?.socketID else { return .status("this row names no socket") }
+            return .closeSocket(socket)
         case .browse, .subscribe:
             guard let channel = row?.channel ?? row?.channels?.first else {
                 return .status("this row names no channel")

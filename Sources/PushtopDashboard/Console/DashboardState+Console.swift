@@ -25,6 +25,9 @@ extension DashboardState {
                 return apiRequestsDue()
             case .subscribe(let name):
                 return subscribeFromView(name)
+            case .closeSocket(let socket):
+                setStatus("closing \(socket) with 4200 (through pushtop proxy)")
+                return [.closeSocket(socketID: socket, code: 4200)]
             }
         default:
             break

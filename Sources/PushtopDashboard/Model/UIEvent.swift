@@ -63,5 +63,8 @@ public enum Effect: Sendable, Hashable {
     case fetchPresenceUsers(String)
     /// A request to one of several nodes (the cross-node canary), answered with ``UIEvent/nodes(_:)``.
     case nodes(NodeRequest)
+    /// Close a socket with a close code, through `pushtop proxy`'s control endpoint (``AppAPI/closeSocket(socketID:code:)``);
+    /// the runner reports the result with a ``UIEvent/notice(_:isError:)``.
+    case closeSocket(socketID: String, code: Int)
     case quit
 }
