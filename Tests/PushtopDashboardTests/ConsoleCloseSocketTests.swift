@@ -16,7 +16,7 @@ struct ConsoleCloseSocketTests {
         #expect(effects == [.closeSocket(socketID: "100.1", code: 4200)])
         #expect(frame(state).contains("closing 100.1 with 4200"))
         // In the help (and docs/keys.md): the key table has it in the console's scope.
-        #expect(ConsoleKeys.bindings.contains { $0.help.contains("close the row's socket with 4200") })
+        #expect(ConsoleKeys.bindings.contains { $0.help.contains("close its socket with 4200") })
     }
 
     @Test func xOnARowWithoutASocketSaysSo() {

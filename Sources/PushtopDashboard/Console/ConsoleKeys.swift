@@ -48,7 +48,7 @@ public enum ConsoleKeys {
                 action: .consoleAction(.subscribe), scope: .view(.console)),
             KeyBinding(
                 [.char("x")], hint: "close 4200",
-                help: "close the row's socket with 4200 (pushtop proxy's control endpoint)",
+                help: "close its socket with 4200 (pushtop proxy)",
                 action: .consoleAction(.closeSocket), scope: .view(.console)),
             KeyBinding(
                 [.escape], hint: "back", help: "close row / stop following / clear / leave",
