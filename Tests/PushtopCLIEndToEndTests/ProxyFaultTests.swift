@@ -261,10 +261,13 @@ import Testing
             target: ServeConsoleFeedReader.target(appID: node.appID, key: node.key, secret: node.secret))
         defer { feed.stop() }
         try await waitUntil("the feed's hello") { feed.hello != nil }
+        let started = Date()
         let upgraded = try await offloaded {
             (try? RawSocket.webSocket(port: port, path: "/app/\(ServeNode.key)?protocol=7")) != nil
         }
         #expect(!upgraded)
+        // Closed at once, as a dead server's connection would be (not left open until the client gives up).
+        #expect(Date().timeIntervalSince(started) < 3)
         let row = try await feed.waitForRow("the refusal, with why") { $0.type == .error && $0.rule == "upstream" }
         #expect(row.reason?.contains("cannot be reached") == true, "\(row.reason ?? "")")
         try await waitUntil("the log line") { process.stderr.contains("could not open the upstream's end") }
