@@ -1,7 +1,10 @@
 import Foundation
+import PusherChannels
 import PusherProtocol
 import PushtopTestSupport
 import Testing
+
+@testable import PushtopCLI
 
 /// `pushtop proxy`, the real binary between real clients and a real `pushtop serve`: the relay, its console feed,
 /// its faults and what clients did about them.
@@ -182,5 +185,35 @@ import Testing
             ["proxy", "--listen", "0.0.0.0:0", "--upstream", "ws://127.0.0.1:1"], timeout: 30)
         #expect(run.status == 1)
         #expect(run.stderr.contains("--allow-remote"), "\(run.stderr)")
+    }
+}
+
+/// The dashboard's `x` on a console row, as PushtopCLI performs it: the app's API client asks the proxy's control
+/// endpoint to close the socket with 4200.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ProxyDashboardCloseTests {
+    @Test func theDashboardsAppAPIClosesASocketThroughTheProxy() async throws {
+        let node = try await ServeNode.start()
+        let proxy = try await ProxyNode.start(inFrontOf: node)
+        defer {
+            Task {
+                await proxy.stop()
+                await node.stop()
+            }
+        }
+        let (socket, socketID) = try await TestSocket.established(proxy.socketURL())
+        let api = PusherAppAPI(
+            client: PusherAPIClient(
+                configuration: PusherAPIConfiguration(
+                    appID: node.appID, key: node.key, secret: node.secret, host: "127.0.0.1", port: proxy.port,
+                    useTLS: false)))
+        try await api.closeSocket(socketID: socketID, code: 4200)
+        #expect(try await socket.waitForClose() == 4200)
+        // The server itself has no such endpoint: the dashboard says the proxy is needed.
+        let direct = PusherAppAPI(
+            client: PusherAPIClient(
+                configuration: PusherAPIConfiguration(
+                    appID: node.appID, key: node.key, secret: node.secret, host: "127.0.0.1", port: node.port,
+                    useTLS: false)))
+        await #expect(throws: (any Error).self) { try await direct.closeSocket(socketID: socketID, code: 4200) }
     }
 }

@@ -237,4 +237,41 @@ import Testing
         // pusher:connection_established (117 bytes) arrives compressed: the proxy deflates toward the client.
         #expect(first.opcode == 0x1 && first.rsv1)
     }
+
+    @Test func aDeadUpstreamCostsOnlyTheConnectionsThatNeedItAndTheProxySaysWhy() async throws {
+        let node = try await ServeNode.start()
+        let dead = try DeadPort()
+        // A proxy whose upstream is a port nobody listens on, with the node's app for its own endpoints.
+        let process = try PushtopProcess([
+            "proxy", "--listen", "127.0.0.1:0", "--upstream", "ws://\(dead.address)", "--key", node.key, "--secret",
+            node.secret, "--app-id", node.appID, "--log-level", "notice",
+        ])
+        defer {
+            process.signal(SIGTERM)
+            Task { await node.stop() }
+        }
+        try await waitUntil(timeout: 30, "the proxy to listen") {
+            process.lines.contains { $0.contains("listening on") }
+        }
+        let line = process.lines.first { $0.contains("listening on") } ?? ""
+        let range = try #require(line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression))
+        let port = try #require(Int(line[range].split(separator: ":")[1]))
+        let feed = try ServeConsoleFeedReader(
+            port: port,
+            target: ServeConsoleFeedReader.target(appID: node.appID, key: node.key, secret: node.secret))
+        defer { feed.stop() }
+        try await waitUntil("the feed's hello") { feed.hello != nil }
+        let started = Date()
+        let upgraded = try await offloaded {
+            (try? RawSocket.webSocket(port: port, path: "/app/\(ServeNode.key)?protocol=7")) != nil
+        }
+        #expect(!upgraded)
+        // Closed at once, as a dead server's connection would be (not left open until the client gives up).
+        #expect(Date().timeIntervalSince(started) < 3)
+        let row = try await feed.waitForRow("the refusal, with why") { $0.type == .error && $0.rule == "upstream" }
+        #expect(row.reason?.contains("cannot be reached") == true, "\(row.reason ?? "")")
+        try await waitUntil("the log line") { process.stderr.contains("could not open the upstream's end") }
+        // The proxy itself goes on: its feed is still there.
+        #expect(!feed.ended)
+    }
 }

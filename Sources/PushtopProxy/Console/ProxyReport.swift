@@ -1,16 +1,27 @@
 /// What `pushtop proxy --report` prints at exit: connections and messages relayed, each fault rule and how often
 /// it applied, and for the clients hit by faults: how many reconnected and resubscribed, and how fast.
 public struct ProxyReport: Sendable, CustomStringConvertible {
+    /// Connections relayed (their upstream accepted them).
     public var connections: Int
+    /// Connections refused by an `outage`.
     public var refusedConnections: Int
+    /// Messages relayed from clients to the upstream.
     public var messagesFromClients: Int
+    /// Messages relayed from the upstream to clients.
     public var messagesFromUpstream: Int
+    /// Each rule in force and how often it applied.
     public var faults: [(rule: String, applied: Int)]
+    /// Clients hit by a close or a stall.
     public var affected: Int
+    /// Of them, those that reconnected.
     public var reconnected: Int
+    /// Of them, those back in every channel they were in.
     public var resubscribed: Int
+    /// Of them, those still within the recovery timeout.
     public var pending: Int
+    /// Fault to reconnection, milliseconds, sorted.
     public var reconnectMs: [Int64]
+    /// Fault to the last channel confirmed again, milliseconds, sorted.
     public var resubscribeMs: [Int64]
     /// Socket ids of clients that did not come back (or not to all their channels), with what was missing.
     public var notRecovered: [String]
@@ -37,6 +48,7 @@ public struct ProxyReport: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The report as printed.
     public var description: String {
         var lines = [
             "pushtop proxy report",

@@ -3,9 +3,12 @@ import PusherProtocol
 
 /// Why a fault rule cannot be read; the message names the part that is wrong.
 public struct FaultRuleError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The rule as given.
     public var rule: String
+    /// What is wrong with it.
     public var problem: String
 
+    /// `fault 'RULE': PROBLEM`.
     public var description: String { "fault '\(rule)': \(problem)" }
 }
 

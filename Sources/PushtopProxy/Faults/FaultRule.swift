@@ -36,17 +36,24 @@ public struct FaultRule: Sendable, Hashable, CustomStringConvertible {
         case outage(seconds: Double)
     }
 
+    /// What it does.
     public var action: Action
+    /// Channels it applies to (a `*` pattern); `nil`: any.
     public var channel: String?
+    /// Events it applies to (a `*` pattern); `nil`: any.
     public var event: String?
+    /// The one socket it applies to.
     public var socketID: String?
+    /// The one user it applies to (from `pusher:signin` or a presence subscription).
     public var userID: String?
+    /// The share of connections it applies to (0 to 1].
     public var fraction: Double?
     /// Seconds: per connection from its establishment (from the rule's start for ``Action/outage(seconds:)``).
     public var after: Double
     /// How many times at most it applies; `nil`: without limit.
     public var times: Int?
 
+    /// A rule from its parts (see the compact syntax for their meaning).
     public init(
         action: Action, channel: String? = nil, event: String? = nil, socketID: String? = nil, userID: String? = nil,
         fraction: Double? = nil, after: Double = 0, times: Int? = nil

@@ -4,10 +4,14 @@ import Foundation
 public struct ProxyConfiguration: Sendable {
     /// The app the proxy serves the console feed and the control endpoint for (both signed with its secret).
     public struct App: Sendable, Hashable {
+        /// The app id (`/apps/{id}/…`).
         public var id: String
+        /// The app key the signatures name.
         public var key: String
+        /// The secret that signs (never logged).
         public var secret: String
 
+        /// The app of this id, key and secret.
         public init(id: String, key: String, secret: String) {
             self.id = id
             self.key = key
@@ -39,6 +43,7 @@ public struct ProxyConfiguration: Sendable {
     /// Whether permessage-deflate is offered to clients and asked of the upstream.
     public var compression: Bool
 
+    /// A proxy to `upstream`, on loopback port 6002 unless told.
     public init(
         host: String = "127.0.0.1", port: Int = 6002, upstream: String, upstreamAPI: String? = nil,
         caFile: String? = nil, allowRemote: Bool = false, app: App? = nil, faults: [FaultRule] = [],
@@ -92,6 +97,7 @@ public enum ProxyError: Error, Sendable, CustomStringConvertible {
     /// The CA file cannot be used.
     case badCAFile(path: String, reason: String)
 
+    /// What went wrong, for a person.
     public var description: String {
         switch self {
         case .badUpstream(let url): return "the upstream '\(url)' is not a ws:// or wss:// URL"

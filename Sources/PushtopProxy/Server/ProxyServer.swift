@@ -17,6 +17,7 @@ import ServiceLifecycle
 /// await proxy.shutdown()
 /// ```
 public final class ProxyServer: Sendable {
+    /// The configuration it was started with.
     public let configuration: ProxyConfiguration
     /// The port bound (the ephemeral one for port 0).
     public let port: Int
@@ -105,6 +106,7 @@ public final class ProxyServer: Sendable {
 
     /// Adds a fault rule now (as the control endpoint does).
     @discardableResult
+    /// Returns the rule's id (the control endpoint's `DELETE` takes it).
     public func addFault(_ rule: FaultRule) -> Int { core.addFault(rule).id }
 
     /// The report `pushtop proxy --report` prints at exit.

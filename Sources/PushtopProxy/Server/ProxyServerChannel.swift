@@ -124,6 +124,8 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
                 "could not open the upstream's end of a connection",
                 metadata: ["client": "\(info.remoteAddress ?? "-")", "error": "\(error)"])
             core.post(Self.refusalRow(error, info: info))
+            // NIO's upgrader leaves the socket open when the decision fails late: close it, as a dead server's.
+            channel.close(promise: nil)
             throw error
         }
     }
