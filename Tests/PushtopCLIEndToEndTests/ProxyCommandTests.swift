@@ -187,33 +187,3 @@ import Testing
         #expect(run.stderr.contains("--allow-remote"), "\(run.stderr)")
     }
 }
-
-/// The dashboard's `x` on a console row, as PushtopCLI performs it: the app's API client asks the proxy's control
-/// endpoint to close the socket with 4200.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ProxyDashboardCloseTests {
-    @Test func theDashboardsAppAPIClosesASocketThroughTheProxy() async throws {
-        let node = try await ServeNode.start()
-        let proxy = try await ProxyNode.start(inFrontOf: node)
-        defer {
-            Task {
-                await proxy.stop()
-                await node.stop()
-            }
-        }
-        let (socket, socketID) = try await TestSocket.established(proxy.socketURL())
-        let api = PusherAppAPI(
-            client: PusherAPIClient(
-                configuration: PusherAPIConfiguration(
-                    appID: node.appID, key: node.key, secret: node.secret, host: "127.0.0.1", port: proxy.port,
-                    useTLS: false)))
-        try await api.closeSocket(socketID: socketID, code: 4200)
-        #expect(try await socket.waitForClose() == 4200)
-        // The server itself has no such endpoint: the dashboard says the proxy is needed.
-        let direct = PusherAppAPI(
-            client: PusherAPIClient(
-                configuration: PusherAPIConfiguration(
-                    appID: node.appID, key: node.key, secret: node.secret, host: "127.0.0.1", port: node.port,
-                    useTLS: false)))
-        await #expect(throws: (any Error).self) { try await direct.closeSocket(socketID: socketID, code: 4200) }
-    }
-}

@@ -37,21 +37,6 @@ struct PusherAppAPI: AppAPI {
         }
         return users.compactMap { $0["id"]?.stringValue }
     }
-
-    func closeSocket(socketID: String, code: Int) async throws {
-        let body = JSONValue.object([
-            "action": .string("close"), "code": .number(Double(code)), "socket_id": .string(socketID),
-            "times": .number(1),
-        ]).jsonString
-        do {
-            _ = try await client.send(method: "POST", path: "/proxy/faults", body: body)
-        } catch {
-            if case PusherAPIError.status(404, _) = error {
-                throw Failure(description: "this server is not pushtop proxy (no /proxy/faults)")
-            }
-            throw error
-        }
-    }
 }
 
 extension PusherAppAPI: CanaryPublisher {

@@ -85,23 +85,6 @@ extension DashboardRunner {
                 }
                 inbox.update { $0.uiEvents.append(event) }
             }
-        case .closeSocket(let socketID, let code):
-            guard let api else {
-                inbox.update {
-                    $0.uiEvents.append(.notice("no app API to ask (the app id and secret are needed)", isError: true))
-                }
-                return
-            }
-            Task.detached {
-                let event: UIEvent
-                do {
-                    try await api.closeSocket(socketID: socketID, code: code)
-                    event = .notice("closed \(socketID) with \(code) (pushtop proxy)", isError: false)
-                } catch {
-                    event = .notice("could not close \(socketID): \(error)", isError: true)
-                }
-                inbox.update { $0.uiEvents.append(event) }
-            }
         case .replay(let command):
             replayCommand(command)
         case .nodes(let request):
