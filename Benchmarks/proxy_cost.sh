@@ -31,6 +31,12 @@ done
 # and 10,000 in the load tool: raise the limit on open files (root may raise the hard limit too).
 ulimit -Hn 131072 2>/dev/null || true
 ulimit -n "$(ulimit -Hn)"
+# Where the hard limit cannot be raised (a container: 20,000 here), the proxy can hold (limit - 100) / 2 connections.
+most=$(( ($(ulimit -n) - 100) / 2 ))
+if [ "$idle" -gt "$most" ]; then
+    echo "note: open files are limited to $(ulimit -n) (hard limit); the proxy needs two per connection: $most idle connections, not $idle"
+    idle="$most"
+fi
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT

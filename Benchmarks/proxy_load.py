@@ -3,7 +3,7 @@
 signed HTTP publisher in one process, so that a frame's latency is the same clock's "request written -> frame read".
 
   proxy_load.py latency --api-port P --sub-port P [--rate 1000] [--seconds 10] [--subscribers 4] [--pids name=PID,...]
-      events through POST /apps/ID/batch_events (--batch a request) at --rate, to --subscribers on --sub-port:
+      events through POST /apps/ID/batch_events (--batch a request, --connections publishers) at --rate, to --subscribers on --sub-port:
       delivered, lost, out of order, latency p50/p99/max, and each named process's CPU per delivered frame.
   proxy_load.py idle --port P --n 10000 --hold 30
       opens N connections (the WebSocket handshake and pusher:connection_established), holds them, says how many.
@@ -119,7 +119,7 @@ def latency(args):
     channel = "proxy-bench"
     subs = connect_subscribers(args.sub_port, args.subscribers, channel)
     pids = dict(p.split("=") for p in args.pids.split(",") if p)
-    latencies, last = [], [-1] * len(subs)
+    latencies, last = [], {}
     out_of_order = [0]
     stop = threading.Event()
     selector = selectors.DefaultSelector()
@@ -141,33 +141,46 @@ def latency(args):
                         continue
                     inner = json.loads(json.loads(payload)["data"])
                     latencies.append(now - inner["t"])
-                    if inner["seq"] <= last[index]:
+                    stream = (index, inner["seq"] % args.connections)
+                    if inner["seq"] <= last.get(stream, -1):
                         out_of_order[0] += 1
-                    last[index] = inner["seq"]
+                    last[stream] = inner["seq"]
 
     reader_thread = threading.Thread(target=read, daemon=True)
     reader_thread.start()
-    api = http.client.HTTPConnection("127.0.0.1", args.api_port)
     path = f"/apps/{APP_ID}/batch_events"
     before = {name: cpu_seconds(pid) for name, pid in pids.items()}
-    interval = args.batch / args.rate
+    # --connections publishers (keep-alive HTTP connections), each its share of the rate and its own sequence.
+    interval = args.batch * args.connections / args.rate
     start = time.monotonic()
-    sent = 0
-    while time.monotonic() - start < args.seconds:
-        due = start + (sent // args.batch) * interval
-        wait = due - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        t = time.perf_counter_ns()
-        batch = [{"name": "bench", "channel": channel, "data": json.dumps({"seq": sent + i, "t": t})}
-                 for i in range(args.batch)]
-        body = json.dumps({"batch": batch}).encode()
-        api.request("POST", signed_path(path, body), body, {"Content-Type": "application/json"})
-        answer = api.getresponse()
-        answer.read()
-        if answer.status != 200:
-            raise SystemExit(f"publish answered {answer.status}")
-        sent += args.batch
+    counts = [0] * args.connections
+
+    def publish(stream):
+        api = http.client.HTTPConnection("127.0.0.1", args.api_port)
+        request = 0
+        while time.monotonic() - start < args.seconds:
+            wait = start + request * interval - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            t = time.perf_counter_ns()
+            batch = [{"name": "bench", "channel": channel,
+                      "data": json.dumps({"seq": (request * args.batch + i) * args.connections + stream, "t": t})}
+                     for i in range(args.batch)]
+            body = json.dumps({"batch": batch}).encode()
+            api.request("POST", signed_path(path, body), body, {"Content-Type": "application/json"})
+            answer = api.getresponse()
+            answer.read()
+            if answer.status != 200:
+                raise SystemExit(f"publish answered {answer.status}")
+            request += 1
+            counts[stream] += args.batch
+
+    publishers = [threading.Thread(target=publish, args=(n,)) for n in range(args.connections)]
+    for thread in publishers:
+        thread.start()
+    for thread in publishers:
+        thread.join()
+    sent = sum(counts)
     elapsed = time.monotonic() - start
     deadline = time.monotonic() + 10
     while len(latencies) < sent * len(subs) and time.monotonic() < deadline:
@@ -234,6 +247,7 @@ def main():
     l.add_argument("--seconds", type=float, default=10)
     l.add_argument("--subscribers", type=int, default=4)
     l.add_argument("--batch", type=int, default=10)
+    l.add_argument("--connections", type=int, default=4)
     l.add_argument("--pids", default="")
     i = sub.add_parser("idle")
     i.add_argument("--port", type=int, required=True)
