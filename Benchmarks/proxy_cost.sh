@@ -68,7 +68,7 @@ done
 
 echo "== load: $idle idle connections through the proxy, and $load_rate events/s for $load_seconds s to $load_subscribers subscribers through it"
 idle_out="$(mktemp)"
-load idle --port "$proxy_port" --n "$idle" --hold $((load_seconds + 60)) >"$idle_out" 2>&1 &
+python3 Benchmarks/proxy_load.py idle --port "$proxy_port" --n "$idle" --hold $((load_seconds + 60)) >"$idle_out" 2>&1 &
 idle_pid=$!; pids+=("$idle_pid")
 for _ in $(seq 600); do grep -q "idle connections:" "$idle_out" && break; sleep 0.5; done
 echo "   $(cat "$idle_out")"
