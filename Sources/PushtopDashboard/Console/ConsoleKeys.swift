@@ -48,7 +48,7 @@ public enum ConsoleKeys {
                 action: .consoleAction(.subscribe), scope: .view(.console)),
             KeyBinding(
                 [.char("K")], hint: "kick",
-                help: "pushtop proxy: close the row's socket with 4200 (reconnect now)",
+                help: "proxy: close the row's socket, 4200",
                 action: .consoleAction(.kick), scope: .view(.console)),
             KeyBinding(
                 [.escape], hint: "back", help: "close row / stop following / clear / leave",

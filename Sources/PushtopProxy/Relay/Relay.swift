@@ -26,6 +26,8 @@ final class Relay: @unchecked Sendable {
     var client: RelayEnd?
     var upstream: RelayEnd?
     /// Messages from the upstream that arrived before the client's end was ready (the connection's first frames).
+    /// The upstream's close frame (code, reason) when it came before the client's end was attached.
+    private var earlyClose: (Int, String)?
     private var early: [(WebSocketOpcode, ByteBuffer)] = []
     var clientEnded = false
     var upstreamEnded = false
@@ -82,8 +84,16 @@ final class Relay: @unchecked Sendable {
             client = end
             for (opcode, payload) in early { end.send(opcode: opcode, payload: payload) }
             early = []
+            if let (code, reason) = earlyClose {
+                // The upstream closed before the client's end was there: its close frame still reaches the client.
+                earlyClose = nil
+                end.sendClose(code: code, reason: reason)
+            } else if upstreamEnded {
+                end.flush()
+                end.drop()
+                return
+            }
             end.flush()
-            if upstreamEnded { end.drop() }
         }
     }
 
@@ -147,7 +157,7 @@ final class Relay: @unchecked Sendable {
             if let client, !client.closeSent {
                 client.sendClose(code: code ?? 1000, reason: reason)
             } else if client == nil {
-                upstream?.drop()
+                earlyClose = (code ?? 1000, reason)
             }
             if let upstream {
                 if upstream.closeSent { upstream.drop() } else { upstream.sendClose(code: code ?? 1000, reason: "") }
