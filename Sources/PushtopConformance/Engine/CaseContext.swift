@@ -325,6 +325,10 @@ public final class CaseContext: Sendable {
             lines.append("socket \(index + 1) (\(socket.url)):")
             if frames.count > limit { lines.append("   … \(frames.count - limit) earlier frames") }
             lines += frames.suffix(limit).map { "   " + $0.line(limit: 240) }
+            // The last entry says how the wait ended when the connection did not: still open (a timeout).
+            if !socket.hasEnded {
+                lines.append("   .. \(String(format: "%6.3f", socket.age))s [still open: no close frame, not ended]")
+            }
         }
         return lines
     }

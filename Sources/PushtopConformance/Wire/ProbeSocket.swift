@@ -190,6 +190,9 @@ public final class ProbeSocket: Sendable {
     /// Whether the connection has ended.
     public var hasEnded: Bool { state.withLock { $0.ended } }
 
+    /// Seconds since the socket was opened (the clock of ``ProbeFrame/at``).
+    public var age: Double { Self.seconds(ContinuousClock.now - opened) }
+
     /// The first frame at or after index `from` that matches, waiting up to `timeout` seconds for it; `nil` when none
     /// came in time or the connection ended without one.
     @discardableResult
