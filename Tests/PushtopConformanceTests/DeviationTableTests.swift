@@ -13,7 +13,13 @@ import Testing
     /// Runs at once at most (each one a server, a proxy and a conform run of a group or two).
     static let gate = RunGate(width: 6)
 
-    @Test(arguments: CaseDeviations.all.map(\.name))
+    /// The rows, those that wait on the server's clocks (`--long`, up to 150 s) first, so that they run beside the
+    /// others rather than after them.
+    static let rows = CaseDeviations.all.map(\.name).sorted { a, b in
+        (DeviationSetups.all[a]?.long ?? false) && !(DeviationSetups.all[b]?.long ?? false)
+    }
+
+    @Test(arguments: rows)
     func eachDeviationFailsExactlyItsCases(_ name: String) async throws {
         let deviation = try #require(CaseDeviations.all.first { $0.name == name })
         let setup = try #require(DeviationSetups.all[name], "no setup for \(name)")
@@ -97,7 +103,7 @@ import Testing
                 var ports = [first.port]
                 if !setup.dropServerFrames.isEmpty {
                     let wire = try await FrameDroppingProxy.start(
-                        upstreamPort: server.port, drop: setup.dropServerFrames)
+                        upstreamPort: server.port, drop: setup.dropServerFrames, endAtClose: setup.endAtDroppedClose)
                     wires.append(wire)
                     ports = [wire.port]
                 }
@@ -107,7 +113,8 @@ import Testing
                     second.hub.setUpstream(upstream.port)
                     ports.append(second.port)
                 }
-                let target = Self.target(ports: ports, destructive: setup.destructive)
+                var target = Self.target(ports: ports, destructive: setup.destructive)
+                target.long = setup.long
                 let runner = ConformanceRunner(
                     target: target, webhooks: listener, only: deviation.selection, parallel: 6, caseTimeout: 40)
                 return await runner.run()
