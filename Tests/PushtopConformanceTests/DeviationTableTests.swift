@@ -31,6 +31,21 @@ import Testing
         #expect(failed == Set(deviation.fails), "\(name):\n\(lines.joined(separator: "\n"))")
     }
 
+    /// Issue 31, point 8: a webhook case that misses the webhook it waits for says which webhooks came for its
+    /// channel (here channel_occupied, answered 200), not "none".
+    @Test func aMissingWebhookSaysWhichCameInstead() async throws {
+        let deviation = CaseDeviation(
+            "no-channel-vacated", "Never sends channel_vacated.", fails: ["webhooks.channel-vacated"],
+            runs: ["webhooks.channel-vacated"])
+        let setup = try #require(DeviationSetups.all["no-channel-vacated"])
+        let report = try await Self.run(deviation, setup)
+        let record = try #require(report.cases.first { $0.id == "webhooks.channel-vacated" })
+        #expect(record.result == .fail)
+        #expect(
+            record.message.contains("channel_occupied") && record.message.contains("answered 200"), "\(record.message)")
+        #expect(!record.message.hasSuffix("got none"), "\(record.message)")
+    }
+
     @Test func everyRowHasASetupAndNamesRealCases() {
         let ids = Set(ConformanceSuite.cases.map(\.id))
         #expect(Set(CaseDeviations.all.map(\.name)) == Set(DeviationSetups.all.keys))
