@@ -189,6 +189,25 @@ import Testing
         #expect(try await webhooks.exitCode() == 0)
     }
 
+    @Test func aClientEventWhoseDataIsNotAStringIsFlaggedAndKept() async throws {
+        let (webhooks, port) = try await Self.start(Self.app)
+        let body = Self.payload(
+            #"{"name":"client_event","channel":"private-a","event":"client-typing","data":{"typing":true},"#
+                + #""socket_id":"1.2","user_id":"7"}"#)
+        #expect(try await Self.post(port: port, body: body).status == 200)
+        let problem = try await webhooks.waitForLine(
+            "wrong_type", Self.row("webhook_problem") { $0["problem"] as? String == "wrong_type" })
+        #expect(
+            problem["cause"] as? String
+                == #"client_event data is an object, not a string: {"typing":true} (the official SDKs hand data to apps as a string)"#
+        )
+        #expect(problem["channel"] as? String == "private-a")
+        let row = try #require(webhooks.objects.first { $0["type"] as? String == "client_event" })
+        #expect(row["data"] as? String == #"{"typing":true}"#, "the row keeps what the server sent")
+        webhooks.signal(SIGINT)
+        #expect(try await webhooks.exitCode() == 0)
+    }
+
     @Test func forwardsByteForByteAndAnswersWithTheAppsStatus() async throws {
         let app = try await WebhookListener.start(host: "127.0.0.1", port: 0)
         let (webhooks, port) = try await Self.start(Self.app + ["--forward", "http://\(app.address)/base"])

@@ -38,7 +38,8 @@ final class DeviationProxy: Sendable {
         router.on("**", method: .get) { request, context in try await hub.forward(request, context) }
         router.on("**", method: .post) { request, context in try await hub.forward(request, context) }
         let server: HTTPServerBuilder = .http1WebSocketUpgrade(
-            configuration: .init(ws: .init(maxFrameSize: 4 << 20, validateUTF8: false))
+            // No pings of its own: the server's pings (or their absence) are what the client sees.
+            configuration: .init(ws: .init(maxFrameSize: 4 << 20, autoPing: .disabled, validateUTF8: false))
         ) { request, _, _ in
             let path = request.path ?? "/"
             guard !hub.isDown, let upstream = rewrite.upgrade(path, key) else { return .dontUpgrade }
@@ -135,6 +136,9 @@ struct ProxyRewrite: Sendable {
     /// Whether a connection that ends without a close frame, its last message a subscribe not yet answered, stops the
     /// server.
     var pendingSubscribeDropStopsServer = false
+    /// Whether the server's side of a connection stays open (and subscribed) when its client leaves, with a close
+    /// frame or by dropping the TCP connection, until the proxy stops: a server that never notices a disconnect.
+    var keepsDisconnected = false
 }
 
 /// One proxied connection as a rewrite sees it.
@@ -207,6 +211,7 @@ final class ProxyHub: Sendable {
         var down = false
         var links: [Int: (ProxyLink, WebSocketOutboundWriter)] = [:]
         var shared: [String: String] = [:]
+        var kept: [ProbeSocket] = []
     }
     private let state = Mutex(State())
 
@@ -244,10 +249,12 @@ final class ProxyHub: Sendable {
 
     /// Stops serving: closes every connection; upgrades and HTTP requests are refused from now on.
     func goDown() {
-        let writers = state.withLock { s -> [WebSocketOutboundWriter] in
+        let (writers, kept) = state.withLock { s -> ([WebSocketOutboundWriter], [ProbeSocket]) in
             s.down = true
-            return s.links.values.map(\.1)
+            defer { s.kept = [] }
+            return (s.links.values.map(\.1), s.kept)
         }
+        for socket in kept { socket.drop() }
         Task { for writer in writers { try? await writer.close(.unexpectedServerError, reason: "stopped") } }
     }
 
@@ -269,6 +276,15 @@ final class ProxyHub: Sendable {
             group.addTask { await self.clientToServer(inbound, upstream, link, outbound) }
             await group.next()
             group.cancelAll()
+        }
+        if rewrite.keepsDisconnected, !upstream.hasEnded {
+            let kept = state.withLock { s -> Bool in
+                s.links.removeValue(forKey: link.id)
+                if !s.down { s.kept.append(upstream) }
+                return !s.down
+            }
+            if !kept { upstream.drop() }
+            return
         }
         if rewrite.pendingSubscribeDropStopsServer, link.pendingSubscribe, !upstream.hasEnded { goDown() }
         upstream.drop()
@@ -340,10 +356,10 @@ final class ProxyHub: Sendable {
                     }
                 }
             }
-            upstream.close()
+            if !rewrite.keepsDisconnected { upstream.close() }
         } catch {
             if rewrite.pendingSubscribeDropStopsServer, link.pendingSubscribe { goDown() }
-            upstream.drop()
+            if !rewrite.keepsDisconnected { upstream.drop() }
         }
     }
 

@@ -16,6 +16,11 @@ struct DeviationSetup: Sendable {
     var destructive = false
     /// Opcodes of the server's WebSocket frames dropped on the wire (a TCP proxy in front of the server).
     var dropServerFrames: Set<UInt8> = []
+    /// With `dropServerFrames` holding `0x8`: the TCP connection ends where the server's close frame was (a server
+    /// that drops the connection without a close frame).
+    var endAtDroppedClose = false
+    /// Runs the cases that wait on the server's own clocks (`--long`; the server's activity timeout kept short).
+    var long = false
 }
 
 /// Small pieces the rewrites are made of.

@@ -117,6 +117,16 @@ extension DeviationSetups {
                 fields["batch"] = .array([batch[0]])
             }
         },
+        "batch-reversed": requestBody({ A.isBatch($0) }) { fields in
+            if let batch = fields["batch"]?.arrayValue { fields["batch"] = .array(batch.reversed()) }
+        },
+        "reach-first-100": fanOut(to: 100, destructive: true),
+        "keeps-disconnected-subscribers": DeviationSetup(
+            rewrite: {
+                var r = ProxyRewrite()
+                r.keepsDisconnected = true
+                return r
+            }(), webhooks: true),
         "batch-limit-9": limits { $0.maxEventsPerBatch = 9 },
         "batch-limit-20": limits { $0.maxEventsPerBatch = 20 },
         "batch-info-ignored": answerWith(200, "{}") { r, status in

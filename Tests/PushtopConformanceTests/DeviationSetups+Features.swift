@@ -262,7 +262,8 @@ extension DeviationSetups {
                     return .object(fields)
                 }
             }, webhooks: true),
-        "webhooks-not-retried": DeviationSetup(configure: { $0.webhooks.maxAttempts = 1 }, webhooks: true),
+        "webhooks-not-retried": DeviationSetup(
+            configure: { $0.webhooks.maxAttempts = 1 }, webhooks: true, long: true),
         "nodes-not-clustered": DeviationSetup(nodes: 2, clustered: false),
         "no-pong-frames": DeviationSetup(dropServerFrames: [0xA]),
         "no-close-reply": DeviationSetup(dropServerFrames: [0x8]),

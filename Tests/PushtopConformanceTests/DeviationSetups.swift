@@ -94,7 +94,21 @@ enum DeviationSetups {
         "no-pusher-pong": rewrite(R.server { m, _, _ in m.event == PusherEventName.pong ? [] : nil }),
         "never-pings": DeviationSetup(
             rewrite: R.server { m, _, _ in m.event == PusherEventName.ping ? [] : nil },
-            configure: { $0.activityTimeout = 2 }),
+            configure: { $0.activityTimeout = 2 }, long: true),
+        "unanswered-pings-tolerated": DeviationSetup(
+            rewrite: R.server { m, text, _ in
+                m.event == PusherEventName.ping
+                    ? [
+                        .client(text),
+                        .server(PusherMessage(event: PusherEventName.pong, data: .string("{}")).jsonString),
+                    ]
+                    : nil
+            },
+            configure: {
+                $0.activityTimeout = 2
+                $0.pongTimeout = 2
+            }, long: true),
+        "refusal-then-dropped": DeviationSetup(dropServerFrames: [0x8], endAtDroppedClose: true),
         "unknown-event-closes": rewrite(
             R.client { m, _, _ in
                 m.event.hasPrefix("pusher:")
@@ -113,6 +127,21 @@ enum DeviationSetups {
 
     static func appEvent(_ f: @escaping @Sendable (PusherMessage, String, ProxyLink) -> [Hop]?) -> DeviationSetup {
         rewrite(R.server { m, text, link in R.isAppEvent(m) ? f(m, text, link) : nil })
+    }
+
+    /// Delivers the app's events on a channel to its first `count` subscribers (through this proxy) only.
+    static func fanOut(to count: Int, destructive: Bool = false) -> DeviationSetup {
+        DeviationSetup(
+            rewrite: R.server { m, _, link in
+                guard let channel = m.channel else { return nil }
+                if m.event == PusherEventName.subscriptionSucceeded {
+                    _ = link.hub.shared("fan:\(channel)") { $0 = ($0 ?? "") + "\(link.id)," }
+                    return nil
+                }
+                guard R.isAppEvent(m) else { return nil }
+                let first = (link.hub.shared("fan:\(channel)") { _ in } ?? "").split(separator: ",").prefix(count)
+                return first.contains(Substring("\(link.id)")) ? nil : []
+            }, destructive: destructive)
     }
 
     static func clientEvent(_ f: @escaping @Sendable (PusherMessage, String, ProxyLink) -> [Hop]?) -> DeviationSetup {
@@ -180,17 +209,7 @@ enum DeviationSetups {
                 if !order.contains(channel) { link.setNote("order", (order + [channel]).joined(separator: "\n")) }
                 return ((order.firstIndex(of: channel) ?? order.count) < 4) ? nil : []
             }),
-        "fan-out-to-three": DeviationSetup(
-            rewrite: R.server { m, _, link in
-                guard let channel = m.channel else { return nil }
-                if m.event == PusherEventName.subscriptionSucceeded {
-                    _ = link.hub.shared("fan:\(channel)") { $0 = ($0 ?? "") + "\(link.id)," }
-                    return nil
-                }
-                guard R.isAppEvent(m) else { return nil }
-                let first = (link.hub.shared("fan:\(channel)") { _ in } ?? "").split(separator: ",").prefix(3)
-                return first.contains(Substring("\(link.id)")) ? nil : []
-            }),
+        "fan-out-to-three": fanOut(to: 3),
         "events-to-everyone": appEvent { m, text, _ in
             [.client(text), .notSubscribed(channel: m.channel ?? "", text)]
         },

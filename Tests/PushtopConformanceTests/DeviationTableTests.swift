@@ -13,7 +13,13 @@ import Testing
     /// Runs at once at most (each one a server, a proxy and a conform run of a group or two).
     static let gate = RunGate(width: 6)
 
-    @Test(arguments: CaseDeviations.all.map(\.name))
+    /// The rows, those that wait on the server's clocks (`--long`, up to 150 s) first, so that they run beside the
+    /// others rather than after them.
+    static let rows = CaseDeviations.all.map(\.name).sorted { a, b in
+        (DeviationSetups.all[a]?.long ?? false) && !(DeviationSetups.all[b]?.long ?? false)
+    }
+
+    @Test(arguments: rows)
     func eachDeviationFailsExactlyItsCases(_ name: String) async throws {
         let deviation = try #require(CaseDeviations.all.first { $0.name == name })
         let setup = try #require(DeviationSetups.all[name], "no setup for \(name)")
@@ -23,6 +29,21 @@ import Testing
         let failed = Set(report.cases.filter { $0.result == .fail }.map(\.id))
         let lines = report.cases.filter { $0.result != .pass }.map { "\($0.id) \($0.result): \($0.message)" }
         #expect(failed == Set(deviation.fails), "\(name):\n\(lines.joined(separator: "\n"))")
+    }
+
+    /// Issue 31, point 8: a webhook case that misses the webhook it waits for says which webhooks came for its
+    /// channel (here channel_occupied, answered 200), not "none".
+    @Test func aMissingWebhookSaysWhichCameInstead() async throws {
+        let deviation = CaseDeviation(
+            "no-channel-vacated", "Never sends channel_vacated.", fails: ["webhooks.channel-vacated"],
+            runs: ["webhooks.channel-vacated"])
+        let setup = try #require(DeviationSetups.all["no-channel-vacated"])
+        let report = try await Self.run(deviation, setup)
+        let record = try #require(report.cases.first { $0.id == "webhooks.channel-vacated" })
+        #expect(record.result == .fail)
+        #expect(
+            record.message.contains("channel_occupied") && record.message.contains("answered 200"), "\(record.message)")
+        #expect(!record.message.hasSuffix("got none"), "\(record.message)")
     }
 
     @Test func everyRowHasASetupAndNamesRealCases() {
@@ -97,7 +118,7 @@ import Testing
                 var ports = [first.port]
                 if !setup.dropServerFrames.isEmpty {
                     let wire = try await FrameDroppingProxy.start(
-                        upstreamPort: server.port, drop: setup.dropServerFrames)
+                        upstreamPort: server.port, drop: setup.dropServerFrames, endAtClose: setup.endAtDroppedClose)
                     wires.append(wire)
                     ports = [wire.port]
                 }
@@ -107,7 +128,8 @@ import Testing
                     second.hub.setUpstream(upstream.port)
                     ports.append(second.port)
                 }
-                let target = Self.target(ports: ports, destructive: setup.destructive)
+                var target = Self.target(ports: ports, destructive: setup.destructive)
+                target.long = setup.long
                 let runner = ConformanceRunner(
                     target: target, webhooks: listener, only: deviation.selection, parallel: 6, caseTimeout: 40)
                 return await runner.run()

@@ -17,8 +17,11 @@ final class FrameDroppingProxy: Sendable {
     }
 
     /// Starts a proxy to `127.0.0.1:upstreamPort` that drops the server's frames with an opcode in `drop`
-    /// (`0x8` close, `0x9` ping, `0xA` pong).
-    static func start(upstreamPort: Int, drop: Set<UInt8>) async throws -> FrameDroppingProxy {
+    /// (`0x8` close, `0x9` ping, `0xA` pong); `endAtClose`: the client's TCP connection ends where a dropped close
+    /// frame was.
+    static func start(upstreamPort: Int, drop: Set<UInt8>, endAtClose: Bool = false) async throws
+        -> FrameDroppingProxy
+    {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -27,7 +30,7 @@ final class FrameDroppingProxy: Sendable {
                 ClientBootstrap(group: downstream.eventLoop)
                     .channelInitializer { upstream in
                         upstream.pipeline.addHandler(
-                            Forward(to: downstream, filter: ServerFrameFilter(drop: drop)))
+                            Forward(to: downstream, filter: ServerFrameFilter(drop: drop, endAtClose: endAtClose)))
                     }
                     .connect(host: "127.0.0.1", port: upstreamPort)
                     .flatMap { upstream in
@@ -62,6 +65,10 @@ private final class Forward: ChannelInboundHandler, @unchecked Sendable {
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
         let out = filter.map { $0.pass(bytes) } ?? bytes
         if !out.isEmpty { peer.writeAndFlush(ByteBuffer(bytes: out), promise: nil) }
+        if filter?.ended == true {
+            peer.close(promise: nil)
+            context.close(promise: nil)
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -78,10 +85,16 @@ private final class Forward: ChannelInboundHandler, @unchecked Sendable {
 /// left out. An answer that is not `101` turns the filter off.
 private final class ServerFrameFilter: @unchecked Sendable {
     let drop: Set<UInt8>
+    let endAtClose: Bool
+    /// Whether a dropped close frame ended the connection.
+    private(set) var ended = false
     private var pending: [UInt8] = []
     private var upgraded: Bool?
 
-    init(drop: Set<UInt8>) { self.drop = drop }
+    init(drop: Set<UInt8>, endAtClose: Bool) {
+        self.drop = drop
+        self.endAtClose = endAtClose
+    }
 
     func pass(_ bytes: [UInt8]) -> [UInt8] {
         if upgraded == false { return bytes }
@@ -99,9 +112,10 @@ private final class ServerFrameFilter: @unchecked Sendable {
                 return out
             }
         }
-        while let (length, opcode) = frame() {
+        while !ended, let (length, opcode) = frame() {
             if !drop.contains(opcode) { out += pending[..<length] }
             pending.removeFirst(length)
+            if opcode == 0x8, endAtClose, drop.contains(opcode) { ended = true }
         }
         return out
     }

@@ -88,6 +88,9 @@ import Testing
         let paths = try #require(cases["connection.other-paths-refused"])
         #expect(paths.result == .fail)
         #expect(paths.message.contains("nothing within 2 s (the connection is still open)"), "\(paths.message)")
+        #expect(
+            paths.evidence?.last?.hasSuffix("[still open: no close frame, not ended]") == true,
+            "\(paths.evidence ?? [])")
         #expect(cases["connection.unknown-key-4001"]?.result == .fail)
     }
 

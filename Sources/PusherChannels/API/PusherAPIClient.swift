@@ -78,9 +78,7 @@ public struct PusherAPIClient: Sendable {
         let parameters = APIRequestSignature.sign(
             method: method, path: fullPath, key: configuration.key, secret: configuration.secret, body: bodyBytes,
             parameters: query)
-        let queryString = parameters.sorted { $0.key < $1.key }
-            .map { "\(Self.escape($0.key))=\(Self.escape($0.value))" }
-            .joined(separator: "&")
+        let queryString = Self.queryString(parameters)
         var exchange = HTTPExchange(
             method: HTTPMethod(rawValue: method), url: "\(configuration.baseURL)\(fullPath)?\(queryString)",
             timeout: configuration.timeout)
@@ -108,5 +106,11 @@ public struct PusherAPIClient: Sendable {
 
     static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// The query of a signed request: the parameters sorted by name, each percent-encoded (`package`: `pushtop
+    /// conform` builds its requests the same way).
+    package static func queryString(_ parameters: [String: String]) -> String {
+        parameters.sorted { $0.key < $1.key }.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: "&")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The parts of a `ws://` or `wss://` URL that a connection needs.
+/// The parts of a `ws://` or `wss://` URL that a connection needs (`package`: `pushtop conform`'s probe socket
+/// reads URLs the same way).
 package struct WebSocketURL: Sendable, Equatable {
     package var useTLS: Bool
     package var host: String

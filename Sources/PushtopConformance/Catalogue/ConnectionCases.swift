@@ -205,7 +205,10 @@ enum ConnectionCases {
             "pusher:ping is answered with pusher:pong."
         ) { ctx in
             let c = try await ctx.connect()
-            try check(await ctx.roundTrip(c), "pusher:pong within \(ctx.patience) s", "none", ctx)
+            let from = c.socket.count
+            try check(
+                await ctx.roundTrip(c), "pusher:pong within \(ctx.patience) s",
+                "no pusher:pong; received: \(c.socket.received(from: from))", ctx)
             return .pass("pusher:pong")
         },
         ConformanceCase(
@@ -216,7 +219,7 @@ enum ConnectionCases {
             let from = c.socket.count
             c.socket.sendFrame(opcode: .ping, bytes: Array("conform".utf8))
             let pong = await c.socket.waitFor(ctx.patience, from: from) { $0.kind == .pong }
-            try check(pong != nil, "a pong frame", "none", ctx)
+            try check(pong != nil, "a pong frame", "no pong; received: \(c.socket.received(from: from))", ctx)
             return .pass("pong frame")
         },
         ConformanceCase(
@@ -281,8 +284,11 @@ enum ConnectionCases {
             "An event the server does not know (pusher:conform-unknown) does not end the connection."
         ) { ctx in
             let c = try await ctx.connect()
+            let from = c.socket.count
             c.socket.send(event: "pusher:conform-unknown", data: .object([:]))
-            try check(await ctx.roundTrip(c), "the connection to keep answering pings", "no pong", ctx)
+            try check(
+                await ctx.roundTrip(c), "the connection to keep answering pings",
+                "no pong; received: \(c.socket.received(from: from))", ctx)
             return .pass("still answering")
         },
     ]

@@ -48,7 +48,7 @@ enum EncryptedChannelCases {
             let sealed = try ClientSecretBox.sealPusherPayload(plaintext, key: key)
             try ok(await ctx.trigger(channels: [channel], event: "conform-sealed", data: sealed), "the trigger")
             let message = try await ctx.mustReceive(c, "conform-sealed", channel: channel)
-            guard let text = message.dataText else { throw failure("data", "none", ctx) }
+            guard let text = message.dataText else { throw failure("data", message.jsonString, ctx) }
             try check(
                 JSONValue.parseIfJSON(text) == JSONValue.parseIfJSON(sealed), "the sealed payload unchanged", text, ctx)
             let opened = try ClientSecretBox.openPusherPayload(text, key: key)

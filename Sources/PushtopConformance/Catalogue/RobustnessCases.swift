@@ -106,7 +106,10 @@ enum RobustnessCases {
             c.socket.sendFrame(opcode: .continuation, bytes: Array(text[third..<(2 * third)]), fin: false)
             c.socket.sendFrame(opcode: .continuation, bytes: Array(text[(2 * third)...]), fin: true)
             guard case .succeeded = await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience) else {
-                throw failure("subscription_succeeded for a fragmented pusher:subscribe", "none", ctx)
+                throw failure(
+                    "subscription_succeeded for a fragmented pusher:subscribe",
+                    "received: \(c.socket.received(from: from))",
+                    ctx)
             }
             return .pass("reassembled")
         },

@@ -58,7 +58,9 @@ enum SubscriptionCountCases {
             let answer = await ctx.request(
                 method: "GET", path: "/channels/\(channel)", query: ["info": "subscription_count"])
             guard let last = count(ctx.received(first, PusherEventName.subscriptionCount).last) else {
-                throw failure("pusher_internal:subscription_count on a channel of two subscribers", "none", ctx)
+                throw failure(
+                    "pusher_internal:subscription_count on a channel of two subscribers",
+                    "received: \(first.socket.received(from: 1))", ctx)
             }
             let api = answer.json?["subscription_count"]?.intValue
             try check(

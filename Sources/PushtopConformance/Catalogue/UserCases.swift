@@ -48,8 +48,9 @@ enum UserCases {
         ) { ctx in
             let c = try await ctx.connect()
             let user = ctx.user()
+            let from = c.socket.count
             guard case .success(let message) = await ctx.signIn(c, user: user) else {
-                throw failure("pusher:signin_success", "none", ctx)
+                throw failure("pusher:signin_success", "received: \(c.socket.received(from: from))", ctx)
             }
             let data = message.dataJSON?["user_data"]?.stringValue.flatMap(JSONValue.parseIfJSON)
             try check(data?["id"]?.stringValue == user, "user_data with id \(user)", message.dataText ?? "-", ctx)
@@ -144,7 +145,9 @@ enum UserCases {
             let watcher = try await signedIn(ctx, ctx.user("a"), watchlist: [b])
             let from = watcher.socket.count
             _ = try await signedIn(ctx, b)
-            try check(await watchlistEvents(ctx, watcher, "online", b, from: from), "online [\(b)]", "none", ctx)
+            try check(
+                await watchlistEvents(ctx, watcher, "online", b, from: from), "online [\(b)]",
+                "received: \(watcher.socket.received(from: from))", ctx)
             return .pass("online")
         },
         ConformanceCase(
@@ -164,7 +167,7 @@ enum UserCases {
                     $0.status == .offline && $0.userIDs.contains(b)
                 }
             }
-            try check(got != nil, "offline [\(b)]", "none", ctx)
+            try check(got != nil, "offline [\(b)]", "received: \(watcher.socket.received(from: from))", ctx)
             return .pass("offline")
         },
         ConformanceCase(
@@ -174,7 +177,9 @@ enum UserCases {
             let b = ctx.user("b")
             _ = try await signedIn(ctx, b)
             let watcher = try await signedIn(ctx, ctx.user("a"), watchlist: [b])
-            try check(await watchlistEvents(ctx, watcher, "online", b), "online [\(b)] after signing in", "none", ctx)
+            try check(
+                await watchlistEvents(ctx, watcher, "online", b), "online [\(b)] after signing in",
+                "received: \(watcher.socket.received(from: 1))", ctx)
             return .pass("online at sign-in")
         },
     ]

@@ -45,6 +45,25 @@ enum WebhookCases {
         }
     }
 
+    /// What came for `channel` instead: the webhook posts that name it (their events and the status they were
+    /// answered), or that no post named it (and how many came in all), never a bare "nothing".
+    static func cameFor(_ ctx: CaseContext, _ channel: String) -> String {
+        let all = ctx.webhooks?.received ?? []
+        let posts = all.filter { $0.bodyText.contains(channel) }
+        guard !posts.isEmpty else {
+            return
+                "no webhook for \(channel) (\(all.count) webhook post\(all.count == 1 ? "" : "s") for other channels)"
+        }
+        let described = posts.map { post -> String in
+            let names = events(post).filter { $0["channel"]?.stringValue == channel }.map { event in
+                (event["name"]?.stringValue ?? "?") + (event["user_id"]?.stringValue.map { " \($0)" } ?? "")
+            }
+            let what = names.isEmpty ? String(post.bodyText.prefix(200)) : names.joined(separator: ", ")
+            return String(format: "%.1f s: ", post.at) + what + " (answered \(post.status))"
+        }
+        return "webhooks for \(channel): " + described.joined(separator: "; ")
+    }
+
     static func mustWait(
         _ ctx: CaseContext, _ name: String, _ channel: String, user: String? = nil,
         timeout: Double? = nil
@@ -52,7 +71,7 @@ enum WebhookCases {
         guard let post = await wait(ctx, name, channel, user: user, timeout: timeout) else {
             throw failure(
                 "a \(name) webhook for \(channel)\(user.map { " (user \($0))" } ?? "") within "
-                    + "\(Int(timeout ?? ctx.patience + 2)) s", "none", ctx)
+                    + "\(Int(timeout ?? ctx.patience + 2)) s", cameFor(ctx, channel), ctx)
         }
         return post
     }
@@ -104,7 +123,7 @@ enum WebhookCases {
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel)
             guard let post = await ctx.webhooks?.waitFor(ctx.patience + 2, { $0.bodyText.contains(channel) }) else {
-                throw failure("a webhook for \(channel)", "none", ctx)
+                throw failure("a webhook for \(channel)", cameFor(ctx, channel), ctx)
             }
             try check(post.json?["events"]?.arrayValue != nil, "an events array", post.bodyText)
             try check((post.json?["time_ms"]?.numberValue ?? 0) > 1e12, "time_ms in milliseconds", post.bodyText)
@@ -300,7 +319,7 @@ enum WebhookCases {
             _ = try await ctx.subscribed(channel)
             let post = try await mustWait(ctx, "channel_occupied", channel, timeout: 150)
             let failed = ctx.webhooks?.received.first { $0.status == 500 && $0.bodyText.contains(channel) }
-            try check(failed != nil, "a first attempt answered 500", "none")
+            try check(failed != nil, "a first attempt answered 500", cameFor(ctx, channel), ctx)
             return .pass(String(format: "retried %.1f s after the 500", post.at - failed!.at))
         },
     ]

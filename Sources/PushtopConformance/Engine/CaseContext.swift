@@ -291,8 +291,7 @@ public final class CaseContext: Sendable {
         if signing == .badSignature, let signature = parameters["auth_signature"] {
             parameters["auth_signature"] = (signature.first == "0" ? "1" : "0") + signature.dropFirst()
         }
-        let queryString = parameters.sorted { $0.key < $1.key }
-            .map { "\(Self.escape($0.key))=\(Self.escape($0.value))" }.joined(separator: "&")
+        let queryString = PusherAPIClient.queryString(parameters)
         var request = HTTPClientRequest(url: "\(api.baseURL)\(fullPath)\(queryString.isEmpty ? "" : "?" + queryString)")
         request.method = .RAW(value: method)
         request.headers.add(name: "User-Agent", value: "pushtop-conform/\(ConformanceSuite.version)")
@@ -308,14 +307,6 @@ public final class CaseContext: Sendable {
         } catch {
             return APIAnswer(status: 0, body: "request failed: \(error)")
         }
-    }
-
-    private static let unreserved = CharacterSet(
-        charactersIn:
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
     // MARK: - Features and evidence
@@ -334,6 +325,10 @@ public final class CaseContext: Sendable {
             lines.append("socket \(index + 1) (\(socket.url)):")
             if frames.count > limit { lines.append("   … \(frames.count - limit) earlier frames") }
             lines += frames.suffix(limit).map { "   " + $0.line(limit: 240) }
+            // The last entry says how the wait ended when the connection did not: still open (a timeout).
+            if !socket.hasEnded {
+                lines.append("   .. \(String(format: "%6.3f", socket.age))s [still open: no close frame, not ended]")
+            }
         }
         return lines
     }

@@ -83,11 +83,11 @@ public struct ConformanceRunner: Sendable {
         guard count > 0 else { return nil }
         let timeout = timings.activityTimeout.map { "activity_timeout \(Int($0)) s" } ?? "activity_timeout unknown"
         if target.long {
-            return "\(count) cases wait on the server's own clocks (\(timeout)): this run takes about "
-                + "\(Self.duration(seconds)) or more"
+            return "\(count) cases wait on the server's own clocks (\(timeout)): this run takes up to about "
+                + "\(Self.duration(seconds))"
         }
         return "\(count) cases wait on the server's own clocks (\(timeout)) and are skipped: a --long run takes "
-            + "about \(Self.duration(seconds)) against this server"
+            + "up to about \(Self.duration(seconds)) against this server"
     }
 
     /// Billable messages the run will cause at most.

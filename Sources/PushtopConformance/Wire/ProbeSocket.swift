@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import PusherChannels
 import PusherProtocol
 import Synchronization
 
@@ -47,7 +48,7 @@ public final class ProbeSocket: Sendable {
     public static func connect(
         url: String, headers: [(String, String)] = [], timeout: Double = 10, caFile: String? = nil
     ) async throws(ProbeError) -> ProbeSocket {
-        guard let target = ProbeURL(url) else { throw .badURL(url) }
+        guard let target = WebSocketURL(url) else { throw .badURL(url) }
         var sslContext: NIOSSLContext?
         if target.useTLS {
             var configuration = TLSConfiguration.makeClientConfiguration()
@@ -188,6 +189,9 @@ public final class ProbeSocket: Sendable {
 
     /// Whether the connection has ended.
     public var hasEnded: Bool { state.withLock { $0.ended } }
+
+    /// Seconds since the socket was opened (the clock of ``ProbeFrame/at``).
+    public var age: Double { Self.seconds(ContinuousClock.now - opened) }
 
     /// The first frame at or after index `from` that matches, waiting up to `timeout` seconds for it; `nil` when none
     /// came in time or the connection ended without one.
