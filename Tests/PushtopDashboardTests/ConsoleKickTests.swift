@@ -75,7 +75,7 @@ struct ConsoleKickTests {
         #expect(table.action(for: .char("K"), focus: .log, view: .console) == .consoleAction(.kick))
         #expect(
             table.bindings.contains {
-                $0.action == .consoleAction(.kick) && $0.help.contains("close the row's socket with 4200")
+                $0.action == .consoleAction(.kick) && $0.help.contains("close the row's socket, 4200")
             })
         // Outside the console, K does nothing.
         var panes = demoState()

@@ -198,7 +198,9 @@ struct CompressionTests {
             let grown = Self.residentBytes() - before
             #expect(code == 1009)
             #expect(elapsed < .seconds(2), "closed after \(elapsed)")
-            #expect(grown < 16 << 20, "resident memory grew by \(grown >> 20) MiB")
+            // The whole test process's memory: other suites run beside this one (up to ~20 MiB seen), but inflating the
+            // bomb would take 48 MiB.
+            #expect(grown < 32 << 20, "resident memory grew by \(grown >> 20) MiB")
         }
     }
 
