@@ -24,6 +24,12 @@ extension Relay {
     /// channel.
     func fire(_ entry: FaultBook.Entry) {
         guard !clientEnded, !stalled, core.faults.isActive(entry) else { return }
+        guard client != nil else {
+            // The upstream's frames can come before the client's end is attached: the fault waits for it, so the
+            // client first gets what came before (its socket id), as from a real server.
+            waitingForClient.append(entry)
+            return
+        }
         if let pattern = entry.rule.channel, !channels.contains(where: { Glob.matches(pattern, $0) }) {
             waitingForChannel.append(entry)
             return

@@ -47,6 +47,8 @@ final class Relay: @unchecked Sendable {
     var closeCode: Int?
     var closeReason: String?
     /// Close and stall rules waiting for a subscription to a channel of their pattern.
+    /// Connection faults that came due before the client's end was attached.
+    var waitingForClient: [FaultBook.Entry] = []
     var waitingForChannel: [FaultBook.Entry] = []
     var decoder = PusherFrameDecoder()
     private var disconnectionReported = false
@@ -94,6 +96,9 @@ final class Relay: @unchecked Sendable {
                 return
             }
             end.flush()
+            let waiting = waitingForClient
+            waitingForClient = []
+            for entry in waiting { fire(entry) }
         }
     }
 
