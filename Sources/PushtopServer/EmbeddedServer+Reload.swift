@@ -9,7 +9,7 @@ extension EmbeddedServer {
     /// afresh (its connections are closed with 4003, as for a removed app); an app no longer listed has its
     /// connections closed with 4003 and its services stopped. The swap is atomic: a connection or an API request
     /// finds either the old apps or the new ones. In a cluster the swap waits until every new app's backplane has
-    /// joined (or, after ``joinLimit``, gave up waiting and serves alone), so a new app accepts sockets only then;
+    /// joined (or, after `joinLimit`, gave up waiting and serves alone), so a new app accepts sockets only then;
     /// until the swap its key is unknown (4001). Everything that depends on the apps reads the new set from then on:
     /// the sockets, the HTTP API, the console feeds, the demo auth endpoint, `/health` and `/metrics`.
     ///

@@ -2,7 +2,7 @@ import PusherProtocol
 
 extension PusherLimits {
     /// Checks an event against Pusher's rules (channels, names, size): a pure function, so the HTTP API
-    /// (``HTTPAPICore``) checks on the event loop what the hub would.
+    /// (`HTTPAPICore`) checks on the event loop what the hub would.
     public func check(_ request: PublishRequest) throws(PublishError) {
         if request.channels.isEmpty { throw .noChannels }
         if request.channels.count > maxChannelsPerTrigger {
