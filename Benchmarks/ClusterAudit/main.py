@@ -99,7 +99,7 @@ class Run:
             log(f"partition node {node.index} from Redis ({mode}, {length:.1f} s)")
             saw_down = wait_for(lambda: (node.health() or {}).get("redis") in ("down", "reconnecting"), length)
             health = node.health()
-            served = health is not None and health.get("status") == "ok"
+            served = health is not None and health.get("status") in ("ok", "degraded")
             remaining = start + length - time.time()
             if remaining > 0:
                 time.sleep(remaining)
