@@ -49,48 +49,36 @@ import Testing
     }
 
     @Test func close1006DropsTheConnectionWithoutACloseFrame() async throws {
-        let node = try await ServeNode.start()
-        let proxy = try await ProxyNode.start(inFrontOf: node, extra: ["--fault", "close:1006"])
-        defer {
-            Task {
-                await proxy.stop()
-                await node.stop()
-            }
+        try await ProxyNode.withProxy(extra: ["--fault", "close:1006"]) { node, proxy in
+            let (socket, _) = try await TestSocket.established(proxy.socketURL())
+            // No close frame: the socket just ends (a close code would say the server closed it).
+            #expect(try await socket.waitForClose() == nil)
         }
-        let (socket, _) = try await TestSocket.established(proxy.socketURL())
-        // No close frame: the socket just ends (a close code would say the server closed it).
-        #expect(try await socket.waitForClose() == nil)
     }
 
     @Test func theControlEndpointClosesOneSocketWithTheCodeAskedFor() async throws {
-        let node = try await ServeNode.start()
-        let proxy = try await ProxyNode.start(inFrontOf: node)
-        defer {
-            Task {
-                await proxy.stop()
-                await node.stop()
-            }
+        try await ProxyNode.withProxy { node, proxy in
+            let feed = try await proxy.feed(types: "fault")
+            defer { feed.stop() }
+            let (target, targetID) = try await TestSocket.subscribed(proxy.socketURL(), to: "news")
+            let (bystander, _) = try await TestSocket.subscribed(proxy.socketURL(), to: "news")
+            // Unsigned: refused, nothing happens.
+            let unsigned = try await proxy.raw(
+                "POST", "/apps/\(node.appID)/proxy/faults", body: #"{"action":"close","code":4100}"#)
+            #expect(unsigned.status == 401)
+            let added = try await proxy.signed(
+                "POST", "/apps/\(node.appID)/proxy/faults",
+                body: #"{"action":"close","code":4100,"socket_id":"\#(targetID)","times":1}"#)
+            #expect(added.status == 201, "\(added.body)")
+            #expect(try await target.waitForClose() == 4100)
+            let row = try await feed.waitForRow("the fault row") { $0.type == .fault }
+            #expect(row.socketID == targetID && row.code == 4100)
+            // The other socket is untouched.
+            try await bystander.roundTrip()
+            let list = try await proxy.signed("GET", "/apps/\(node.appID)/proxy/faults")
+            #expect(list.body.contains(#""applied":1"#), "\(list.body)")
+            await bystander.close()
         }
-        let feed = try await proxy.feed(types: "fault")
-        defer { feed.stop() }
-        let (target, targetID) = try await TestSocket.subscribed(proxy.socketURL(), to: "news")
-        let (bystander, _) = try await TestSocket.subscribed(proxy.socketURL(), to: "news")
-        // Unsigned: refused, nothing happens.
-        let unsigned = try await proxy.raw(
-            "POST", "/apps/\(node.appID)/proxy/faults", body: #"{"action":"close","code":4100}"#)
-        #expect(unsigned.status == 401)
-        let added = try await proxy.signed(
-            "POST", "/apps/\(node.appID)/proxy/faults",
-            body: #"{"action":"close","code":4100,"socket_id":"\#(targetID)","times":1}"#)
-        #expect(added.status == 201, "\(added.body)")
-        #expect(try await target.waitForClose() == 4100)
-        let row = try await feed.waitForRow("the fault row") { $0.type == .fault }
-        #expect(row.socketID == targetID && row.code == 4100)
-        // The other socket is untouched.
-        try await bystander.roundTrip()
-        let list = try await proxy.signed("GET", "/apps/\(node.appID)/proxy/faults")
-        #expect(list.body.contains(#""applied":1"#), "\(list.body)")
-        await bystander.close()
     }
 
     @Test func refuseSubscribeAnswersTheNextSubscriptionAsAServerWould() async throws {
@@ -148,94 +136,72 @@ import Testing
     }
 
     @Test func aStalledSocketGetsNoPongSoTheClientGivesUp() async throws {
-        let node = try await ServeNode.start()
-        let proxy = try await ProxyNode.start(inFrontOf: node, extra: ["--fault", "stall,after=0.5s"])
-        defer {
-            Task {
-                await proxy.stop()
-                await node.stop()
+        try await ProxyNode.withProxy(extra: ["--fault", "stall,after=0.5s"]) { node, proxy in
+            let (socket, _) = try await TestSocket.established(proxy.socketURL())
+            try await socket.roundTrip()
+            try await Task.sleep(for: .milliseconds(800))
+            try await socket.send(#"{"event":"pusher:ping","data":{}}"#)
+            await #expect(throws: TestSocket.Timeout.self) {
+                _ = try await socket.next(PusherEventName.pong, timeout: 2)
             }
+            await socket.close()
         }
-        let (socket, _) = try await TestSocket.established(proxy.socketURL())
-        try await socket.roundTrip()
-        try await Task.sleep(for: .milliseconds(800))
-        try await socket.send(#"{"event":"pusher:ping","data":{}}"#)
-        await #expect(throws: TestSocket.Timeout.self) { _ = try await socket.next(PusherEventName.pong, timeout: 2) }
-        await socket.close()
     }
 
     @Test func anOutageRefusesNewConnectionsForItsSecondsOnly() async throws {
-        let node = try await ServeNode.start()
-        let proxy = try await ProxyNode.start(inFrontOf: node)
-        defer {
-            Task {
-                await proxy.stop()
-                await node.stop()
+        try await ProxyNode.withProxy { node, proxy in
+            let added = try await proxy.signed(
+                "POST", "/apps/\(node.appID)/proxy/faults", body: #"{"rule":"outage:2s"}"#)
+            #expect(added.status == 201)
+            let started = Date()
+            let port = proxy.port
+            @Sendable func upgrades() async throws -> Bool {
+                try await offloaded {
+                    (try? RawSocket.webSocket(port: port, path: "/app/\(ServeNode.key)?protocol=7")) != nil
+                }
             }
+            #expect(try await upgrades() == false)
+            // After the outage, connections are relayed again.
+            try await waitUntil(timeout: 10, "a connection after the outage") { try await upgrades() }
+            #expect(Date().timeIntervalSince(started) >= 1.5)
         }
-        let added = try await proxy.signed(
-            "POST", "/apps/\(node.appID)/proxy/faults", body: #"{"rule":"outage:2s"}"#)
-        #expect(added.status == 201)
-        let started = Date()
-        let port = proxy.port
-        @Sendable func upgrades() async throws -> Bool {
-            try await offloaded {
-                (try? RawSocket.webSocket(port: port, path: "/app/\(ServeNode.key)?protocol=7")) != nil
-            }
-        }
-        #expect(try await upgrades() == false)
-        // After the outage, connections are relayed again.
-        try await waitUntil(timeout: 10, "a connection after the outage") { try await upgrades() }
-        #expect(Date().timeIntervalSince(started) >= 1.5)
     }
 
     @Test func aClientBreakingTheProtocolCostsOnlyItsOwnConnection() async throws {
-        let node = try await ServeNode.start()
-        let proxy = try await ProxyNode.start(inFrontOf: node)
-        defer {
-            Task {
-                await proxy.stop()
-                await node.stop()
+        try await ProxyNode.withProxy { node, proxy in
+            let feed = try await proxy.feed(types: "error")
+            defer { feed.stop() }
+            let (bystander, _) = try await TestSocket.subscribed(proxy.socketURL(), to: "news")
+            let port = proxy.port
+            let code = try await offloaded {
+                let raw = try RawSocket.webSocket(port: port, path: "/app/\(ServeNode.key)?protocol=7")
+                _ = try raw.readEvent(PusherEventName.connectionEstablished)
+                // An unmasked client frame: a protocol error.
+                try raw.sendFrame(opcode: 0x1, payload: Array(#"{"event":"pusher:ping"}"#.utf8), masked: false)
+                return raw.readCloseCode()
             }
+            #expect(code == 1002)
+            let row = try await feed.waitForRow("the proxy says what happened") { $0.rule == "client_protocol" }
+            #expect(row.code == 1002)
+            try await bystander.roundTrip()
+            #expect(proxy.process.stderr.contains("broke the WebSocket protocol"))
+            await bystander.close()
         }
-        let feed = try await proxy.feed(types: "error")
-        defer { feed.stop() }
-        let (bystander, _) = try await TestSocket.subscribed(proxy.socketURL(), to: "news")
-        let port = proxy.port
-        let code = try await offloaded {
-            let raw = try RawSocket.webSocket(port: port, path: "/app/\(ServeNode.key)?protocol=7")
-            _ = try raw.readEvent(PusherEventName.connectionEstablished)
-            // An unmasked client frame: a protocol error.
-            try raw.sendFrame(opcode: 0x1, payload: Array(#"{"event":"pusher:ping"}"#.utf8), masked: false)
-            return raw.readCloseCode()
-        }
-        #expect(code == 1002)
-        let row = try await feed.waitForRow("the proxy says what happened") { $0.rule == "client_protocol" }
-        #expect(row.code == 1002)
-        try await bystander.roundTrip()
-        #expect(proxy.process.stderr.contains("broke the WebSocket protocol"))
-        await bystander.close()
     }
 
     @Test func permessageDeflateIsNegotiatedWithTheClientOnItsOwn() async throws {
-        let node = try await ServeNode.start()
-        let proxy = try await ProxyNode.start(inFrontOf: node)
-        defer {
-            Task {
-                await proxy.stop()
-                await node.stop()
+        try await ProxyNode.withProxy { node, proxy in
+            let port = proxy.port
+            let (head, first) = try await offloaded {
+                let (raw, head) = try RawSocket.webSocketWithHead(
+                    port: port, path: "/app/\(ServeNode.key)?protocol=7",
+                    headers: ["Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"])
+                return (head, try raw.readFrame())
             }
+            #expect(head.lowercased().contains("sec-websocket-extensions: permessage-deflate"), "\(head)")
+            // pusher:connection_established (117 bytes) arrives compressed: the proxy deflates toward the client.
+            #expect(first.opcode == 0x1 && first.rsv1)
         }
-        let port = proxy.port
-        let (head, first) = try await offloaded {
-            let (raw, head) = try RawSocket.webSocketWithHead(
-                port: port, path: "/app/\(ServeNode.key)?protocol=7",
-                headers: ["Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"])
-            return (head, try raw.readFrame())
-        }
-        #expect(head.lowercased().contains("sec-websocket-extensions: permessage-deflate"), "\(head)")
-        // pusher:connection_established (117 bytes) arrives compressed: the proxy deflates toward the client.
-        #expect(first.opcode == 0x1 && first.rsv1)
     }
 
     @Test func aDeadUpstreamCostsOnlyTheConnectionsThatNeedItAndTheProxySaysWhy() async throws {

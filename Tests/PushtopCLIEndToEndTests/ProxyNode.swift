@@ -80,3 +80,28 @@ final class ProxyNode: Sendable {
         _ = try? await process.exitCode()
     }
 }
+
+extension ProxyNode {
+    /// Runs `body` with a `serve` node and a proxy in front of it, then stops both (the proxy first).
+    static func withProxy(
+        extra: [String] = [], _ body: (ServeNode, ProxyNode) async throws -> Void
+    ) async throws {
+        let node = try await ServeNode.start()
+        let proxy: ProxyNode
+        do {
+            proxy = try await ProxyNode.start(inFrontOf: node, extra: extra)
+        } catch {
+            await node.stop()
+            throw error
+        }
+        do {
+            try await body(node, proxy)
+        } catch {
+            await proxy.stop()
+            await node.stop()
+            throw error
+        }
+        await proxy.stop()
+        await node.stop()
+    }
+}
