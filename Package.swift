@@ -267,7 +267,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PushtopProxyTests",
-            dependencies: ["PushtopProxy", "PusherProtocol", "PushtopTestSupport"],
+            dependencies: [
+                "PushtopProxy", "PusherProtocol", "PushtopTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -4,11 +4,14 @@ pysher and the official Python server SDK, directly and through the proxy.
 The pusher-js tests need PUSHER_JS (the path of dist/node/pusher.js from its public repository) and node; without
 them they are skipped.
 """
+import base64
 import json
 import os
 import re
+import resource
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 
@@ -26,11 +29,13 @@ SESSION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proxy_sessio
 class ProxyProcess:
     """`pushtop proxy` in front of a `ServeProcess`, as a child process on a free port."""
 
-    def __init__(self, upstream, *extra):
+    def __init__(self, upstream, *extra, open_files=None):
+        # open_files: the proxy's limit on open files (soft and hard), as `ulimit -n` would set it.
+        limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))) if open_files else None
         self.proc = subprocess.Popen(
             [BIN, "proxy", "--listen", "127.0.0.1:0", "--upstream", f"ws://{upstream.host}:{upstream.port}",
              "--app-id", APP_ID, "--key", KEY, "--secret", SECRET, *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit)
         self.lines = []
         self.stderr_lines = []
         threading.Thread(target=self._drain, args=(self.proc.stdout, self.lines), daemon=True).start()
@@ -175,3 +180,142 @@ def test_pysher_waits_its_reconnect_interval_after_a_4200_and_the_report_measure
     assert "reconnected 1" in report, report
     reconnect = int(re.search(r"reconnect: p50 (\d+) ms", report).group(1))
     assert reconnect >= 900, report
+
+
+class RecordingUpstream:
+    """A TCP listener standing for the upstream: keeps each upgrade request the proxy sends it, then hangs up."""
+
+    def __init__(self):
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.host, self.port = self.listener.getsockname()
+        self.requests = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            data = b""
+            conn.settimeout(5)
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+            self.requests.append(data.split(b"\r\n\r\n")[0].decode())
+            conn.close()
+
+    def close(self):
+        self.listener.close()
+
+
+def upgrade(port, path, headers):
+    """A raw WebSocket upgrade to port; reads until the proxy hangs up (this upstream never answers 101)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        key = base64.b64encode(os.urandom(16)).decode()
+        extra = "".join(f"{h}\r\n" for h in headers)
+        s.sendall((f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                   f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n").encode())
+        while s.recv(4096):
+            pass
+
+
+def test_the_upstream_gets_the_clients_request_its_address_and_only_the_clients_own_deflate_offer():
+    upstream = RecordingUpstream()
+    relay = ProxyProcess(upstream)
+    path = f"/app/{KEY}?protocol=7&client=js&version=8.4.0&flash=false"
+    try:
+        upgrade(relay.port, path, ["X-Forwarded-For: 203.0.113.9", "User-Agent: interop-test"])
+        wait_for(lambda: len(upstream.requests) == 1, timeout=10, what="the first upgrade to reach the upstream")
+        upgrade(relay.port, path, ["Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"])
+        wait_for(lambda: len(upstream.requests) == 2, timeout=10, what="the second upgrade to reach the upstream")
+    finally:
+        assert relay.stop() == 0
+        upstream.close()
+
+    def parsed(request):
+        lines = request.split("\r\n")
+        return lines[0], {k.strip().lower(): v.strip() for k, v in (l.split(":", 1) for l in lines[1:])}
+
+    (plain_line, plain), (deflate_line, deflate) = map(parsed, upstream.requests)
+    assert plain_line == deflate_line == f"GET {path} HTTP/1.1"
+    assert plain["x-forwarded-for"] == "203.0.113.9, 127.0.0.1"
+    assert plain["user-agent"] == "interop-test"
+    assert plain["host"] == f"127.0.0.1:{upstream.port}"
+    assert plain["x-forwarded-host"] == f"127.0.0.1:{relay.port}"
+    # A client that does not compress: nothing is asked of the upstream (it would deflate for the proxy to inflate).
+    assert "sec-websocket-extensions" not in plain
+    assert deflate["sec-websocket-extensions"].startswith("permessage-deflate")
+    assert deflate["x-forwarded-for"] == "127.0.0.1"
+
+
+class RawClient:
+    """A Pusher client on a raw socket: the upgrade, then masked text frames out and the server's frames in."""
+
+    def __init__(self, port, timeout=3):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((f"GET /app/{KEY}?protocol=7&client=raw&version=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                           f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                           "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        self.buffer = b""
+        self.read_until(b"pusher:connection_established")
+
+    def read_until(self, needle):
+        while needle not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"closed before {needle!r}; got {self.buffer[:200]!r}")
+            self.buffer += chunk
+        self.buffer = self.buffer.split(needle, 1)[1]
+
+    def send(self, text):
+        payload = text.encode()
+        mask = os.urandom(4)
+        self.sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def close(self):
+        self.sock.close()
+
+
+def test_out_of_open_files_the_proxy_refuses_new_connections_says_so_and_keeps_the_others(upstream):
+    relay = ProxyProcess(upstream, "--log-level", "notice", open_files=64)
+    clients = []
+    try:
+        refused = False
+        for _ in range(64):
+            try:
+                clients.append(RawClient(relay.port))
+            except (ConnectionError, OSError):
+                refused = True
+                break
+        # Two open files a connection, 64 in all: about 20 connections, then a refusal.
+        assert refused and 10 <= len(clients) <= 31, len(clients)
+        warning = wait_for(lambda: next((l for l in relay.stderr_lines + relay.lines if "out of open files" in l), None),
+                           timeout=10, what="the proxy to say it is out of open files")
+        assert "limit 64" in warning and f"{len(clients)} open" in warning, warning
+        # The connections it holds still relay.
+        first = clients[0]
+        first.send(json.dumps({"event": "pusher:subscribe", "data": {"channel": "news"}}))
+        first.read_until(b"pusher_internal:subscription_succeeded")
+        sdk = pusher.Pusher(app_id=APP_ID, key=KEY, secret=SECRET, host=upstream.host, port=upstream.port, ssl=False)
+        sdk.trigger("news", "update", {"n": 1})
+        first.read_until(b'"update"')
+        # Room again once some close.
+        for client in clients[-4:]:
+            client.close()
+        del clients[-4:]
+        clients.append(wait_for(lambda: _try_client(relay.port), timeout=15, what="a new connection once some closed"))
+    finally:
+        for client in clients:
+            client.close()
+        assert relay.stop() == 0
+
+
+def _try_client(port):
+    try:
+        return RawClient(port)
+    except (ConnectionError, OSError):
+        return None

@@ -59,6 +59,31 @@ extension Relay {
         return true
     }
 
+    /// Whether a message from the upstream must be decoded. With nobody watching the console and no event fault,
+    /// only the protocol's own messages matter (the socket id, subscriptions, errors: each names `pusher`), so an
+    /// app's event passes unread; a message whose data says `pusher` is read all the same, which costs only time.
+    func mustRead(_ payload: ByteBuffer) -> Bool {
+        if core.console.isActive || core.faults.hasEventRules || socketID == nil { return true }
+        return payload.withUnsafeReadableBytes { Self.contains($0, Self.pusher) }
+    }
+
+    private static let pusher = Array("pusher".utf8)
+
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var matched = 1
+                while matched < needle.count, haystack[index + matched] == needle[matched] { matched += 1 }
+                if matched == needle.count { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
     /// A message from the upstream: how many times to pass it on (0: dropped or held back by a fault).
     func observeFromUpstream(_ payload: ByteBuffer) -> Int {
         guard let message = decode(payload) else { return 1 }

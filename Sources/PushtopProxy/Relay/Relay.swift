@@ -111,7 +111,7 @@ final class Relay: @unchecked Sendable {
             upstream?.send(opcode: opcode, payload: payload)
         case .upstream:
             var copies = 1
-            if opcode == .text {
+            if opcode == .text, mustRead(payload) {
                 copies = observeFromUpstream(payload)
             }
             for _ in 0..<copies { sendToClient(opcode: opcode, payload: payload) }

@@ -16,6 +16,7 @@ package final class ProxyCore: Sendable {
     package let recoveries: RecoveryTracker
     let ledger: DeliveryLedger
     package let counters = RelayCounters()
+    let openFiles = OpenFiles()
     let upstream: WebSocketURL
     let sslContext: NIOSSLContext?
     private let relays = Mutex<[String: Relay]>([:])
@@ -64,6 +65,17 @@ package final class ProxyCore: Sendable {
 
     /// The open connections' socket ids.
     package var socketIDs: [String] { relays.withLock { Array($0.keys) } }
+
+    /// How many relayed connections are open (those the upstream gave a socket id).
+    var openConnections: Int { relays.withLock { $0.count } }
+
+    /// Logs, once in a while, that a connection failed for want of file descriptors (each failure is a notice).
+    func noteOpenFailure(_ error: any Error) {
+        guard OpenFiles.exhausted(by: error),
+            let warning = openFiles.warning(nowMs: ConsoleClock.nowMs(), openConnections: openConnections)
+        else { return }
+        logger.warning("\(warning)")
+    }
 
     var allRelays: [Relay] { relays.withLock { Array($0.values) } }
 

@@ -66,7 +66,10 @@ public final class ProxyServer: Sendable {
             server: HTTPServerBuilder { responder in ProxyServerChannel(responder: responder, core: core) },
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "pushtop-proxy"),
-            onServerRunning: { channel in report.yield(.bound(channel.localAddress?.port ?? configuration.port)) },
+            onServerRunning: { channel in
+                try? await channel.pipeline.addHandler(AcceptFailureWatch(core: core), position: .first).get()
+                report.yield(.bound(channel.localAddress?.port ?? configuration.port))
+            },
             logger: logger)
         var groupConfiguration = ServiceGroupConfiguration(
             services: [.init(service: application)], logger: logger)
