@@ -147,14 +147,18 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
     private var mask: WebSocketMaskingKey? { side == .upstream ? .random() : nil }
 
     /// Writes a message (not flushed: ``flush()`` after the burst); compressed to a client that agreed to it when
-    /// that makes it shorter.
+    /// that makes it shorter. A text message to the client goes past the frame encoder as one buffer, header and
+    /// payload, as `serve` writes its frames: one write each, not two.
     func send(opcode: WebSocketOpcode, payload: ByteBuffer) {
         guard !closeSent else { return }
-        if side == .client, let clientDeflate, opcode == .text, let encoderContext,
-            payload.readableBytes <= clientDeflate.maxCompressedMessageBytes,
-            let compressed = MessageDeflater.frame(compressing: payload)
-        {
-            encoderContext.write(NIOAny(compressed.bytes), promise: nil)
+        if side == .client, opcode == .text, let encoderContext {
+            if let clientDeflate, payload.readableBytes <= clientDeflate.maxCompressedMessageBytes,
+                let compressed = MessageDeflater.frame(compressing: payload)
+            {
+                encoderContext.write(NIOAny(compressed.bytes), promise: nil)
+            } else {
+                encoderContext.write(NIOAny(EncodedTextFrame.encode(payload).bytes), promise: nil)
+            }
             needsFlush = true
             return
         }

@@ -8,7 +8,7 @@ import NIOWebSocket
 /// The frame's permessage-deflate form is made the first time a subscriber that negotiated compression needs it,
 /// then shared by all copies of the frame (the hub makes one frame per event and event loop, so an event is
 /// compressed at most once per loop, not once per socket).
-struct EncodedTextFrame: Sendable {
+package struct EncodedTextFrame: Sendable {
     /// The whole frame on the wire: FIN and the text opcode, the payload length, the payload (servers do not
     /// mask).
     let bytes: ByteBuffer
@@ -18,6 +18,13 @@ struct EncodedTextFrame: Sendable {
 
     /// Encodes a frame of `payload` (a copy: the frame does not hold on to `payload`).
     init(payload: ByteBuffer) {
+        (bytes, headerLength) = Self.encode(payload)
+        deflated = payload.readableBytes >= MessageDeflater.minimumPayloadBytes ? DeflatedTextFrame() : nil
+    }
+
+    /// The whole unmasked text frame of `payload` (a copy) in one buffer, and the length of its header: what a
+    /// server writes past the frame encoder (`pushtop proxy` relays the upstream's messages this way too).
+    package static func encode(_ payload: ByteBuffer) -> (bytes: ByteBuffer, headerLength: Int) {
         let length = payload.readableBytes
         var bytes = ByteBuffer()
         bytes.reserveCapacity(length + 10)
@@ -31,11 +38,10 @@ struct EncodedTextFrame: Sendable {
             bytes.writeInteger(UInt8(127))
             bytes.writeInteger(UInt64(length))
         }
-        headerLength = bytes.readableBytes
+        let headerLength = bytes.readableBytes
         var copy = payload
         bytes.writeBuffer(&copy)
-        self.bytes = bytes
-        deflated = length >= MessageDeflater.minimumPayloadBytes ? DeflatedTextFrame() : nil
+        return (bytes, headerLength)
     }
 
     /// The payload's length.
