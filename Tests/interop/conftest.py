@@ -6,6 +6,7 @@ when listening. Set PUSHTOP_BIN to use another binary than .build/debug/pushtop.
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import threading
@@ -85,6 +86,51 @@ class ServeProcess:
                 self.proc.kill()
                 self.proc.wait()
                 raise AssertionError(f"pushtop serve did not stop within {timeout}s of signal {sig}")
+        return self.proc.returncode
+
+
+class ProxyProcess:
+    """`pushtop proxy` as a child process on a free port, relaying to `upstream` (anything with `host` and `port`:
+    a ServeProcess, or a bare listener). `lines` is its standard output, `stderr_lines` its log; `open_files` sets
+    its limit on open files (soft and hard), as `ulimit -n` would."""
+
+    def __init__(self, upstream, *extra, open_files=None):
+        if not os.path.exists(BIN):
+            raise RuntimeError(f"pushtop binary not found at {BIN}: run `swift build` or set PUSHTOP_BIN")
+        limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))) if open_files else None
+        self.proc = subprocess.Popen(
+            [BIN, "proxy", "--listen", "127.0.0.1:0", "--upstream", f"ws://{upstream.host}:{upstream.port}",
+             "--app-id", APP_ID, "--key", KEY, "--secret", SECRET, "--log-level", "notice", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+        self.lines = []
+        self.stderr_lines = []
+        threading.Thread(target=self._drain, args=(self.proc.stdout, self.lines), daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.proc.stderr, self.stderr_lines), daemon=True).start()
+        try:
+            line = wait_for(lambda: next((l for l in self.lines if "listening on" in l), None), timeout=20,
+                            what="pushtop proxy to listen")
+        except AssertionError:
+            self.stop()
+            raise AssertionError(f"pushtop proxy did not start: {self.lines} {self.stderr_lines}")
+        match = re.search(r"listening on ws://([\d.]+):(\d+)", line)
+        assert match, f"unexpected line from pushtop proxy: {line!r}"
+        self.host, self.port = match.group(1), int(match.group(2))
+
+    @staticmethod
+    def _drain(stream, sink):
+        for line in stream:
+            sink.append(line.rstrip("\n"))
+
+    def stop(self, timeout=10):
+        """SIGTERM, then its exit status (a proxy that does not stop within `timeout` fails the test)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise AssertionError(f"pushtop proxy did not stop within {timeout}s of SIGTERM")
         return self.proc.returncode
 
 

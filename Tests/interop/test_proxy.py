@@ -8,9 +8,7 @@ import base64
 import json
 import os
 import re
-import resource
 import shutil
-import signal
 import socket
 import subprocess
 import threading
@@ -18,42 +16,12 @@ import threading
 import pusher
 import pytest
 
-from conftest import APP_ID, BIN, KEY, SECRET, ServeProcess, wait_for, subscribe
+from conftest import APP_ID, KEY, SECRET, ProxyProcess, ServeProcess, wait_for
 
 PUSHER_JS = os.environ.get("PUSHER_JS")
 needs_pusherjs = pytest.mark.skipif(not PUSHER_JS or not shutil.which("node"),
                                     reason="set PUSHER_JS to pusher-js's dist/node/pusher.js (and have node)")
 SESSION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "proxy_session.js")
-
-
-class ProxyProcess:
-    """`pushtop proxy` in front of a `ServeProcess`, as a child process on a free port."""
-
-    def __init__(self, upstream, *extra, open_files=None):
-        # open_files: the proxy's limit on open files (soft and hard), as `ulimit -n` would set it.
-        limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))) if open_files else None
-        self.proc = subprocess.Popen(
-            [BIN, "proxy", "--listen", "127.0.0.1:0", "--upstream", f"ws://{upstream.host}:{upstream.port}",
-             "--app-id", APP_ID, "--key", KEY, "--secret", SECRET, *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit)
-        self.lines = []
-        self.stderr_lines = []
-        threading.Thread(target=self._drain, args=(self.proc.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.proc.stderr, self.stderr_lines), daemon=True).start()
-        line = wait_for(lambda: next((l for l in self.lines if "listening on" in l), None), timeout=20,
-                        what="pushtop proxy to listen")
-        match = re.search(r"listening on ws://([\d.]+):(\d+)", line)
-        self.host, self.port = match.group(1), int(match.group(2))
-
-    @staticmethod
-    def _drain(stream, sink):
-        for line in stream:
-            sink.append(line.rstrip("\n"))
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(15)
-        return self.proc.returncode
 
 
 @pytest.fixture
@@ -281,7 +249,7 @@ class RawClient:
 
 
 def test_out_of_open_files_the_proxy_refuses_new_connections_says_so_and_keeps_the_others(upstream):
-    relay = ProxyProcess(upstream, "--log-level", "notice", open_files=64)
+    relay = ProxyProcess(upstream, open_files=64)
     clients = []
     try:
         refused = False

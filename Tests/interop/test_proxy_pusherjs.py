@@ -16,8 +16,7 @@ import pusher
 import pytest
 import websocket
 
-from conftest import APP_ID, KEY, SECRET, wait_for
-from test_proxy_pysher import ProxyProcess
+from conftest import APP_ID, KEY, SECRET, ProxyProcess, wait_for
 
 PUSHER_JS = os.environ.get("PUSHER_JS")
 pytestmark = pytest.mark.skipif(not PUSHER_JS or not shutil.which("node"),

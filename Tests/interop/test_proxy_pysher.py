@@ -4,15 +4,11 @@ faults, injected through the proxy's signed control endpoint (`POST /apps/{id}/p
 (it reconnects and resubscribes), a refused subscription (it sees the subscription error), a dropped event (it
 never arrives, the next one does).
 
-`ProxyProcess` and `post_fault` are shared with test_proxy_pusherjs.py.
+`post_fault` is shared with test_proxy_pusherjs.py.
 """
 import hashlib
 import hmac
 import json
-import os
-import re
-import subprocess
-import threading
 import time
 import urllib.parse
 import urllib.request
@@ -21,49 +17,7 @@ import pusher
 import pysher
 import pytest
 
-from conftest import APP_ID, BIN, KEY, SECRET, Recorder, ServeProcess, wait_for
-
-
-class ProxyProcess:
-    """`pushtop proxy` as a child process, listening on a free port, relaying to `upstream` (a ServeProcess)."""
-
-    def __init__(self, upstream, *extra):
-        if not os.path.exists(BIN):
-            raise RuntimeError(f"pushtop binary not found at {BIN}: run `swift build` or set PUSHTOP_BIN")
-        self.proc = subprocess.Popen(
-            [BIN, "proxy", "--listen", "127.0.0.1:0", "--upstream", f"ws://{upstream.host}:{upstream.port}",
-             "--app-id", APP_ID, "--key", KEY, "--secret", SECRET, "--log-level", "notice", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        self.stdout_lines = []
-        self.stderr_lines = []
-        threading.Thread(target=self._drain, args=(self.proc.stdout, self.stdout_lines), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.proc.stderr, self.stderr_lines), daemon=True).start()
-        try:
-            line = wait_for(lambda: next((l for l in self.stdout_lines if "listening on" in l), None), timeout=20,
-                            what="pushtop proxy to listen")
-        except AssertionError:
-            self.stop()
-            raise AssertionError(f"pushtop proxy did not start: {self.stdout_lines} {self.stderr_lines}")
-        match = re.search(r"listening on ws://([\d.]+):(\d+)", line)
-        assert match, f"unexpected line from pushtop proxy: {line!r}"
-        self.host, self.port = match.group(1), int(match.group(2))
-
-    @staticmethod
-    def _drain(stream, sink):
-        for line in stream:
-            sink.append(line)
-
-    def stop(self, timeout=10):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise AssertionError(f"pushtop proxy did not stop within {timeout}s of SIGTERM")
-        return self.proc.returncode
+from conftest import APP_ID, KEY, SECRET, ProxyProcess, Recorder, wait_for
 
 
 def signed_url(host, port, method, path, body=b"", params=None):
@@ -93,7 +47,7 @@ def post_fault(proxy, rule):
 def proxy(server):
     process = ProxyProcess(server)
     yield process
-    assert process.stop() == 0, "".join(process.stderr_lines[-20:])
+    assert process.stop() == 0, "\n".join(process.stderr_lines[-20:])
 
 
 @pytest.fixture
