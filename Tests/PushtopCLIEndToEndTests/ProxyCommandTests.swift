@@ -157,7 +157,22 @@ import Testing
                 $0.type == .presenceEvent && $0.event == "member_removed" && $0.userID == "alice"
             }
             #expect(left.deliveredTo == [bobID])
+            // Occupancy as the proxy sees it: alice was alone in news; bob keeps private-room and presence-lobby.
+            try await feed.waitForRow("news occupied") { $0.type == .occupied && $0.channel == "news" }
+            try await feed.waitForRow("news vacated when alice left it") {
+                $0.type == .vacated && $0.channel == "news"
+            }
+            let later = try await proxy.feed()
+            defer { later.stop() }
+            #expect(
+                later.hello?["channels"] == .array([.string("presence-lobby"), .string("private-room")]),
+                "\(later.hello?.jsonString ?? "-")")
+            #expect(later.hello?["connections"]?.intValue == 1)
+            #expect(!feed.rows.contains { $0.type == .vacated && $0.channel == "private-room" })
             await bob.close()
+            try await feed.waitForRow("private-room vacated once bob is gone") {
+                $0.type == .vacated && $0.channel == "private-room"
+            }
         }
     }
 

@@ -69,7 +69,7 @@ struct ProxyRoutes: Sendable {
             ("app_id", .string(core.console.appID)),
             ("time_ms", .number(Double(ConsoleClock.nowMs()))),
             ("connections", .number(Double(relays.count))),
-            ("channels", .array([])),
+            ("channels", .array(core.occupancy.occupied.map(JSONValue.string))),
             ("cluster", .bool(false)),
             ("proxy", .bool(true)),
         ])

@@ -31,7 +31,7 @@ extension Relay {
             pendingSubscriptions[channel] = .now
         case PusherEventName.unsubscribe:
             guard let channel = message.dataJSON?["channel"]?.stringValue else { return true }
-            channels.remove(channel)
+            if channels.remove(channel) != nil { core.occupancy.left(channel) }
             core.console.emit {
                 var row = ConsoleRow(type: .unsubscribed, timeMs: ConsoleClock.nowMs())
                 row.socketID = socketID
@@ -187,7 +187,7 @@ extension Relay {
     }
 
     private func subscribed(_ channel: String) {
-        channels.insert(channel)
+        if channels.insert(channel).inserted { core.occupancy.joined(channel) }
         pendingSubscriptions[channel] = nil
         core.console.emit {
             var row = ConsoleRow(type: .subscribed, timeMs: ConsoleClock.nowMs())

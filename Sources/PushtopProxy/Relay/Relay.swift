@@ -261,6 +261,8 @@ final class Relay: @unchecked Sendable {
         disconnectionReported = true
         if let socketID { core.unregister(socketID: socketID, relay: self) }
         core.recoveries.disconnected(self)
+        // After the disconnection row: the channels it was the last socket in are vacated.
+        defer { for channel in channels { core.occupancy.left(channel) } }
         guard socketID != nil else { return }
         core.console.emit {
             var row = ConsoleRow(type: .disconnection, timeMs: ConsoleClock.nowMs())

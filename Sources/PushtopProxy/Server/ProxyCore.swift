@@ -15,6 +15,7 @@ package final class ProxyCore: Sendable {
     package let faults: FaultBook
     package let recoveries: RecoveryTracker
     let ledger: DeliveryLedger
+    let occupancy: ChannelOccupancy
     package let counters = RelayCounters()
     let openFiles = OpenFiles()
     let upstream: WebSocketURL
@@ -42,6 +43,7 @@ package final class ProxyCore: Sendable {
         faults = FaultBook(configuration.faults)
         recoveries = RecoveryTracker(timeout: configuration.recoveryTimeout) { row in console.emit { row } }
         ledger = DeliveryLedger { row in console.emit { row } }
+        occupancy = ChannelOccupancy(console: console)
     }
 
     /// Posts a row someone may read (built already: fault rows are counted whether or not anyone listens).
