@@ -81,9 +81,11 @@ actor FaultHarness {
     }
 
     static let channels = ["faults-a", "faults-b", "private-faults-c", "presence-faults-d"]
-    /// The client's activity and pong timeouts: a stall is detected after about the sum.
+    /// The client's activity and pong timeouts: a stall is detected after about the sum. The pong timeout is longer
+    /// than the activity timeout: the server is this test process, which the suites running beside it can keep
+    /// from answering for a second or more (a spurious reconnection loses a window's events, as Pusher would).
     static let activityTimeout = 1.0
-    static let pongTimeout = 1.0
+    static let pongTimeout = 3.0
 
     let server: EmbeddedServer
     let proxy: FaultProxy
@@ -189,14 +191,18 @@ actor FaultHarness {
 
     /// Publishes counted events and waits until all arrived; those that did not are losses.
     private func countedWindow(rounds: Int) async throws {
+        let windowStart = watch.lineCount
         for _ in 0..<rounds {
             try await publishRound(counted: true)
         }
         do {
             try await waitUntil(timeout: 20, "every counted event") { self.consumeAndCheckDelivered() }
         } catch {
-            // Counted as losses; the run goes on so that a soak reports every figure.
-            figures.notes.append("lost \(figures.ledger.missing()) after \(lastFault ?? "the start")")
+            // Counted as losses; the run goes on so that a soak reports every figure. What watch said meanwhile
+            // (state changes, reconnection delays, errors) tells a lost connection from lost events.
+            let said = watch.lines(from: windowStart).filter { !$0.contains(#""type":"event""#) }.prefix(8)
+            figures.notes.append(
+                "lost \(figures.ledger.missing()) after \(lastFault ?? "the start"); watch meanwhile: \(Array(said))")
         }
         figures.ledger.closeWindow()
     }

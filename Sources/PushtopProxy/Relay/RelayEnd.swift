@@ -33,6 +33,8 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
     /// Whether this end's close frame arrived.
     private(set) var closeReceived = false
     private var needsFlush = false
+    /// Messages for the client since the last flush, as frames in one buffer: one write a burst, not one a frame.
+    private var gathered: ByteBuffer?
 
     init(
         side: Side, relay: Relay, maxMessageBytes: Int, clientDeflate: PerMessageDeflate? = nil,
@@ -147,17 +149,20 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
     private var mask: WebSocketMaskingKey? { side == .upstream ? .random() : nil }
 
     /// Writes a message (not flushed: ``flush()`` after the burst); compressed to a client that agreed to it when
-    /// that makes it shorter. A text message to the client goes past the frame encoder as one buffer, header and
-    /// payload, as `serve` writes its frames: one write each, not two.
+    /// that makes it shorter. Text messages to the client are gathered as frames, header and payload, in one buffer
+    /// that goes past the frame encoder at the flush (as `serve` writes its frames): a burst of messages read from
+    /// the upstream leaves in one write.
     func send(opcode: WebSocketOpcode, payload: ByteBuffer) {
         guard !closeSent else { return }
-        if side == .client, opcode == .text, let encoderContext {
+        if side == .client, opcode == .text, encoderContext != nil {
+            if gathered == nil { gathered = ByteBufferAllocator().buffer(capacity: 1024) }
             if let clientDeflate, payload.readableBytes <= clientDeflate.maxCompressedMessageBytes,
                 let compressed = MessageDeflater.frame(compressing: payload)
             {
-                encoderContext.write(NIOAny(compressed.bytes), promise: nil)
+                gathered!.writeImmutableBuffer(compressed.bytes)
             } else {
-                encoderContext.write(NIOAny(EncodedTextFrame.encode(payload).bytes), promise: nil)
+                gathered!.reserveCapacity(minimumWritableBytes: payload.readableBytes + 10)
+                EncodedTextFrame.append(payload, to: &gathered!)
             }
             needsFlush = true
             return
@@ -167,13 +172,22 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
 
     private func write(_ frame: WebSocketFrame) {
         guard let context else { return }
+        writeGathered()
         context.write(wrapOutboundOut(frame), promise: nil)
         needsFlush = true
+    }
+
+    /// Hands the gathered frames to the pipeline (before any other write, so the order holds).
+    private func writeGathered() {
+        guard let bytes = gathered, let encoderContext else { return }
+        gathered = nil
+        encoderContext.write(NIOAny(bytes), promise: nil)
     }
 
     func flush() {
         guard needsFlush, let context else { return }
         needsFlush = false
+        writeGathered()
         context.flush()
     }
 
@@ -181,6 +195,7 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
     func sendClose(code: Int, reason: String) {
         guard !closeSent, let context else { return }
         closeSent = true
+        writeGathered()
         var payload = context.channel.allocator.buffer(capacity: 2 + min(reason.utf8.count, 123))
         payload.writeInteger(UInt16(clamping: code))
         var bytes = 0

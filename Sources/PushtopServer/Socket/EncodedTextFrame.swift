@@ -25,23 +25,29 @@ package struct EncodedTextFrame: Sendable {
     /// The whole unmasked text frame of `payload` (a copy) in one buffer, and the length of its header: what a
     /// server writes past the frame encoder (`pushtop proxy` relays the upstream's messages this way too).
     package static func encode(_ payload: ByteBuffer) -> (bytes: ByteBuffer, headerLength: Int) {
-        let length = payload.readableBytes
         var bytes = ByteBuffer()
-        bytes.reserveCapacity(length + 10)
-        bytes.writeInteger(UInt8(0x81))
-        if length < 126 {
-            bytes.writeInteger(UInt8(length))
-        } else if length <= Int(UInt16.max) {
-            bytes.writeInteger(UInt8(126))
-            bytes.writeInteger(UInt16(length))
-        } else {
-            bytes.writeInteger(UInt8(127))
-            bytes.writeInteger(UInt64(length))
-        }
-        let headerLength = bytes.readableBytes
-        var copy = payload
-        bytes.writeBuffer(&copy)
+        bytes.reserveCapacity(payload.readableBytes + 10)
+        let headerLength = append(payload, to: &bytes)
         return (bytes, headerLength)
+    }
+
+    /// Writes the unmasked text frame of `payload` at the end of `bytes` (after the frames already there: several
+    /// frames, one buffer); returns the header's length.
+    @discardableResult
+    package static func append(_ payload: ByteBuffer, to bytes: inout ByteBuffer) -> Int {
+        let length = payload.readableBytes
+        var headerLength = bytes.writeInteger(UInt8(0x81))
+        if length < 126 {
+            headerLength += bytes.writeInteger(UInt8(length))
+        } else if length <= Int(UInt16.max) {
+            headerLength += bytes.writeInteger(UInt8(126))
+            headerLength += bytes.writeInteger(UInt16(length))
+        } else {
+            headerLength += bytes.writeInteger(UInt8(127))
+            headerLength += bytes.writeInteger(UInt64(length))
+        }
+        bytes.writeImmutableBuffer(payload)
+        return headerLength
     }
 
     /// The payload's length.
