@@ -73,8 +73,11 @@ import Testing
         tmux.send("/")
         tmux.send("teapot", literal: true)
         tmux.send("Enter")
-        var screen = try await tmux.waitFor("one match") { $0.contains("/teapot (1 match)") }
-        #expect(rows(screen).count == 1 && rows(screen).first?.contains("order-created") == true)
+        // The footer can be drawn before the rows under it (a capture in the middle of a redraw): wait for both.
+        var screen = try await tmux.waitFor("one match") {
+            $0.contains("/teapot (1 match)") && rows($0).count == 1
+        }
+        #expect(rows(screen).first?.contains("order-created") == true, "\(screen)")
         tmux.send("Enter")
         screen = try await tmux.waitFor("the row's JSON") {
             $0.contains("· api_message") && $0.contains("\"event\": \"order-created\"") && $0.contains("data (parsed)")
