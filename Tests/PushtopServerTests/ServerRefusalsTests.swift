@@ -21,5 +21,8 @@ struct ServerRefusalsTests {
         #expect(StrangerText.printable("evil\u{202E}txt") == #"evil\u{202e}txt"#)
         let long = StrangerText.printable(String(repeating: "k", count: 300))
         #expect(long == String(repeating: "k", count: StrangerText.maxLoggedCharacters) + "…")
+        // A path is logged the same way, with a longer limit: 200 of its characters, then "…".
+        let path = StrangerText.printable("/apps/1/\u{7F}" + String(repeating: "p", count: 300), limit: 200)
+        #expect(path == #"/apps/1/\u{7f}"# + String(repeating: "p", count: 191) + "…")
     }
 }

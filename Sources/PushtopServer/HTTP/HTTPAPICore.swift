@@ -110,7 +110,7 @@ struct HTTPAPICore: Sendable {
             "refused an HTTP API request",
             metadata: [
                 "status": "\(failure.status)", "reason": "\(failure.refusal?.rawValue ?? "-")",
-                "path": "\(Self.escaped(path))",
+                "path": "\(StrangerText.printable(path, limit: 200))",
             ])
         return .answer(APIResponse(failure))
     }
@@ -122,24 +122,5 @@ struct HTTPAPICore: Sendable {
         console.apiError(
             failure, method: request.method.rawValue, path: path,
             caller: request.remoteAddress.map(ConsoleConnectionInfo.describe))
-    }
-
-    /// Text a stranger sent, for a log line: at most 200 characters, anything but printable ASCII as `\xNN`.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8.prefix(200) {
-            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\\") {
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                result += "\\x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return text.utf8.count > 200 ? result + "…" : result
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

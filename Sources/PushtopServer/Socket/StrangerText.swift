@@ -4,13 +4,13 @@ enum StrangerText {
     static let maxLoggedCharacters = 64
 
     /// Control characters, quotes and backslashes escaped, anything beyond printable ASCII as `\u{…}`, at most
-    /// ``maxLoggedCharacters`` characters, then `…`: a log reader never sees raw bytes a stranger chose (no forged
-    /// lines, no terminal escapes, no reversed text).
-    static func printable(_ text: String) -> String {
+    /// `limit` characters (``maxLoggedCharacters`` by default), then `…`: a log reader never sees raw bytes a
+    /// stranger chose (no forged lines, no terminal escapes, no reversed text).
+    static func printable(_ text: String, limit: Int = maxLoggedCharacters) -> String {
         var result = ""
         var count = 0
         for scalar in text.unicodeScalars {
-            guard count < maxLoggedCharacters else {
+            guard count < limit else {
                 result += "…"
                 break
             }
