@@ -97,6 +97,7 @@ final class RedisChannelWatcher: Sendable {
     }
 
     private let process: Process
+    private let pipe: Pipe
     private let output = Output()
 
     init(port: Int, channel: String) throws {
@@ -107,13 +108,12 @@ final class RedisChannelWatcher: Sendable {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         let output = output
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
+        pipe.fileHandleForReading.readChunks { data in
             output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
         self.process = process
+        self.pipe = pipe
     }
 
     /// Whether the subscription is in place (redis-cli printed its confirmation).
@@ -126,5 +126,10 @@ final class RedisChannelWatcher: Sendable {
 
     func stop() {
         if process.isRunning { process.terminate() }
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        pipe.fileHandleForReading.stopReading()
     }
 }

@@ -36,16 +36,8 @@ public struct CommandRun: Sendable {
         process.standardError = err
         process.standardInput = input
         let collected = Mutex<(out: Data, err: Data)>((Data(), Data()))
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
-            collected.withLock { $0.out.append(data) }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { return }
-            collected.withLock { $0.err.append(data) }
-        }
+        out.fileHandleForReading.readChunks { data in collected.withLock { $0.out.append(data) } }
+        err.fileHandleForReading.readChunks { data in collected.withLock { $0.err.append(data) } }
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
@@ -58,8 +50,8 @@ public struct CommandRun: Sendable {
             throw error
         }
         // Drain what is left in the pipes after the exit.
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
+        out.fileHandleForReading.stopReading()
+        err.fileHandleForReading.stopReading()
         let restOut = out.fileHandleForReading.readDataToEndOfFile()
         let restErr = err.fileHandleForReading.readDataToEndOfFile()
         let (stdout, stderr) = collected.withLock { ($0.out + restOut, $0.err + restErr) }

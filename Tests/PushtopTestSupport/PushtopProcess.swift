@@ -40,15 +40,7 @@ public final class PushtopProcess: Sendable {
         let output = self.output
         // Each pipe is read until its end of file, which is counted (see ``exitCode(timeout:)``).
         func read(_ pipe: Pipe, _ take: @escaping @Sendable (Data) -> Void) {
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                guard !data.isEmpty else {
-                    handle.readabilityHandler = nil
-                    output.closedPipes.add(1, ordering: .relaxed)
-                    return
-                }
-                take(data)
-            }
+            pipe.fileHandleForReading.readChunks(take) { output.closedPipes.add(1, ordering: .relaxed) }
         }
         read(stdoutPipe) { data in
             output.out.withLock { state in
@@ -67,8 +59,8 @@ public final class PushtopProcess: Sendable {
         if process.isRunning { process.terminate() }
         // A pipe's dispatch source must be cancelled before its file handle closes the descriptor: a source left on a
         // closed (and soon reused) descriptor crashed libdispatch's event loop in the test process.
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
+        stdoutPipe.fileHandleForReading.stopReading()
+        stderrPipe.fileHandleForReading.stopReading()
     }
 
     public var lines: [String] { output.out.withLock { $0.lines } }
