@@ -108,6 +108,22 @@ import Testing
         #expect(run.summary["fail"] as? Int == 0)
         #expect((run.report["seconds"] as? Double ?? 99) < 60)
         #expect(run.stderr.contains("at most"), "it says how many messages it sends first: \(run.stderr)")
+        // ... and keeps to it: each case within what the catalogue says it costs, the run within the sum.
+        let list = try await Self.run(["conform", "--list", "--format", "json"])
+        let listed = try JSONSerialization.jsonObject(with: Data(list.out.utf8)) as? [[String: String]] ?? []
+        var declared: [String: Int] = [:]
+        for c in listed {
+            if let id = c["id"], let most = c["messages"].flatMap(Int.init) { declared[id] = most }
+        }
+        #expect(declared.count == listed.count && !listed.isEmpty, "every listed case says what it costs at most")
+        let over = run.cases.compactMap { c -> String? in
+            guard let id = c["id"] as? String, let used = c["messages"] as? Int, let most = declared[id], used > most
+            else { return nil }
+            return "\(id): \(used) > \(most)"
+        }
+        #expect(over.isEmpty, "cases over their declared messages: \(over)")
+        let atMost = run.stderr.firstMatch(of: /at most (\d+) messages/).flatMap { Int($0.1) } ?? 0
+        #expect((run.report["messages"] as? Int ?? .max) <= atMost, "\(run.report["messages"] ?? "-") > \(atMost)")
         #expect(
             run.stderr.contains(
                 "cases wait on the server's own clocks (activity_timeout 2 s): this run takes up to about"),

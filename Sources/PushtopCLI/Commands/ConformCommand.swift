@@ -201,6 +201,7 @@ struct ConformCommand: AsyncParsableCommand {
                     "id": c.id, "group": c.group, "level": c.level.rawValue, "title": c.title,
                     "source": "\(c.source.page), \(c.source.section)", "url": c.source.url,
                     "needs": c.needs.map(\.rawValue).sorted().joined(separator: ","),
+                    "messages": "\(c.messages)",
                 ]
             }
             let data =

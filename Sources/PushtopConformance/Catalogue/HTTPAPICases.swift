@@ -110,7 +110,7 @@ enum HTTPAPICases {
         ConformanceCase(
             "api.event-reaches-300-subscribers", .should, events,
             "One event published to a channel with 300 subscribers reaches every one of them.",
-            needs: [.destructive], messages: 1000
+            needs: [.destructive], messages: 9000
         ) { ctx in
             let channel = ctx.channel()
             let count = 300

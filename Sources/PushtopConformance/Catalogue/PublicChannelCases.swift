@@ -113,7 +113,7 @@ enum PublicChannelCases {
         },
         ConformanceCase(
             "public.several-channels-one-connection", .must, subscription,
-            "One connection subscribes to five channels and receives each one's events."
+            "One connection subscribes to five channels and receives each one's events.", messages: 40
         ) { ctx in
             let c = try await ctx.connect()
             let channels = (1...5).map { ctx.channel("", "c\($0)") }
@@ -126,7 +126,7 @@ enum PublicChannelCases {
         },
         ConformanceCase(
             "public.fan-out", .must, channelEvents,
-            "An event reaches every subscriber of its channel (five connections)."
+            "An event reaches every subscriber of its channel (five connections).", messages: 50
         ) { ctx in
             let channel = ctx.channel()
             var connections: [ProbeConnection] = []
@@ -151,7 +151,7 @@ enum PublicChannelCases {
         },
         ConformanceCase(
             "public.order-kept", .must, channelEvents,
-            "Twenty events triggered one after another arrive in the order they were triggered."
+            "Twenty events triggered one after another arrive in the order they were triggered.", messages: 80
         ) { ctx in
             let channel = ctx.channel()
             let c = try await ctx.subscribed(channel)

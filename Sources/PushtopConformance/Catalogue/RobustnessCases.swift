@@ -33,10 +33,12 @@ enum RobustnessCases {
     }
 
     static func robustness(
-        _ id: String, _ title: String, _ what: String,
+        _ id: String, _ title: String, _ what: String, messages: Int = ConformanceCase.defaultMessages,
         hostile: @escaping @Sendable (ProbeConnection) async -> Void
     ) -> ConformanceCase {
-        ConformanceCase(id, .must, source, title) { ctx in try await survives(ctx, what, hostile: hostile) }
+        ConformanceCase(id, .must, source, title, messages: messages) { ctx in
+            try await survives(ctx, what, hostile: hostile)
+        }
     }
 
     static let all: [ConformanceCase] = [
@@ -78,7 +80,9 @@ enum RobustnessCases {
         ) { c in
             c.socket.send(#"{"event":"pusher:subscribe","data":"# + String(repeating: "[", count: 100_000) + "}")
         },
-        robustness("robustness.ping-flood", "500 pusher:ping at once do not stop the server.", "a ping flood") { c in
+        robustness(
+            "robustness.ping-flood", "500 pusher:ping at once do not stop the server.", "a ping flood", messages: 800
+        ) { c in
             for _ in 0..<500 { c.socket.send(#"{"event":"pusher:ping","data":{}}"#) }
         },
         robustness(

@@ -168,7 +168,6 @@ public struct ConformanceRunner: Sendable {
         let started = Date()
         let clock = ContinuousClock.now
         let client = (try? makeHTTPClient()) ?? HTTPClient(eventLoopGroupProvider: .singleton)
-        let traffic = TrafficCounter()
         let features = FeatureProbe(preset: webhooks == nil ? [:] : [.webhooks: nil])
         let plan = self.plan()
         var records = [CaseRecord?](repeating: nil, count: plan.count)
@@ -183,10 +182,13 @@ public struct ConformanceRunner: Sendable {
                 let index = order[next]
                 next += 1
                 let (c, skip) = plan[index]
-                let context = makeContext(
-                    prefix: "\(runPrefix)\(index)-", client: client, features: features,
-                    traffic: traffic)
-                group.addTask { (index, await runCase(c, skip: skip, context: context)) }
+                // Each case counts its own messages: the record says what it cost, the report adds them up.
+                let context = makeContext(prefix: "\(runPrefix)\(index)-", client: client, features: features)
+                group.addTask {
+                    var record = await runCase(c, skip: skip, context: context)
+                    record.messages = context.traffic.total
+                    return (index, record)
+                }
             }
             for _ in 0..<parallel { launch() }
             for await (index, record) in group {
@@ -199,8 +201,8 @@ public struct ConformanceRunner: Sendable {
         let formatter = ISO8601DateFormatter()
         return ConformanceReport(
             suite: ConformanceSuite.version, server: target.nodes.map(\.name), started: formatter.string(from: started),
-            seconds: ProbeSocket.seconds(ContinuousClock.now - clock), messages: traffic.total,
-            cases: records.compactMap { $0 })
+            seconds: ProbeSocket.seconds(ContinuousClock.now - clock),
+            messages: records.reduce(0) { $0 + ($1?.messages ?? 0) }, cases: records.compactMap { $0 })
     }
 
     func runCase(_ c: ConformanceCase, skip: String?, context: CaseContext) async -> CaseRecord {

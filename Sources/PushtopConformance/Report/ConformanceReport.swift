@@ -47,6 +47,8 @@ public struct CaseRecord: Codable, Sendable, Hashable {
     public var expected: String?
     /// For a failure: what the server did (what came, never "nothing" when something came).
     public var got: String?
+    /// Billable messages the case caused (events published and frames received), as the report's total counts them.
+    public var messages: Int?
 
     public init(
         id: String, group: String, level: ConformanceLevel, result: CaseVerdict, message: String, title: String,
