@@ -117,11 +117,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let error = error as? NIOWebSocketError {
-            switch error {
-            case .invalidFrameLength: fail(code: 1009, reason: "Frame exceeds the message size limit")
-            case .fragmentedControlFrame: fail(code: 1002, reason: "Control frames must not be fragmented")
-            case .multiByteControlFrameLength: fail(code: 1002, reason: "Control frames carry at most 125 bytes")
-            }
+            let (code, reason) = error.closing
+            fail(code: code, reason: reason)
             return
         }
         logger.debug("socket error", metadata: ["connection": "\(id)", "error": "\(error)"])
