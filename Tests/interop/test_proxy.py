@@ -15,6 +15,7 @@ import threading
 
 import pusher
 import pytest
+import websocket
 
 from conftest import APP_ID, KEY, SECRET, ProxyProcess, ServeProcess, wait_for
 
@@ -219,33 +220,23 @@ def test_the_upstream_gets_the_clients_request_its_address_and_only_the_clients_
     assert deflate["x-forwarded-for"] == "127.0.0.1"
 
 
-class RawClient:
-    """A Pusher client on a raw socket: the upgrade, then masked text frames out and the server's frames in."""
+class Client:
+    """A Pusher client through websocket-client: connected once pusher:connection_established came."""
 
     def __init__(self, port, timeout=3):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((f"GET /app/{KEY}?protocol=7&client=raw&version=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                           f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                           "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-        self.buffer = b""
-        self.read_until(b"pusher:connection_established")
+        self.ws = websocket.create_connection(f"ws://127.0.0.1:{port}/app/{KEY}?protocol=7&client=raw&version=1",
+                                              timeout=timeout)
+        self.read_until("pusher:connection_established")
 
     def read_until(self, needle):
-        while needle not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError(f"closed before {needle!r}; got {self.buffer[:200]!r}")
-            self.buffer += chunk
-        self.buffer = self.buffer.split(needle, 1)[1]
+        while needle not in self.ws.recv():
+            pass
 
     def send(self, text):
-        payload = text.encode()
-        mask = os.urandom(4)
-        self.sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        self.ws.send(text)
 
     def close(self):
-        self.sock.close()
+        self.ws.close()
 
 
 def test_out_of_open_files_the_proxy_refuses_new_connections_says_so_and_keeps_the_others(upstream):
@@ -255,8 +246,8 @@ def test_out_of_open_files_the_proxy_refuses_new_connections_says_so_and_keeps_t
         refused = False
         for _ in range(64):
             try:
-                clients.append(RawClient(relay.port))
-            except (ConnectionError, OSError):
+                clients.append(Client(relay.port))
+            except (websocket.WebSocketException, OSError):
                 refused = True
                 break
         # Two open files a connection, 64 in all: about 20 connections, then a refusal.
@@ -267,10 +258,10 @@ def test_out_of_open_files_the_proxy_refuses_new_connections_says_so_and_keeps_t
         # The connections it holds still relay.
         first = clients[0]
         first.send(json.dumps({"event": "pusher:subscribe", "data": {"channel": "news"}}))
-        first.read_until(b"pusher_internal:subscription_succeeded")
+        first.read_until("pusher_internal:subscription_succeeded")
         sdk = pusher.Pusher(app_id=APP_ID, key=KEY, secret=SECRET, host=upstream.host, port=upstream.port, ssl=False)
         sdk.trigger("news", "update", {"n": 1})
-        first.read_until(b'"update"')
+        first.read_until('"update"')
         # Room again once some close.
         for client in clients[-4:]:
             client.close()
@@ -284,6 +275,6 @@ def test_out_of_open_files_the_proxy_refuses_new_connections_says_so_and_keeps_t
 
 def _try_client(port):
     try:
-        return RawClient(port)
-    except (ConnectionError, OSError):
+        return Client(port)
+    except (websocket.WebSocketException, OSError):
         return None

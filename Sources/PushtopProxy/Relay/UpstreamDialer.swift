@@ -4,6 +4,7 @@ import NIOPosix
 import NIOSSL
 import NIOWebSocket
 import PusherChannels
+import PushtopServer
 
 /// Why the upstream's end of a connection could not be opened.
 enum UpstreamFailure: Error, CustomStringConvertible {
@@ -121,11 +122,8 @@ enum UpstreamDialer {
 extension UpstreamDialer {
     /// Whether the client's upgrade offers permessage-deflate (in any of its `Sec-WebSocket-Extensions` headers).
     static func offersDeflate(_ headers: HTTPHeaders) -> Bool {
-        headers["sec-websocket-extensions"].contains { value in
-            value.split(separator: ",").contains { offer in
-                let name = offer.split(separator: ";").first.map { $0.filter { !$0.isWhitespace }.lowercased() }
-                return name == "permessage-deflate"
-            }
+        headers["sec-websocket-extensions"].flatMap(ExtensionList.parse).contains {
+            $0.name.lowercased() == "permessage-deflate"
         }
     }
 }

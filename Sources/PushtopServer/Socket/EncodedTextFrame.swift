@@ -18,21 +18,16 @@ package struct EncodedTextFrame: Sendable {
 
     /// Encodes a frame of `payload` (a copy: the frame does not hold on to `payload`).
     init(payload: ByteBuffer) {
-        (bytes, headerLength) = Self.encode(payload)
+        var bytes = ByteBuffer()
+        bytes.reserveCapacity(payload.readableBytes + 10)
+        headerLength = Self.append(payload, to: &bytes)
+        self.bytes = bytes
         deflated = payload.readableBytes >= MessageDeflater.minimumPayloadBytes ? DeflatedTextFrame() : nil
     }
 
-    /// The whole unmasked text frame of `payload` (a copy) in one buffer, and the length of its header: what a
-    /// server writes past the frame encoder (`pushtop proxy` relays the upstream's messages this way too).
-    package static func encode(_ payload: ByteBuffer) -> (bytes: ByteBuffer, headerLength: Int) {
-        var bytes = ByteBuffer()
-        bytes.reserveCapacity(payload.readableBytes + 10)
-        let headerLength = append(payload, to: &bytes)
-        return (bytes, headerLength)
-    }
-
-    /// Writes the unmasked text frame of `payload` at the end of `bytes` (after the frames already there: several
-    /// frames, one buffer); returns the header's length.
+    /// Writes the unmasked text frame of `payload` (a copy) at the end of `bytes`, after the frames already there:
+    /// what a server writes past the frame encoder (`pushtop proxy` gathers a burst of the upstream's messages this
+    /// way, several frames in one buffer). Returns the header's length.
     @discardableResult
     package static func append(_ payload: ByteBuffer, to bytes: inout ByteBuffer) -> Int {
         let length = payload.readableBytes

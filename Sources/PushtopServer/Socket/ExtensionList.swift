@@ -1,14 +1,14 @@
 /// The grammar of `Sec-WebSocket-Extensions` (RFC 6455 section 9.1): a comma-separated list of extensions, each a
 /// token and `;`-separated parameters, a parameter a token with an optional value (a token or a quoted string).
-enum ExtensionList {
+package enum ExtensionList {
     /// One extension of the list.
-    struct Element {
-        var name: String
-        var parameters: [(name: String, value: String?)]
+    package struct Element {
+        package var name: String
+        package var parameters: [(name: String, value: String?)]
     }
 
     /// The extensions of one header value; elements that do not parse are left out (and so declined).
-    static func parse(_ value: String) -> [Element] {
+    package static func parse(_ value: String) -> [Element] {
         var elements: [Element] = []
         for item in split(value, on: ",") {
             let parts = split(item, on: ";").map { $0.trimmed }
