@@ -125,12 +125,12 @@ public enum SecretBox {
     }
 
     /// Runs `body` with keystream block 0 on the stack (Poly1305's key, then the keystream of the message's first
-    /// 32 bytes), and wipes it afterwards.
+    /// 32 bytes), and wipes it afterwards (through `SecretWipe`, never an inline fill: see there why).
     private static func withFirstBlock<R>(of cipher: XSalsa20, _ body: (UnsafeRawPointer) -> R) -> R {
         var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
         return withUnsafeMutableBytes(of: &block) { block in
             cipher.firstBlock(into: block.baseAddress!)
-            defer { block.initializeMemory(as: UInt8.self, repeating: 0) }
+            defer { SecretWipe.zero(block) }
             return body(UnsafeRawPointer(block.baseAddress!))
         }
     }
