@@ -205,10 +205,25 @@ let package = Package(
             path: "Examples/EmbeddedCheck",
             swiftSettings: strict
         ),
+        // The Swift secretbox against libsodium (and NaCl's vector), called from a module of its own: run by
+        // PusherProtocolTests on the debug build and by secretbox-release-check on the release build that ships.
+        .target(
+            name: "SecretBoxAgreement",
+            dependencies: ["PusherProtocol", "PusherChannels", "CSodium"],
+            path: "Tests/SecretBoxAgreement",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "secretbox-release-check",
+            dependencies: ["SecretBoxAgreement"],
+            path: "Tests/SecretBoxReleaseCheck",
+            swiftSettings: strict
+        ),
         // A scriptable protocol server (close codes, silence, malformed frames on demand) shared by the tests.
         .target(
             name: "PushtopTestSupport",
             dependencies: [
+                "SecretBoxAgreement",
                 "PusherProtocol",
                 "PusherChannels",
                 "PushtopServer",
@@ -241,7 +256,8 @@ let package = Package(
         // Tests in two tiers (scripts/test runs them target by target, units first).
         // The unit tier: no tmux, no child processes, no redis-server (in-process servers on loopback are fine).
         .testTarget(
-            name: "PusherProtocolTests", dependencies: ["PusherProtocol", "PushtopTestSupport", "CSodium"],
+            name: "PusherProtocolTests",
+            dependencies: ["PusherProtocol", "PushtopTestSupport", "SecretBoxAgreement", "CSodium"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -26,6 +26,8 @@ public struct HubStats: Sendable, Hashable {
     public var inboxDrops = 0
     /// Webhook events dropped because a receiver's queue was full (it is down or too slow).
     public var webhookDrops = 0
+    /// Events the simulator could not encrypt for an encrypted channel, so did not send.
+    public var simulatorSealFailures = 0
 
     /// All zero.
     public init() {}

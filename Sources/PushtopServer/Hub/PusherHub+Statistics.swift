@@ -9,4 +9,16 @@ extension PusherHub {
         snapshot.webhookDrops = webhooks?.droppedEvents ?? 0
         return snapshot
     }
+
+    /// The simulator could not seal an event for `channel` (so sent none): counted, and an `error` row on the
+    /// debug feed (rule `simulator_seal`) so that the console shows why the channel went quiet.
+    func recordSimulatorSealFailure(channel: String, reason: String) {
+        stats.simulatorSealFailures += 1
+        console.emit {
+            var row = consoleRow(.error, channel: channel)
+            row.rule = "simulator_seal"
+            row.reason = "the simulator could not encrypt an event: \(reason)"
+            return row
+        }
+    }
 }

@@ -47,6 +47,9 @@ public final class PrometheusMetrics: Sendable {
             counter("inbox_drops", "Client messages dropped because the hub fell too far behind.", { $0.inboxDrops }),
             counter(
                 "webhook_drops", "Webhook events dropped because a receiver's queue was full.", { $0.webhookDrops }),
+            counter(
+                "simulator_seal_failures", "Simulated encrypted events that could not be sealed, so were not sent.",
+                { $0.simulatorSealFailures }),
         ]
     }
 

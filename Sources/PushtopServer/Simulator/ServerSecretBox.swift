@@ -7,11 +7,16 @@ import PusherProtocol
 public enum ServerSecretBox {
     /// Encrypts `plaintext` with a 32-byte key under a fresh random nonce; returns the `data` of an
     /// encrypted-channel event: `{"nonce":"<base64>","ciphertext":"<base64>"}` as JSON text.
-    public static func sealForPusher(_ plaintext: String, key: [UInt8]) -> String {
-        precondition(key.count == SecretBox.keySize, "secretbox keys are 32 bytes")
+    ///
+    /// Throws what ``SecretBox/seal(_:nonce:key:)`` throws (a key that is not 32 bytes): a box is never returned
+    /// empty, and a ciphertext is never shorter than its 16-byte tag.
+    public static func sealForPusher(_ plaintext: String, key: [UInt8]) throws(SecretBox.Failure) -> String {
         let nonce = SecretBox.randomNonce()
-        // Sizes are checked above, so sealing cannot fail.
-        let ciphertext = (try? SecretBox.seal(Array(plaintext.utf8), nonce: nonce, key: key)) ?? []
+        let ciphertext = try SecretBox.seal(Array(plaintext.utf8), nonce: nonce, key: key)
+        // A release build once returned from `seal` without a box (swiftlang/swift#90477): never publish that.
+        guard ciphertext.count == plaintext.utf8.count + SecretBox.macSize else {
+            throw .truncated(size: ciphertext.count)
+        }
         return
             "{\"ciphertext\":\"\(Data(ciphertext).base64EncodedString())\",\"nonce\":\"\(Data(nonce).base64EncodedString())\"}"
     }

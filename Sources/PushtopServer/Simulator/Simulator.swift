@@ -16,6 +16,8 @@ public actor Simulator {
     private var members: [SimulatedMember] = []
     private var startedAt = Date()
     private var prices: [String: Double] = ["BTC": 64_250, "ETH": 3_120, "SOL": 148, "PUSH": 7.25]
+    /// Encrypted events that could not be sealed, so were not sent (also `pushtop_simulator_seal_failures_total`).
+    public private(set) var sealFailures = 0
 
     /// A simulator publishing through `hub` as `app`; call ``start()`` to begin.
     public init(hub: PusherHub, app: AppCredentials, configuration: SimulatorConfiguration, logger: Logger) {
@@ -116,7 +118,19 @@ public actor Simulator {
             "message": .string("vault code \(Int.random(in: 1000...9999))"),
             "from": .string(members.randomElement()?.name ?? "pushtop"),
         ]
-        await publish(channel, "secret", ServerSecretBox.sealForPusher(secret.jsonString, key: key))
+        let data: String
+        do {
+            data = try ServerSecretBox.sealForPusher(secret.jsonString, key: key)
+        } catch {
+            // Nothing is published: an event that cannot be opened would only show as a decryption error.
+            sealFailures += 1
+            logger.error(
+                "simulator could not encrypt an event; none was sent",
+                metadata: ["channel": "\(channel)", "error": "\(error)"])
+            await hub.recordSimulatorSealFailure(channel: channel, reason: "\(error)")
+            return
+        }
+        await publish(channel, "secret", data)
     }
 
     private func publish(_ channel: String, _ name: String, _ data: String) async {
