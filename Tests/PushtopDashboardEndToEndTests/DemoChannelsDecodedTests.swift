@@ -25,7 +25,8 @@ import Testing
             errorRows += $0.split(separator: "\n").map(String.init).filter {
                 $0.contains("decryption error") || $0.contains("malformed")
             }
-            return (Self.events(of: "private-encrypted-vault", $0) ?? 0) >= 3 && (Self.events(of: "ticker", $0) ?? 0) > 0
+            return (Self.events(of: "private-encrypted-vault", $0) ?? 0) >= 3
+                && (Self.events(of: "ticker", $0) ?? 0) > 0
                 && (Self.events(of: "chat", $0) ?? 0) > 0
         }
         #expect(errorRows.isEmpty, "error rows while the demo ran: \(Set(errorRows))")

@@ -117,8 +117,12 @@ public enum SecretBoxAgreement {
     static func vector(_ outcome: inout Outcome) {
         let v = NaClSecretBoxVector.self
         outcome.checks += 1
-        if (try? SecretBox.seal(v.message, nonce: v.nonce, key: v.key)) != v.box { outcome.failures.append("NaCl's vector: seal") }
-        if (try? SecretBox.open(v.box, nonce: v.nonce, key: v.key)) != v.message { outcome.failures.append("NaCl's vector: open") }
+        if (try? SecretBox.seal(v.message, nonce: v.nonce, key: v.key)) != v.box {
+            outcome.failures.append("NaCl's vector: seal")
+        }
+        if (try? SecretBox.open(v.box, nonce: v.nonce, key: v.key)) != v.message {
+            outcome.failures.append("NaCl's vector: open")
+        }
         if (try? SecretBox.seal([], nonce: v.nonce, key: v.key)) != v.emptyMessageTag {
             outcome.failures.append("NaCl's empty message: seal")
         }
@@ -143,7 +147,8 @@ public enum SecretBoxAgreement {
             }
             let nonceBytes = bytes(24, &nonces)
             let sodiumBox = sodiumSeal(Array(text.utf8), nonce: nonceBytes, key: key)
-            let theirs = "{\"ciphertext\":\"\(Data(sodiumBox).base64EncodedString())\",\"nonce\":\"\(Data(nonceBytes).base64EncodedString())\"}"
+            let theirs =
+                "{\"ciphertext\":\"\(Data(sodiumBox).base64EncodedString())\",\"nonce\":\"\(Data(nonceBytes).base64EncodedString())\"}"
             if try ClientSecretBox.openPusherPayload(theirs, key: key) != text {
                 outcome.failures.append("the client did not open libsodium's payload: \(context)")
             }
