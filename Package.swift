@@ -205,11 +205,13 @@ let package = Package(
             path: "Examples/EmbeddedCheck",
             swiftSettings: strict
         ),
+        // A seeded random number generator (SplitMix64) for the tests' mutations and the secretbox agreement.
+        .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: strict),
         // The Swift secretbox against libsodium (and NaCl's vector), called from a module of its own: run by
         // PusherProtocolTests on the debug build and by secretbox-release-check on the release build that ships.
         .target(
             name: "SecretBoxAgreement",
-            dependencies: ["PusherProtocol", "PusherChannels", "CSodium"],
+            dependencies: ["PusherProtocol", "PusherChannels", "CSodium", "SeededRandom"],
             path: "Tests/SecretBoxAgreement",
             swiftSettings: strict
         ),
@@ -223,7 +225,7 @@ let package = Package(
         .target(
             name: "PushtopTestSupport",
             dependencies: [
-                "SecretBoxAgreement",
+                "SeededRandom",
                 "PusherProtocol",
                 "PusherChannels",
                 "PushtopServer",

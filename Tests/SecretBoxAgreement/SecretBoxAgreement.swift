@@ -2,6 +2,7 @@ import CSodium
 import Foundation
 import PusherChannels
 import PusherProtocol
+import SeededRandom
 
 /// The Swift secretbox against libsodium (the reference it replaces), called from a module of its own as
 /// `PushtopServer`, `PushtopConformance` and `PusherChannels` call it: seeded random keys, nonces and messages from
