@@ -36,7 +36,10 @@ import Testing
         tmux.send("/")
         tmux.send("vault code", literal: true)
         tmux.send("Enter")
-        try await tmux.waitFor("a decrypted vault event in the log", timeout: 10) { $0.contains("vault code") }
+        // The filter matches the plaintext, so it only finds rows that were decrypted.
+        try await tmux.waitFor("decrypted vault events in the log", timeout: 10) {
+            $0.contains("/vault code (") && $0.contains("matches)") && $0.contains("private-encrypt… secret")
+        }
         tmux.send("Escape")
         tmux.send("q")
         let after = try await tmux.waitForExit()
