@@ -8,7 +8,7 @@ public enum ServerSecretBox {
     /// Encrypts `plaintext` with a 32-byte key under a fresh random nonce; returns the `data` of an
     /// encrypted-channel event: `{"nonce":"<base64>","ciphertext":"<base64>"}` as JSON text.
     ///
-    /// Throws what ``SecretBox/seal(_:nonce:key:)`` throws (a key that is not 32 bytes): a box is never returned
+    /// Throws what `SecretBox.seal(_:nonce:key:)` throws (a key that is not 32 bytes): a box is never returned
     /// empty, and a ciphertext is never shorter than its 16-byte tag.
     public static func sealForPusher(_ plaintext: String, key: [UInt8]) throws(SecretBox.Failure) -> String {
         let nonce = SecretBox.randomNonce()
