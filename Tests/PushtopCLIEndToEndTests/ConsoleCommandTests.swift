@@ -150,11 +150,10 @@ import Testing
         // Node B forwards its rows once a listener anywhere was announced: connect on B until A's feed shows it.
         try await waitUntil(timeout: 20, "node A's feed to show node B's connections") {
             let (socket, socketID) = try await TestSocket.established("ws://\(b.address)/app/\(b.key)?protocol=7")
-            var seen = false
-            for _ in 0..<20 where !seen {
-                seen = Self.rows(onlyA).contains { $0.socketID == socketID && $0.node == "node-b" }
-                if !seen { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            let seen =
+                (try? await waitUntil(timeout: 1, "the row of \(socketID)") {
+                    Self.rows(onlyA).contains { $0.socketID == socketID && $0.node == "node-b" }
+                }) != nil
             await socket.close()
             return seen
         }

@@ -211,14 +211,14 @@ import Testing
         let data = String(repeating: "y", count: 1000)
         let event = #"{"name":"tick","channel":"busy","data":"\#(data)"}"#
         let body = #"{"batch":[\#(Array(repeating: event, count: 10).joined(separator: ","))]}"#
-        let started = Date()
         for _ in 0..<1300 {
             #expect(try await api(node, "POST", "/apps/\(appID)/batch_events", body: body) == 200)
         }
+        // Served in full while the listener still reads nothing: it holds up no one (what a user would notice; how
+        // fast the machine went is the benchmarks' business).
         try await waitUntil(timeout: 30, "the subscriber to receive all 13,000 events") {
             await subscriber.all("tick", channel: "busy").count == 13_000
         }
-        let elapsed = Date().timeIntervalSince(started)
         stuck.resume()
         let gap = try await stuck.waitForRow(timeout: 30, "a gap row") { $0.type == .gap }
         #expect((gap.dropped ?? 0) > 0)
@@ -229,7 +229,6 @@ import Testing
         }
         // At most the queue's 10,000 rows and what the socket buffers held when it stopped reading got through.
         #expect(stuck.rows.filter { $0.type == .apiMessage }.count < 13_000)
-        #expect(elapsed < 60)
         await subscriber.close()
     }
 

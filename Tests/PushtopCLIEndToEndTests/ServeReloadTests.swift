@@ -165,7 +165,9 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
         }
         kill(pid, SIGCONT)
-        #expect(attempts.count >= 5)
+        // A connection every 100 ms or so (about 14 in the window when idle); how many fit depends on the machine,
+        // and every one of them, however few, must have been refused.
+        #expect(!attempts.isEmpty, "no attempt ended within the window")
         #expect(attempts.allSatisfy { $0 == 4001 }, "a blog socket was served before its backplane joined: \(attempts)")
 
         try await waitUntil(timeout: 15, "the reload") { serve.lines.contains { $0.contains("reloaded") } }

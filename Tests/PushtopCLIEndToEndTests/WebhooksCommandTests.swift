@@ -315,12 +315,12 @@ import Testing
     }
 
     @Test func aSilentSenderIsCutOff() async throws {
-        let (webhooks, port) = try await Self.start(Self.app + ["--idle-timeout", "1"])
-        let socket = try RawSocket(port: port, timeout: 10)
+        let idleTimeout = 1.0
+        let (webhooks, port) = try await Self.start(Self.app + ["--idle-timeout", "\(idleTimeout)"])
+        // Cut off by the idle timeout, not left open until the client's own read gives up (`closed` is false then).
+        let socket = try RawSocket(port: port, timeout: LoadedMachine.bound(idleTimeout))
         try socket.send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
-        let started = Date()
         #expect(socket.readToEnd().closed)
-        #expect(Date().timeIntervalSince(started) < 5)
         webhooks.signal(SIGINT)
         #expect(try await webhooks.exitCode() == 0)
     }

@@ -77,9 +77,11 @@ import Testing
 
     @Test func aFeedThatNeverAnswersHoldsTheDashboardOnlyUntilTheTimeout() async {
         let readiness = ConsoleReadiness(ConsoleFeed(), sources: 1)
+        let timeout = Duration.milliseconds(200)
         let clock = ContinuousClock()
-        let took = await clock.measure { await readiness.waitUntilLive(timeout: .milliseconds(200)) }
+        let took = await clock.measure { await readiness.waitUntilLive(timeout: timeout) }
         #expect(!readiness.isReady)
-        #expect(took >= .milliseconds(200) && took < .seconds(5))
+        // Held for the timeout, then let go, not for ever: the bound leaves a loaded machine 10 s on top.
+        #expect(took >= timeout && took < timeout + .seconds(10), "held for \(took)")
     }
 }

@@ -55,12 +55,15 @@ import Testing
             Self.membersBadge(screen).map { $0.check.contains("server") || $0.check.contains("checking") } == true
         }
 
-        // The churn, the screen sampled every 0.5 s.
+        // The churn, the screen sampled every 0.5 s: 2 a second on an idle machine, fewer when each capture is slow;
+        // on past the window until there are two thirds of that (40 in a minute), so that "no alarm" means as much
+        // on a loaded machine.
         var samples = 0, alarms = 0, agreeing = 0, checking = 0, counts: Set<Int> = []
         var firstAlarm: String?
         let begin = Date()
         let end = begin.addingTimeInterval(Self.sampleSeconds)
-        while Date() < end {
+        let enough = Int(Self.sampleSeconds * 2 / 3)
+        while Date() < end || samples < enough {
             let screen = dashboard.capture()
             samples += 1
             if Self.isAlarm(screen) {
@@ -79,8 +82,6 @@ import Testing
         print(
             "churn: \(samples) screens sampled, \(alarms) false alarms, \(agreeing) ✓ server, \(checking) checking, \(counts.count) different member counts"
         )
-        // 2 a second on an idle machine; fewer when each capture is slow (40 in a minute at least).
-        #expect(samples >= Int(Self.sampleSeconds * 2 / 3))
         #expect(alarms == 0, "a false alarm:\n\(firstAlarm ?? "")")
         // The roster really churned, and the check kept answering.
         #expect(counts.count >= 5, "member counts seen: \(counts.sorted())")

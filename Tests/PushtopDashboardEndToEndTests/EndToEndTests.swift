@@ -137,17 +137,19 @@ import Testing
         }
     }
 
+    /// The firehose never stops, so a frozen keyboard would never answer: each key gets the waits' usual 10 s, what
+    /// a loaded machine may need (how fast a key is answered is the benchmarks' business).
     @Test func aFirehoseDoesNotFreezeTheKeyboard() async throws {
         let tmux = try start("--rate 5000 --capacity 2000")
         defer { tmux.stop() }
         try await tmux.waitFor("the ring buffer to drop") { $0.contains("dropped ") }
         tmux.send("/")
-        try await tmux.waitFor(text: "Filter:", timeout: 2)
+        try await tmux.waitFor(text: "Filter:")
         tmux.send("Escape")
         tmux.send("k")
-        try await tmux.waitFor(text: " new ↓ End", timeout: 2)
+        try await tmux.waitFor(text: " new ↓ End")
         tmux.send("q")
-        #expect(try await tmux.waitForExit(timeout: 3).contains("EXIT=0"))
+        #expect(try await tmux.waitForExit().contains("EXIT=0"))
     }
 
     @Test func ctrlSSavesTheLogAndShowsThePath() async throws {

@@ -17,8 +17,8 @@ enum NodeAlarmSampler {
             || screen.range(of: "  (missed|away) [0-9]", options: .regularExpression) != nil
     }
 
-    /// Samples for `seconds` while `churn` runs, then stops it, and expects a sample a second at least, no alarm,
-    /// and a canary latency on each of the `nodes` rows; then quits the dashboard.
+    /// Samples for `seconds` while `churn` runs, then stops it, and expects no alarm, and a canary latency on each
+    /// of the `nodes` rows; then quits the dashboard.
     static func expectNoAlarm(
         _ tmux: TmuxSession, seconds: Double, churn: Task<Void, Never>, nodes: Int,
         sourceLocation: SourceLocation = #_sourceLocation
@@ -26,7 +26,6 @@ enum NodeAlarmSampler {
         let sampled = try await sample(tmux, seconds: seconds)
         let (samples, alarms, screen) = (sampled.samples, sampled.alarms, sampled.lastScreen)
         churn.cancel()
-        #expect(samples >= Int(seconds), sourceLocation: sourceLocation)
         #expect(
             alarms.isEmpty, "\(alarms.count) of \(samples) screens raised an alarm; first:\n\(alarms.first ?? "")",
             sourceLocation: sourceLocation)
@@ -38,10 +37,12 @@ enum NodeAlarmSampler {
         _ = try await tmux.waitForExit()
     }
 
+    /// A screen every 0.5 s for `seconds`, and on until there is one for each second at least: a capture is slow on
+    /// a loaded machine, and a count of screens, not the clock, makes "no alarm" mean something.
     static func sample(_ tmux: TmuxSession, seconds: Double) async throws -> Result {
         var result = Result()
         let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
+        while Date() < end || result.samples < Int(seconds) {
             try await Task.sleep(for: .milliseconds(500))
             result.lastScreen = tmux.capture()
             result.samples += 1

@@ -155,19 +155,24 @@ struct HTTPAdversaryTests {
     /// Slowloris on one app's endpoint: 40 connections that send half a head and stop. The other app's requests are
     /// answered meanwhile, and the slow connections are closed at the request timeout.
     @Test func slowlorisOnOneAppLeavesTheOtherServedAndIsClosed() async throws {
-        try await Self.withServe(["--request-timeout", "2"]) { port in
+        // Long enough for the blog's ten requests on a loaded machine. A blog waiting behind the slow connections
+        // would be answered only once the first of them was closed: `requestTimeout` after `started` at the earliest.
+        let requestTimeout = 6.0
+        try await Self.withServe(["--request-timeout", "\(requestTimeout)"]) { port in
+            let started = ContinuousClock.now
             let slow = try await offloaded {
                 try (0..<40).map { _ in
-                    let socket = try RawSocket(port: port, timeout: 10)
+                    let socket = try RawSocket(port: port, timeout: LoadedMachine.bound(requestTimeout))
                     try socket.send("POST /apps/1/events?auth_key=shop-key HTTP/1.1\r\nHost: x\r\nX-Slow: ")
                     return socket
                 }
             }
-            let started = ContinuousClock.now
             let answers = try await RawSocket.oneByOne(
-                (0..<10).map { Self.publish(Self.blog, "b\($0)") }, port: port, timeout: 5)
+                (0..<10).map { Self.publish(Self.blog, "b\($0)") }, port: port,
+                timeout: LoadedMachine.bound(requestTimeout))
             #expect(answers.allSatisfy { $0.status == 200 })
-            #expect(ContinuousClock.now - started < .seconds(2), "the blog waited behind the slow connections")
+            #expect(
+                ContinuousClock.now - started < .seconds(requestTimeout), "the blog waited behind the slow connections")
             let closed = try await offloaded { slow.map { $0.readToEnd().closed } }
             #expect(closed.allSatisfy { $0 }, "every slow connection is closed at the request timeout")
         }

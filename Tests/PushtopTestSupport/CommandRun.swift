@@ -7,12 +7,18 @@ public struct CommandRun: Sendable {
     public var stdout: String
     public var stderr: String
 
-    /// The directory of the built products (the test bundle's).
+    /// The directory of the `pushtop` under test: `PUSHTOP_BIN`'s (scripts/test sets it to the release binary), else
+    /// the test bundle's.
     public static var binDirectory: URL {
         if let path = ProcessInfo.processInfo.environment["PUSHTOP_BIN"] {
             return URL(fileURLWithPath: path).deletingLastPathComponent()
         }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return productsDirectory
+    }
+
+    /// The directory of the products built with the tests (the examples): the test bundle's.
+    public static var productsDirectory: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     }
 
     /// Runs `binary` (a product name, or an absolute path) to completion; kills it and throws after `timeout`.
@@ -23,7 +29,8 @@ public struct CommandRun: Sendable {
         let process = Process()
         process.executableURL =
             binary.hasPrefix("/")
-            ? URL(fileURLWithPath: binary) : binDirectory.appendingPathComponent(binary)
+            ? URL(fileURLWithPath: binary)
+            : (binary == "pushtop" ? binDirectory : productsDirectory).appendingPathComponent(binary)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for name in env.keys where name.hasPrefix("PUSHER_") || (name.hasPrefix("PUSHTOP_") && name != "PUSHTOP_BIN") {

@@ -98,7 +98,9 @@ extension RESPDecoder {
                             RESPDecodingError.bulkTooLong(length: $0, limit: limits.maxBulkLength)
                         })
                 else { return (.bulkString(nil), next) }
-                guard next + count + 2 <= bytes.count else { return nil }
+                // Compared as a difference: `next + count + 2` overflows (a trap) for a count near Int.max, which
+                // a limit of Int.max ("no limit") lets through.
+                guard count <= bytes.count - next - 2 else { return nil }
                 guard bytes[next + count] == Self.cr, bytes[next + count + 1] == Self.lf else {
                     throw RESPDecodingError.bulkNotTerminated
                 }
@@ -134,7 +136,9 @@ extension RESPDecoder {
         /// The line from `start` to its `\r\n`: its content's bounds and the offset after the `\n`, or `nil` when
         /// the `\r\n` has not arrived yet.
         private func line(from start: Int) throws -> (Int, Int, Int)? {
-            let limit = min(bytes.count, start + limits.maxLineLength + 1)
+            // Where the `\r` may be at the latest; compared before adding, since `start + maxLineLength + 1`
+            // overflows (a trap) for a limit of Int.max.
+            let limit = bytes.count - start > limits.maxLineLength ? start + limits.maxLineLength + 1 : bytes.count
             var index = start
             while index < limit {
                 if bytes[index] == Self.cr {
