@@ -274,7 +274,15 @@ import Testing
         #expect(blogMembers.isSubset(of: ["bob", "dan"]) && blogMembers.contains("bob"), "\(blogMembers)")
         #expect(shopHooks.accepted.allSatisfy { $0.key == Self.shop.key })
         #expect(blogHooks.accepted.allSatisfy { $0.key == Self.blog.key })
-        let occupied = shopHooks.accepted.flatMap(\.events).filter { $0["name"]?.stringValue == "channel_occupied" }
+        // Every socket is closed: once both channels are vacated, every occupied webhook has been sent (a member_added
+        // can arrive before the occupied of another channel).
+        func shopEvents(_ name: String) -> [JSONValue] {
+            shopHooks.accepted.flatMap(\.events).filter { $0["name"]?.stringValue == name }
+        }
+        try await waitUntil(timeout: 15, "the shop's channel_vacated for chat and presence-room") {
+            Set(shopEvents("channel_vacated").compactMap { $0["channel"]?.stringValue }) == ["chat", "presence-room"]
+        }
+        let occupied = shopEvents("channel_occupied")
         #expect(occupied.count == 2, "chat and presence-room once each for the cluster: \(occupied)")
     }
 }

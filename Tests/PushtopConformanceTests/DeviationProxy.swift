@@ -133,8 +133,8 @@ struct ProxyRewrite: Sendable {
     var ended: @Sendable (ProxyLink) -> [Hop] = { _ in [] }
     /// Client input that "stops the server": every connection closes, nothing is accepted any more.
     var stopsServer: @Sendable (_ frame: WebSocketDataFrame, _ link: ProxyLink) -> Bool = { _, _ in false }
-    /// Whether a connection that ends without a close frame, its last message a subscribe not yet answered, stops the
-    /// server.
+    /// Whether a connection that ends, its last message a subscribe, stops the server. (Whether the server's answer
+    /// reached the proxy before the client's drop is a race the dropping client never sees, so it does not count.)
     var pendingSubscribeDropStopsServer = false
     /// Whether the server's side of a connection stays open (and subscribed) when its client leaves, with a close
     /// frame or by dropping the TCP connection, until the proxy stops: a server that never notices a disconnect.
@@ -149,7 +149,7 @@ final class ProxyLink: Sendable {
         var socketID: String?
         var channels: Set<String> = []
         var pings = 0
-        var pendingSubscribe = false
+        var lastSentWasSubscribe = false
         var notes: [String: String] = [:]
     }
     private let state = Mutex(State())
@@ -178,24 +178,20 @@ final class ProxyLink: Sendable {
             }
             if message.event == PusherEventName.subscriptionSucceeded, let channel = message.channel {
                 s.channels.insert(channel)
-                s.pendingSubscribe = false
-            }
-            if message.event == PusherEventName.error || message.event == "pusher:subscription_error" {
-                s.pendingSubscribe = false
             }
         }
     }
 
     fileprivate func sawFromClient(_ message: PusherMessage) {
         state.withLock { s in
-            if message.event == PusherEventName.subscribe { s.pendingSubscribe = true }
+            s.lastSentWasSubscribe = message.event == PusherEventName.subscribe
             if message.event == PusherEventName.unsubscribe, let channel = message.dataJSON?["channel"]?.stringValue {
                 s.channels.remove(channel)
             }
         }
     }
 
-    fileprivate var pendingSubscribe: Bool { state.withLock { $0.pendingSubscribe } }
+    fileprivate var lastSentWasSubscribe: Bool { state.withLock { $0.lastSentWasSubscribe } }
 }
 
 /// The proxy's shared state and its forwarding.
@@ -286,7 +282,7 @@ final class ProxyHub: Sendable {
             if !kept { upstream.drop() }
             return
         }
-        if rewrite.pendingSubscribeDropStopsServer, link.pendingSubscribe, !upstream.hasEnded { goDown() }
+        if rewrite.pendingSubscribeDropStopsServer, link.lastSentWasSubscribe, !upstream.hasEnded { goDown() }
         upstream.drop()
         await perform(rewrite.ended(link), link, upstream, outbound)
         _ = state.withLock { $0.links.removeValue(forKey: link.id) }
@@ -358,7 +354,7 @@ final class ProxyHub: Sendable {
             }
             if !rewrite.keepsDisconnected { upstream.close() }
         } catch {
-            if rewrite.pendingSubscribeDropStopsServer, link.pendingSubscribe { goDown() }
+            if rewrite.pendingSubscribeDropStopsServer, link.lastSentWasSubscribe { goDown() }
             if !rewrite.keepsDisconnected { upstream.drop() }
         }
     }
