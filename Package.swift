@@ -286,7 +286,7 @@ let package = Package(
         .testTarget(
             name: "PushtopProxyTests",
             dependencies: [
-                "PushtopProxy", "PusherProtocol", "PushtopTestSupport",
+                "PushtopProxy", "PusherProtocol", "PushtopServer", "PushtopTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict

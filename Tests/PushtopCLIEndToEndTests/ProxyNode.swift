@@ -16,10 +16,20 @@ final class ProxyNode: Sendable {
 
     /// Starts `pushtop proxy --listen 127.0.0.1:0 --upstream ws://…` with the node's app and waits until it listens.
     static func start(inFrontOf of: ServeNode, extra: [String] = []) async throws -> ProxyNode {
+        let (process, port) = try await launch(
+            upstreamPort: of.port, key: of.key, secret: of.secret, appID: of.appID, extra: extra)
+        return ProxyNode(process: process, port: port, upstream: of)
+    }
+
+    /// Starts `pushtop proxy` in front of whatever listens on `upstreamPort` (pushtop or not); returns the process
+    /// and the port it listens on, once it says so.
+    static func launch(
+        upstreamPort: Int, key: String, secret: String, appID: String, extra: [String] = []
+    ) async throws -> (PushtopProcess, Int) {
         let process = try PushtopProcess(
             [
-                "proxy", "--listen", "127.0.0.1:0", "--upstream", "ws://127.0.0.1:\(of.port)", "--key", of.key,
-                "--secret", of.secret, "--app-id", of.appID, "--log-level", "notice",
+                "proxy", "--listen", "127.0.0.1:0", "--upstream", "ws://127.0.0.1:\(upstreamPort)", "--key", key,
+                "--secret", secret, "--app-id", appID, "--log-level", "notice",
             ] + extra)
         try await waitUntil(timeout: 30, "proxy to print where it listens (stderr: \(process.stderr.suffix(300)))") {
             process.lines.contains { $0.contains("listening on") }
@@ -28,7 +38,7 @@ final class ProxyNode: Sendable {
         guard let range = line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
             let port = Int(line[range].split(separator: ":")[1])
         else { throw TestFailure("no port in '\(line)'") }
-        return ProxyNode(process: process, port: port, upstream: of)
+        return (process, port)
     }
 
     /// The URL a client of the app connects to through the proxy.

@@ -1,13 +1,14 @@
 import CFuzzerDriver
 import Foundation
 import HummingbirdCore
-import PusherProtocol
 
+@testable import PusherProtocol
 @testable import PushtopServer
 
 /// libFuzzer entry point: the HTTP API's request verification, fed a request as text:
-/// `METHOD URI` on the first line, then the body. The query is parsed as the server parses it (Hummingbird's
-/// `URI`), the body as an auth endpoint's form; a request signed correctly over what was parsed must verify.
+/// `METHOD URI` on the first line, then the body. The query is read as the server reads it (``URLQuery``: a query
+/// that breaks its rule is a 400 and goes no further), the body as an auth endpoint's form (the same reader); a
+/// request signed correctly over what was read must verify.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAPI(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start else { return 0 }
@@ -18,14 +19,14 @@ public func fuzzAPI(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let parts = requestLine.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
     let method = String(parts[0])
     let uri = URI(parts.count > 1 ? String(parts[1]) : "/")
-    var parameters: [String: String] = [:]
-    for (key, value) in uri.queryParameters { parameters[String(key)] = String(value) }
+    _ = try? URLQuery(String(decoding: body, as: UTF8.self))
+    guard let query = try? URLQuery(uri.query ?? "") else { return 0 }
     let now = Date(timeIntervalSince1970: 1_700_000_000)
     let verifier = APIRequestVerifier(key: "pushtop-key", secret: "pushtop-secret")
-    _ = try? verifier.verify(method: method, path: uri.path, parameters: parameters, body: body, now: now)
+    _ = try? verifier.verify(method: method, path: uri.path, query: query, body: body, now: now)
 
     // The same request signed as a Pusher server SDK would sign it must be accepted.
-    var signed = parameters
+    var signed = query.dictionary
     signed["auth_key"] = "pushtop-key"
     signed["auth_timestamp"] = "1700000000"
     signed["auth_version"] = "1.0"
@@ -34,13 +35,11 @@ public func fuzzAPI(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     signed["auth_signature"] = APIRequestSignature.expectedSignature(
         method: method, path: uri.path, secret: "pushtop-secret", parameters: signed)
     do {
-        try verifier.verify(method: method, path: uri.path, parameters: signed, body: body, now: now)
+        let signedQuery = try URLQuery(pairs: signed.map { ($0.key, $0.value) })
+        try verifier.verify(method: method, path: uri.path, query: signedQuery, body: body, now: now)
     } catch {
         fatalError("a correctly signed request was refused: \(error)")
     }
-
-    let form = FormParameters.parse(String(decoding: body, as: UTF8.self))
-    for (key, value) in form { _ = (key.utf8.count, value.utf8.count) }
     return 0
 }
 

@@ -55,6 +55,7 @@ extension PusherClient {
             let code = data?["code"]?.intValue
             let text = data?["message"]?.stringValue ?? message.dataText ?? "unknown error"
             emit(.error(code: code, message: text))
+            perform(machine.handle(.errorReceived(attempt: attempt, code: code, message: text), now: t))
             // Pusher refuses a sign-in with 4009; a server without sign-in names the event it does not support.
             if user.phase == .awaitingServer, code == 4009 || text.contains(PusherEventName.signin) {
                 signInFinished(failure: (nil, "the server refused the sign-in: \(code.map { "\($0) " } ?? "")\(text)"))

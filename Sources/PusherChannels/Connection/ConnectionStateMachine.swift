@@ -24,6 +24,9 @@ public struct ConnectionStateMachine: Sendable {
         case pingRequested
         /// `pusher:pong` arrived on socket `attempt`.
         case pongReceived(attempt: Int)
+        /// `pusher:error` arrived on socket `attempt`, with its code (if any) and message. Before the handshake it is
+        /// the server's refusal: a socket that then ends without a close frame ends with this code.
+        case errorReceived(attempt: Int, code: Int?, message: String)
     }
 
     /// What the owner of the machine must do, in order.
@@ -67,6 +70,9 @@ public struct ConnectionStateMachine: Sendable {
     /// Timeouts, TLS and the reconnection policy; changes apply from the next input.
     public var configuration: ConnectionConfiguration
     private var triedTLSUpgrade = false
+    /// The `pusher:error` of the current socket before its handshake (code, message): what its end means when no close
+    /// frame says otherwise.
+    private var refusal: (code: Int, message: String)?
     private var lastFrameAt: Double = 0
     private var random: @Sendable () -> Double
 
@@ -103,6 +109,11 @@ public struct ConnectionStateMachine: Sendable {
             return []
         case .socketClosed(let n, let code, let reason):
             guard n == attempt, isActive else { return [] }
+            // A refusal then the end of the connection without a close frame (as pusher-js reads a handshake that
+            // ends in `pusher:error`): the refusal's code and message, not a network failure to retry.
+            if code == nil, let refusal {
+                return socketLost(code: refusal.code, reason: refusal.message, closeOurSide: false)
+            }
             return socketLost(code: code, reason: reason, closeOurSide: false)
         case .timerFired(let timer):
             return timerFired(timer, now: now)
@@ -114,6 +125,10 @@ public struct ConnectionStateMachine: Sendable {
             guard n == attempt, let sent = pingSentAt else { return [] }
             pingSentAt = nil
             return [.publishPong(roundTrip: now - sent)]
+        case .errorReceived(let n, let code, let message):
+            guard n == attempt, state == .connecting || state == .unavailable, let code else { return [] }
+            refusal = (code, message)
+            return []
         }
     }
 
@@ -258,6 +273,7 @@ public struct ConnectionStateMachine: Sendable {
 
     private mutating func openAttempt() -> [Action] {
         attempt += 1
+        refusal = nil
         return [
             .openSocket(attempt: attempt, useTLS: useTLS),
             .startTimer(.handshake, seconds: configuration.handshakeTimeout),

@@ -1,14 +1,11 @@
 import Logging
 import NIOCore
-import NIOHTTP1
-import NIOPosix
 import NIOSSL
-import NIOWebSocket
 
 /// The real transport: a SwiftNIO pipeline on the client's event loop.
 ///
-/// `ClientBootstrap` → NIOSSL (SNI for host names, none for IP literals) → NIOHTTP1 with NIOWebSocket's client
-/// upgrader → NIOWebSocket's frame codec → `PusherFrameHandler`, which reassembles, inflates
+/// ``WebSocketDialer`` (TCP, NIOSSL with SNI for host names, the upgrade with the deflate offer, NIOWebSocket's frame
+/// codec, every byte that came with the `101` kept) → `PusherFrameHandler`, which reassembles, inflates
 /// (permessage-deflate, compress-nio), decodes Pusher messages and hands each read burst to the client at once.
 public struct WebSocketTransport: PusherTransport {
     /// Where the transport logs.
@@ -33,87 +30,58 @@ public struct WebSocketTransport: PusherTransport {
             return connection
         }
         guard let target = WebSocketURL(url) else { return failNow("not a ws:// or wss:// URL: \(url)") }
-        var sslContext: NIOSSLContext?
+        var tls: NIOSSLContext?
         if target.useTLS {
             do {
-                sslContext = try Self.makeSSLContext(caFile: settings.caFile)
+                tls = try WebSocketDialer.makeTLSContext(caFile: settings.caFile)
             } catch {
                 return failNow("TLS setup failed: \(error)")
             }
         }
-        let requestName = "pushtop.upgrade-request"
-        let bootstrap = ClientBootstrap(group: eventLoop)
-            .connectTimeout(.milliseconds(Int64(settings.connectTimeout * 1000)))
-            .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [sslContext] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    if let sslContext {
-                        try sync.addHandler(
-                            NIOSSLClientHandler(
-                                context: sslContext, serverHostname: target.hostIsIPAddress ? nil : target.host))
-                    }
-                    let upgrader = NIOWebSocketClientUpgrader(maxFrameSize: settings.maxMessageSize) {
-                        channel, response in
-                        channel.eventLoop.makeCompletedFuture {
-                            let pipeline = channel.pipeline.syncOperations
-                            // Out before the WebSocket handlers see any bytes: it only speaks HTTP.
-                            let request = try pipeline.handler(type: UpgradeRequestHandler.self)
-                            pipeline.removeHandler(request, promise: nil)
-                            let inflater = try MessageInflater.negotiated(by: response)
-                            let handler = PusherFrameHandler(
-                                settings: settings, tap: tap, outcome: outcome, inflater: inflater)
-                            try pipeline.addHandler(handler)
-                            if settings.readCoalescing > 0 {
-                                // After the upgrade, so that the handshakes are not paced.
-                                try pipeline.addHandler(
-                                    ReadCoalescingHandler(
-                                        interval: .nanoseconds(Int64(settings.readCoalescing * 1e9))), position: .first)
-                            }
-                            connection.upgraded(handler)
-                        }
-                    }
-                    // `.forwardBytes`: a frame that arrives in the same segment as the 101 response is kept.
-                    try sync.addHTTPClientHandlers(
-                        leftOverBytesStrategy: .forwardBytes,
-                        withClientUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
-                    try sync.addHandler(
-                        UpgradeRequestHandler(host: target.hostHeader, target: target.target, outcome: outcome),
-                        name: requestName)
-                }
+        let dialer = WebSocketDialer(
+            url: target, offerDeflate: true, tls: tls,
+            connectTimeout: .milliseconds(Int64(settings.connectTimeout * 1000)),
+            maxFrameSize: settings.maxMessageSize, protocolErrorHandler: true)
+        let dial = dialer.dial(on: eventLoop) { channel, response in
+            let pipeline = channel.pipeline.syncOperations
+            let inflater = try MessageInflater.negotiated(by: response)
+            let handler = PusherFrameHandler(settings: settings, tap: tap, outcome: outcome, inflater: inflater)
+            try pipeline.addHandler(handler)
+            if settings.readCoalescing > 0 {
+                // After the upgrade, so that the handshakes are not paced.
+                try pipeline.addHandler(
+                    ReadCoalescingHandler(interval: .nanoseconds(Int64(settings.readCoalescing * 1e9))),
+                    position: .first)
             }
-        bootstrap.connect(host: target.host, port: target.port).whenComplete { result in
+            connection.upgraded(handler)
+        }
+        dial.upgraded.whenFailure { error in
+            // Before the connection's end is reported: its close comes after the dial failed.
+            outcome.fail(Self.describe(error))
+        }
+        dial.channel.whenComplete { result in
             switch result {
             case .success(let channel):
                 connection.attach(channel)
                 channel.closeFuture.whenComplete { _ in outcome.report([], ending: true) }
-            case .failure(let error):
-                outcome.fail(Self.describe(error))
+            case .failure:
+                // The dial failed with the reason (above).
                 outcome.report([], ending: true)
             }
         }
         return connection
     }
 
-    package static func makeSSLContext(caFile: String?) throws -> NIOSSLContext {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        if let caFile {
-            configuration.additionalTrustRoots = [.file(caFile)]
-        }
-        return try NIOSSLContext(configuration: configuration)
-    }
-
     /// A short, user-facing reason for a failed connection.
     package static func describe(_ error: any Error) -> String {
-        let text = String(describing: error)
-        if text.contains("connectTimeout") { return "connection timed out" }
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
-            return
-                "TLS handshake failed: the server's certificate is not trusted (a private CA needs --ca-file): \(text)"
+        switch error {
+        case let error as WebSocketDialError:
+            switch error {
+            case .closed: return "connection closed without a close frame"
+            default: return error.description
+            }
+        default: return WebSocketDialError.describe(error)
         }
-        if error is NIOSSLError || error is NIOSSLExtraError { return "TLS failed: \(text)" }
-        return text
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
@@ -41,79 +42,51 @@ public final class ProbeSocket: Sendable {
         self.opened = opened
     }
 
-    /// Opens a WebSocket to `url` (`ws://` or `wss://`), with extra request headers (an `Origin`, say).
+    /// Opens a WebSocket to `url` (`ws://` or `wss://`), with extra request headers (an `Origin`, say), through
+    /// `PusherChannels`' `WebSocketDialer`: frames sent with the `101`, or just before a dropped connection, are kept.
     /// - Parameters:
-    ///   - timeout: seconds for TCP, TLS and the upgrade together.
+    ///   - timeout: seconds for TCP, then as many for TLS and the upgrade.
     ///   - caFile: a PEM file of extra certificate authorities for `wss://`.
     public static func connect(
         url: String, headers: [(String, String)] = [], timeout: Double = 10, caFile: String? = nil
     ) async throws(ProbeError) -> ProbeSocket {
         guard let target = WebSocketURL(url) else { throw .badURL(url) }
-        var sslContext: NIOSSLContext?
+        var tls: NIOSSLContext?
         if target.useTLS {
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
-            do { sslContext = try NIOSSLContext(configuration: configuration) } catch {
+            do { tls = try WebSocketDialer.makeTLSContext(caFile: caFile) } catch {
                 throw .unreachable("TLS setup failed: \(error)")
             }
         }
         let started = ContinuousClock.now
         let box = SocketBox()
-        let group = MultiThreadedEventLoopGroup.singleton
-        let upgraded = group.any().makePromise(of: Void.self)
-        let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.milliseconds(Int64(timeout * 1000)))
-            .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
-            .channelInitializer { [sslContext] channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    if let sslContext {
-                        try sync.addHandler(
-                            NIOSSLClientHandler(
-                                context: sslContext, serverHostname: target.hostIsIPAddress ? nil : target.host))
-                    }
-                    try sync.addHandler(
-                        ProbeHandshake(
-                            host: target.hostHeader, target: target.target, headers: headers, box: box,
-                            upgraded: upgraded))
-                }
-            }
+        let limit = TimeAmount.milliseconds(Int64(timeout * 1000))
+        let dialer = WebSocketDialer(
+            url: target, headers: HTTPHeaders(headers), tls: tls, connectTimeout: limit, handshakeTimeout: limit)
+        let dial = dialer.dial(on: MultiThreadedEventLoopGroup.singleton.any()) { channel, _ in
+            try channel.pipeline.syncOperations.addHandler(ProbeFrameHandler(box: box))
+        }
         let channel: any Channel
         do {
-            channel = try await bootstrap.connect(host: target.host, port: target.port).get()
+            channel = try await dial.channel.get()
+            _ = try await dial.upgraded.get()
         } catch {
-            upgraded.fail(error)
-            throw .unreachable(Self.describe(error))
-        }
-        channel.closeFuture.whenComplete { _ in
-            upgraded.fail(ProbeError.unreachable("the connection closed during the upgrade"))
-        }
-        let timer = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
-            upgraded.fail(ProbeError.unreachable("no answer to the WebSocket upgrade within \(timeout) s"))
-            channel.close(promise: nil)
-        }
-        do {
-            try await upgraded.futureResult.get()
-            timer.cancel()
-        } catch let error as ProbeError {
-            timer.cancel()
-            channel.close(promise: nil)
-            throw error
-        } catch {
-            timer.cancel()
-            channel.close(promise: nil)
-            throw .unreachable(Self.describe(error))
+            throw Self.probeError(error, timeout: timeout)
         }
         let socket = ProbeSocket(url: url, channel: channel, opened: started)
         box.attach(socket)
         return socket
     }
 
-    static func describe(_ error: any Error) -> String {
-        let text = String(describing: error)
-        if text.contains("connectTimeout") { return "connection timed out" }
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        return text
+    /// What a failed dial says to a case.
+    static func probeError(_ error: any Error, timeout: Double) -> ProbeError {
+        switch error {
+        case WebSocketDialError.refused(let status, let reason): return .refused(status: status, reason: reason)
+        case WebSocketDialError.timedOut: return .unreachable("no answer to the WebSocket upgrade within \(timeout) s")
+        case WebSocketDialError.connect(let cause), WebSocketDialError.failed(let cause):
+            return .unreachable(WebSocketDialError.describe(cause))
+        case let error as WebSocketDialError: return .unreachable(error.description)
+        default: return .unreachable(WebSocketDialError.describe(error))
+        }
     }
 
     // MARK: - Sending

@@ -22,19 +22,19 @@ struct ProxyRoutes: Sendable {
             await console(request, context)
         }
         router.get("/apps/:appID/proxy/faults") { request, context in
-            await control(request, context, body: []) { _ in
+            await control(request, context, body: []) { _, _ in
                 jsonResponse(faultList(), status: 200)
             }
         }
         router.post("/apps/:appID/proxy/faults") { request, context in
             var request = request
             let body = (try? await request.collectBody(upTo: 1 << 20)).map { Array($0.readableBytesView) } ?? []
-            return await control(request, context, body: body) { body in
+            return await control(request, context, body: body) { _, body in
                 addFault(body)
             }
         }
         router.delete("/apps/:appID/proxy/faults/:id") { request, context in
-            await control(request, context, body: []) { _ in
+            await control(request, context, body: []) { _, _ in
                 guard let id = context.parameters.get("id").flatMap(Int.init), core.faults.remove(id: id) else {
                     return ConsoleEndpoint.error(404, "No fault rule with that id")
                 }
@@ -45,19 +45,13 @@ struct ProxyRoutes: Sendable {
 
     /// The app's console feed, as `pushtop serve` serves it (`ConsoleEndpoint`), from what the proxy relays.
     private func console(_ request: Request, _ context: BasicRequestContext) async -> Response {
-        await control(request, context, body: []) { _ in
-            var types: Set<ConsoleRowType>?
-            if let list = query(request)["types"], !list.isEmpty {
-                var wanted: Set<ConsoleRowType> = []
-                for name in list.split(separator: ",") {
-                    guard let type = ConsoleRowType(rawValue: String(name)) else {
-                        return ConsoleEndpoint.error(400, "Unknown row type '\(name.prefix(40))'")
-                    }
-                    wanted.insert(type)
-                }
-                types = wanted
+        await control(request, context, body: []) { query, _ in
+            do throws(APIFailure) {
+                let types = try ConsoleEndpoint.types(in: query)
+                return ConsoleEndpoint.stream(core.console, types: types, request: request) { [self] in hello() }
+            } catch {
+                return ConsoleEndpoint.error(error.status, error.message)
             }
-            return ConsoleEndpoint.stream(core.console, types: types, request: request) { [self] in hello() }
         }
     }
 
@@ -76,32 +70,27 @@ struct ProxyRoutes: Sendable {
         return "event: hello\ndata: \(hello)\n\n"
     }
 
-    /// Checks the app id and the signature (the app's key and secret, as the HTTP API), then answers.
+    /// Checks the app id, the query (``URLQuery``'s rule: a repeated name or bad percent-encoding is a 400 naming
+    /// the parameter) and the signature (the app's key and secret, as the HTTP API), then answers.
     private func control(
         _ request: Request, _ context: BasicRequestContext, body: [UInt8],
-        answer: ([UInt8]) async -> Response
+        answer: (URLQuery, [UInt8]) async -> Response
     ) async -> Response {
         guard let app = core.configuration.app, context.parameters.get("appID") == app.id else {
             return ConsoleEndpoint.error(404, "Unknown app id (the proxy serves its console for --app-id only)")
         }
+        let query: URLQuery
         do throws(APIFailure) {
+            query = try PusherHTTPAPI.query(request)
             try APIRequestVerifier(key: app.key, secret: app.secret).verify(
-                method: request.method.rawValue, path: request.uri.path, parameters: query(request), body: body)
+                method: request.method.rawValue, path: request.uri.path, query: query, body: body)
         } catch {
             core.logger.notice(
-                "refused an unsigned or badly signed control request",
+                "refused a badly written, unsigned or badly signed control request",
                 metadata: ["path": "\(request.uri.path)", "status": "\(error.status)"])
             return ConsoleEndpoint.error(error.status, error.message)
         }
-        return await answer(body)
-    }
-
-    private func query(_ request: Request) -> [String: String] {
-        var result: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters where result[String(key)] == nil {
-            result[String(key)] = String(value)
-        }
-        return result
+        return await answer(query, body)
     }
 
     private func addFault(_ body: [UInt8]) -> Response {

@@ -46,22 +46,14 @@ extension Relay {
     /// socket with 1001.
     func applyClose(code: Int, _ entry: FaultBook.Entry) {
         fault = entry.text
-        stalled = true
-        closedBy = .server
-        closeCode = code
-        closeReason = code == 1006 ? "connection dropped without a close frame" : Self.closeReason(code)
+        let reason = code == 1006 ? "connection dropped without a close frame" : Self.closeReason(code)
         var row = faultRow(entry)
         row.code = code
         row.channels = channels.sorted()
         row.reason = code == 1006 ? "dropped the connection (no close frame)" : "closed with \(code)"
         core.post(row)
         core.recoveries.affected(self, fault: entry.text)
-        upstream?.sendClose(code: 1001, reason: "")
-        if code == 1006 {
-            client?.drop()
-        } else {
-            client?.sendClose(code: code, reason: closeReason ?? "")
-        }
+        perform(lifecycle.faultClose(code: code, reason: reason))
     }
 
     /// What a server says with each code (what Pusher's own close frames carry).
@@ -80,7 +72,7 @@ extension Relay {
     /// Relays nothing more either way: the client hears no pong and gives up on its own.
     func applyStall(_ entry: FaultBook.Entry) {
         fault = entry.text
-        stalled = true
+        lifecycle.stall()
         var row = faultRow(entry)
         row.channels = channels.sorted()
         row.reason = "stalled: nothing relayed either way"

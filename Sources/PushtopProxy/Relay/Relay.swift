@@ -25,12 +25,13 @@ final class Relay: @unchecked Sendable {
 
     var client: RelayEnd?
     var upstream: RelayEnd?
+    /// Which end is attached, closed or ended, who closed the connection, whether anything is still relayed.
+    var lifecycle = RelayLifecycle()
     /// Messages from the upstream that arrived before the client's end was ready (the connection's first frames).
-    /// The upstream's close frame (code, reason) when it came before the client's end was attached.
-    private var earlyClose: (Int, String)?
     private var early: [(WebSocketOpcode, ByteBuffer)] = []
-    var clientEnded = false
-    var upstreamEnded = false
+    var clientEnded: Bool { lifecycle.client.ended }
+    /// Nothing is relayed any more (a `stall` fault, or the connection is closing after a fault).
+    var stalled: Bool { lifecycle.stalled }
 
     /// The socket id the upstream gave (from `pusher:connection_established`).
     var socketID: String?
@@ -39,19 +40,13 @@ final class Relay: @unchecked Sendable {
     var channels: Set<String> = []
     /// Subscriptions sent and not yet answered: channel → when sent.
     var pendingSubscriptions: [String: ContinuousClock.Instant] = [:]
-    /// Nothing is relayed any more (a `stall` fault, or the connection is closing after a fault).
-    var stalled = false
     /// The fault that ended or stalled this connection, if any (its rule text).
     var fault: String?
-    var closedBy: ConsoleClosedBy?
-    var closeCode: Int?
-    var closeReason: String?
     /// Close and stall rules waiting for a subscription to a channel of their pattern.
     /// Connection faults that came due before the client's end was attached.
     var waitingForClient: [FaultBook.Entry] = []
     var waitingForChannel: [FaultBook.Entry] = []
     var decoder = PusherFrameDecoder()
-    private var disconnectionReported = false
 
     init(
         core: ProxyCore, eventLoop: any EventLoop, number: Int, info: ConsoleConnectionInfo, protocolVersion: Int?
@@ -80,27 +75,35 @@ final class Relay: @unchecked Sendable {
 
     func attached(_ end: RelayEnd) {
         switch end.side {
-        case .upstream:
-            upstream = end
-        case .client:
-            client = end
-            for (opcode, payload) in early { end.send(opcode: opcode, payload: payload) }
-            early = []
-            if let (code, reason) = earlyClose {
-                // The upstream closed before the client's end was there: its close frame still reaches the client.
-                earlyClose = nil
-                end.sendClose(code: code, reason: reason)
-            } else if upstreamEnded {
-                end.flush()
-                end.drop()
-                return
+        case .upstream: upstream = end
+        case .client: client = end
+        }
+        perform(lifecycle.attached(end.side))
+    }
+
+    /// Does what the lifecycle says, in order.
+    func perform(_ actions: [RelayLifecycle.Action]) {
+        for action in actions {
+            switch action {
+            case .sendClose(let side, let code, let reason): self.end(side)?.sendClose(code: code, reason: reason)
+            case .drop(let side): self.end(side)?.drop()
+            case .dropAfterGrace(let side):
+                guard let end = self.end(side) else { continue }
+                eventLoop.assumeIsolated().scheduleTask(in: .seconds(2)) { end.drop() }
+            case .releaseEarlyMessages:
+                for (opcode, payload) in early { client?.send(opcode: opcode, payload: payload) }
+                early = []
+            case .flush(let side): self.end(side)?.flush()
+            case .fireWaitingFaults:
+                let waiting = waitingForClient
+                waitingForClient = []
+                for entry in waiting { fire(entry) }
+            case .reportDisconnection: reportDisconnection()
             }
-            end.flush()
-            let waiting = waitingForClient
-            waitingForClient = []
-            for entry in waiting { fire(entry) }
         }
     }
+
+    private func end(_ side: RelayEnd.Side) -> RelayEnd? { side == .client ? client : upstream }
 
     func received(from side: RelayEnd.Side, opcode: WebSocketOpcode, payload: ByteBuffer) {
         core.counters.relayed(from: side)
@@ -142,75 +145,16 @@ final class Relay: @unchecked Sendable {
     }
 
     func closeReceived(from side: RelayEnd.Side, code: Int?, reason: String) {
-        switch side {
-        case .client:
-            if closedBy == nil {
-                closedBy = .client
-                closeCode = code ?? 1005
-                closeReason = reason
-            }
-            if let upstream, !upstream.closeSent { upstream.sendClose(code: code ?? 1000, reason: reason) }
-            if let client {
-                if client.closeSent { client.drop() } else { client.sendClose(code: code ?? 1000, reason: "") }
-            }
-        case .upstream:
-            if closedBy == nil {
-                closedBy = Self.closedBy(code: code)
-                closeCode = code ?? 1005
-                closeReason = reason
-            }
-            if let client, !client.closeSent {
-                client.sendClose(code: code ?? 1000, reason: reason)
-            } else if client == nil {
-                earlyClose = (code ?? 1000, reason)
-            }
-            if let upstream {
-                if upstream.closeSent { upstream.drop() } else { upstream.sendClose(code: code ?? 1000, reason: "") }
-            }
-        }
-    }
-
-    static func closedBy(code: Int?) -> ConsoleClosedBy {
-        switch code {
-        case 4201: return .timeout
-        case 4100: return .slowConsumer
-        default: return .server
-        }
+        perform(lifecycle.closeReceived(from: side, code: code, reason: reason))
     }
 
     /// A close frame went out to `side`: the socket ends when that side's close came too, or after a grace.
     func closeWritten(_ side: RelayEnd.Side) {
-        let end = side == .client ? client : upstream
-        guard let end else { return }
-        if end.closeReceived {
-            end.drop()
-        } else {
-            eventLoop.assumeIsolated().scheduleTask(in: .seconds(2)) { end.drop() }
-        }
+        perform(lifecycle.closeWritten(side))
     }
 
     func ended(_ side: RelayEnd.Side) {
-        switch side {
-        case .client:
-            guard !clientEnded else { return }
-            clientEnded = true
-            if closedBy == nil {
-                closedBy = .client
-                closeCode = 1006
-            }
-            // The client went without a close handshake: the upstream's socket goes the same way.
-            if let upstream, !upstream.closeSent { upstream.drop() }
-            reportDisconnection()
-        case .upstream:
-            guard !upstreamEnded else { return }
-            upstreamEnded = true
-            if closedBy == nil {
-                closedBy = .server
-                closeCode = 1006
-                closeReason = "the upstream's connection ended without a close frame"
-            }
-            if let client, !client.closeSent { client.drop() }
-        }
+        perform(lifecycle.ended(side))
     }
 
     func socketError(_ side: RelayEnd.Side, _ error: any Error) {
@@ -234,31 +178,11 @@ final class Relay: @unchecked Sendable {
             row.remoteAddress = side == .client ? info.remoteAddress : nil
             return row
         }
-        stalled = true
-        switch side {
-        case .client:
-            if closedBy == nil {
-                closedBy = .client
-                closeCode = code
-                closeReason = reason
-            }
-            client?.sendClose(code: code, reason: reason)
-            upstream?.sendClose(code: 1001, reason: "")
-        case .upstream:
-            if closedBy == nil {
-                closedBy = .server
-                closeCode = 1011
-                closeReason = "upstream: \(reason)"
-            }
-            upstream?.sendClose(code: code, reason: reason)
-            client?.sendClose(code: 1011, reason: "The upstream broke the WebSocket protocol")
-        }
+        perform(lifecycle.protocolFailure(side, code: code, reason: reason))
     }
 
     /// The `disconnection` row, once, when the client's socket has ended.
     private func reportDisconnection() {
-        guard !disconnectionReported else { return }
-        disconnectionReported = true
         if let socketID { core.unregister(socketID: socketID, relay: self) }
         core.recoveries.disconnected(self)
         // After the disconnection row: the channels it was the last socket in are vacated.
@@ -267,9 +191,9 @@ final class Relay: @unchecked Sendable {
         core.console.emit {
             var row = ConsoleRow(type: .disconnection, timeMs: ConsoleClock.nowMs())
             row.socketID = socketID
-            row.code = closeCode
-            row.reason = closeReason.flatMap { $0.isEmpty ? nil : $0 }
-            row.closedBy = closedBy
+            row.code = lifecycle.closing?.code
+            row.reason = lifecycle.closing?.reason.flatMap { $0.isEmpty ? nil : $0 }
+            row.closedBy = lifecycle.closing?.by
             row.channels = channels.sorted()
             row.lifetimeMs = Self.milliseconds(ContinuousClock.now - openedAt)
             row.fault = fault

@@ -20,7 +20,7 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
 
     let side: Side
     private let relay: Relay
-    private var joiner: FrameJoiner
+    private var joiner: WebSocketMessageJoiner
     /// The client side: permessage-deflate as agreed with the client (inbound inflation and outbound compression).
     private let clientDeflate: PerMessageDeflate?
     /// The upstream side: the inflater the upstream's answer agreed to.
@@ -45,7 +45,7 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
         self.maxMessageBytes = maxMessageBytes
         self.clientDeflate = clientDeflate
         self.upstreamInflater = upstreamInflater
-        joiner = FrameJoiner(maxMessageBytes: maxMessageBytes)
+        joiner = WebSocketMessageJoiner(maxMessageBytes: maxMessageBytes)
     }
 
     var channel: (any Channel)? { context?.channel }
@@ -83,10 +83,12 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
-        if side == .client, frame.maskKey == nil { return fail(code: 1002, reason: "Client frames must be masked") }
         let mayCompress = side == .client ? clientDeflate != nil : upstreamInflater != nil
-        guard !frame.rsv2, !frame.rsv3, !frame.rsv1 || mayCompress else {
-            return fail(code: 1002, reason: "Reserved bits are set but no extension was negotiated")
+        // serve's rules (one copy): masking, reserved bits, RSV1 on a message's first frame only.
+        if let (code, reason) = WebSocketMessageJoiner.violation(
+            of: frame, fromClient: side == .client, compressionAgreed: mayCompress)
+        {
+            return fail(code: code, reason: reason)
         }
         switch frame.opcode {
         case .connectionClose:
@@ -102,7 +104,9 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
         case .pong:
             break
         default:
-            switch joiner.receive(frame) {
+            switch joiner.receive(
+                opcode: frame.opcode, fin: frame.fin, compressed: frame.rsv1, payload: frame.unmaskedData)
+            {
             case .incomplete: break
             case .message(let message): deliver(message)
             case .fail(let code, let reason): fail(code: code, reason: reason)
@@ -110,7 +114,7 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func deliver(_ message: FrameJoiner.Message) {
+    private func deliver(_ message: WebSocketMessageJoiner.Message) {
         var payload = message.payload
         if message.compressed {
             if side == .client {

@@ -42,6 +42,12 @@ public struct ProxyConfiguration: Sendable {
     public var recoveryTimeout: Duration
     /// Whether permessage-deflate is offered to clients and asked of the upstream.
     public var compression: Bool
+    /// A client's request headers (and body) must arrive within this, as `serve`'s (`--request-timeout`).
+    public var requestTimeout: Duration = .seconds(10)
+    /// A plain HTTP connection with no new request for this long is closed, as `serve`'s.
+    public var idleTimeout: Duration = .seconds(60)
+    /// A client's write buffer's high water mark: past it the relay stops reading the upstream's side.
+    public var maxPendingOutboundBytes = 1 << 20
 
     /// A proxy to `upstream`, on loopback port 6002 unless told.
     public init(

@@ -30,7 +30,7 @@ package final class ProxyCore: Sendable {
         self.upstream = upstream
         if upstream.useTLS {
             do {
-                sslContext = try WebSocketTransport.makeSSLContext(caFile: configuration.caFile)
+                sslContext = try WebSocketDialer.makeTLSContext(caFile: configuration.caFile)
             } catch {
                 throw .badCAFile(path: configuration.caFile ?? "-", reason: "\(error)")
             }

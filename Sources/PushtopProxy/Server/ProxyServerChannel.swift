@@ -1,4 +1,3 @@
-import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -10,19 +9,15 @@ import NIOWebSocket
 import PusherProtocol
 import PushtopServer
 
-/// One connection to the proxy: a WebSocket upgrade (any path: Pusher's `/app/{key}`) becomes a ``Relay`` once
-/// the upstream accepted the same upgrade; plain HTTP goes to Hummingbird's router (the console feed, the control
+/// One connection to the proxy: a WebSocket upgrade (to `/app/{key}`, after any path prefix) becomes a ``Relay``
+/// once the upstream accepted the same upgrade; plain HTTP goes to Hummingbird's router (the console feed, the control
 /// endpoint, and the HTTP API passed through).
 ///
-/// Modelled on `PusherServerChannel` (the server's): NIO's typed upgrader, then our handler on the loop.
+/// The pipeline is `serve`'s (``WebSocketServerPipeline``): the same deadlines, handshake validation, HTTP/0.9 guard
+/// and water marks, so a stranger gets the same answers from both; the proxy adds only its relay.
 struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
-    enum UpgradeResult: Sendable {
-        case webSocket
-        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
-    }
-
     struct Value: ServerChildChannelValue {
-        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let upgradeResult: EventLoopFuture<WebSocketServerPipeline.Result>
         let channel: any Channel
     }
 
@@ -47,51 +42,36 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             let core = self.core
             let pending = PendingRelay()
-            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
-                maxFrameSize: core.configuration.maxMessageBytes,
-                enableAutomaticErrorHandling: false,
+            let configuration = core.configuration
+            let guards = WebSocketServerPipeline.Guards(
+                maxMessageBytes: configuration.maxMessageBytes,
+                maxPendingOutboundBytes: configuration.maxPendingOutboundBytes,
+                requestTimeout: TimeAmount(configuration.requestTimeout),
+                idleTimeout: TimeAmount(configuration.idleTimeout), endpoints: .appUnderAnyPrefix)
+            let upgraded = try WebSocketServerPipeline.configure(
+                channel, guards: guards, logger: logger,
+                refused: { status, reason, channel in Self.refused(status, reason, core: core, channel: channel) },
                 shouldUpgrade: { channel, head in
                     Self.dial(core: core, channel: channel, head: head, pending: pending)
                 },
-                upgradePipelineHandler: { channel, head in
-                    channel.eventLoop.makeCompletedFuture {
-                        guard let relay = pending.relay else { throw ChannelError.inappropriateOperationForState }
-                        try channel.pipeline.syncOperations.addHandler(
-                            RelayEnd(
-                                side: .client, relay: relay, maxMessageBytes: core.configuration.maxMessageBytes,
-                                clientDeflate: pending.deflate))
-                        return .webSocket
-                    }
-                }
-            )
-            let upgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration<UpgradeResult>(
-                upgraders: [upgrader],
-                notUpgradingCompletionHandler: { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let operations = channel.pipeline.syncOperations
-                        try operations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                        try operations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
-                        return .notUpgraded(
-                            try NIOAsyncChannel(
-                                wrappingChannelSynchronously: channel,
-                                configuration: .init(isOutboundHalfClosureEnabled: true)))
-                    }
-                }
-            )
-            var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
-            configuration.enablePipelining = false
-            let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
-                configuration: configuration)
+                upgraded: { channel, _ in
+                    guard let relay = pending.relay else { throw ChannelError.inappropriateOperationForState }
+                    try channel.pipeline.syncOperations.addHandler(
+                        RelayEnd(
+                            side: .client, relay: relay, maxMessageBytes: configuration.maxMessageBytes,
+                            clientDeflate: pending.deflate))
+                })
             return Value(upgradeResult: upgraded, channel: channel)
         }
     }
 
     /// Opens the upstream's end for a client's upgrade; the client's upgrade succeeds only once the upstream's
-    /// did (a refused or unreachable upstream, or an `outage` fault, fails it: the client's socket is closed).
+    /// did (a refused or unreachable upstream, or an `outage` fault, fails it: the client's socket is closed). A
+    /// broken handshake (a query that breaks ``URLQuery``'s rule too) never gets here: the validator answered it.
     private static func dial(core: ProxyCore, channel: any Channel, head: HTTPRequestHead, pending: PendingRelay)
         -> EventLoopFuture<HTTPHeaders?>
     {
-        let query = ProxyQuery.parse(head.uri)
+        let query = (try? URLQuery.split(target: head.uri).query) ?? URLQuery()
         var connectionInfo = ConsoleConnectionInfo(head: head, query: query, remote: channel.remoteAddress)
         connectionInfo.tls = false
         let info = connectionInfo
@@ -130,6 +110,16 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
+    /// A handshake the validator refused (it answers the client): an `error` row says why.
+    private static func refused(_ status: HTTPResponseStatus, _ reason: String, core: ProxyCore, channel: any Channel) {
+        var row = ConsoleRow(type: .error, timeMs: ConsoleClock.nowMs())
+        row.reason = reason
+        row.rule = "handshake"
+        row.status = Int(status.code)
+        row.remoteAddress = channel.remoteAddress.map(ConsoleConnectionInfo.describe)
+        core.post(row)
+    }
+
     private static func refusalRow(_ error: any Error, info: ConsoleConnectionInfo) -> ConsoleRow {
         var row = ConsoleRow(type: .error, timeMs: ConsoleClock.nowMs())
         row.reason = "\(error)"
@@ -142,36 +132,8 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func handle(value: Value, logger: Logger) async {
-        do {
-            switch try await value.upgradeResult.get() {
-            case .webSocket:
-                return
-            case .notUpgraded(let http):
-                await handleHTTP(asyncChannel: http, logger: logger)
-            }
-        } catch {
-            logger.debug("connection ended before it was relayed", metadata: ["error": "\(error)"])
-            try? await value.channel.close()
+        await WebSocketServerPipeline.handle(value.upgradeResult, channel: value.channel, logger: logger) { http in
+            await handleHTTP(asyncChannel: http, logger: logger)
         }
-    }
-}
-
-/// The decoded query of a request target (the first of a repeated name wins).
-enum ProxyQuery {
-    static func parse(_ uri: String) -> [String: String] {
-        guard let mark = uri.firstIndex(of: "?") else { return [:] }
-        var result: [String: String] = [:]
-        for pair in uri[uri.index(after: mark)...].split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            let name = decode(parts[0])
-            guard result[name] == nil else { continue }
-            result[name] = parts.count > 1 ? decode(parts[1]) : ""
-        }
-        return result
-    }
-
-    private static func decode(_ text: Substring) -> String {
-        let spaced = text.replacingOccurrences(of: "+", with: " ")
-        return spaced.removingPercentEncoding ?? spaced
     }
 }

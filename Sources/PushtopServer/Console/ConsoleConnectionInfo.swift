@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import PusherProtocol
 
 /// What a connection says of itself in the debug feed's `connection` row: where it comes from, its `Origin`, the
 /// client library and version of its URL's `client`/`version` queries (pusher-js sends `client=js&version=8.6.0`),
@@ -26,7 +27,7 @@ package struct ConsoleConnectionInfo: Sendable, Hashable {
     }
 
     /// From a WebSocket upgrade request: its headers, its decoded query and the peer.
-    package init(head: HTTPRequestHead, query: [String: String], remote: SocketAddress?) {
+    package init(head: HTTPRequestHead, query: URLQuery, remote: SocketAddress?) {
         self.init(
             remoteAddress: remote.map(Self.describe), origin: head.headers["origin"].first,
             clientLibrary: query["client"], clientVersion: query["version"], tls: false)

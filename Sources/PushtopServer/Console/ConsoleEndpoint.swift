@@ -6,7 +6,8 @@ import PusherProtocol
 ///
 /// Signed like any HTTP API `GET` (`auth_key`, `auth_timestamp`, `auth_version`, `auth_signature`; the optional
 /// `types=connection,api_message` filter is signed with the rest). A bad, missing or stale signature or an unknown
-/// key: 401 with `{"error":…}` and nothing else; an unknown app id: 404; a disabled app: 403; an unknown type: 400.
+/// key: 401 with `{"error":…}` and nothing else; an unknown app id: 404; a disabled app: 403; an unknown type, a
+/// repeated parameter (`types=error&types=api_message`) or bad percent-encoding: 400 naming it (``URLQuery``).
 /// Otherwise `200 text/event-stream`: an `event: hello` (node, app, time, connections, occupied channels, cluster),
 /// then one `data: <row>` per row, and `: keepalive` every ``keepAliveInterval``. The writer awaits the socket; the
 /// server never awaits the writer (``ConsoleListener``).
@@ -21,27 +22,35 @@ package enum ConsoleEndpoint {
                 apps.refusals.count(.unknownApp)
                 return error(404, "Unknown app id '\(ErrorText.excerpt(id))'")
             }
-            let query = PusherHTTPAPI.query(request)
+            let query: URLQuery
             do throws(APIFailure) {
+                query = try PusherHTTPAPI.query(request)
                 try APIRequestVerifier(key: node.credentials.key, secret: node.credentials.secret).verify(
-                    method: "GET", path: request.uri.path, parameters: query, body: [])
+                    method: "GET", path: request.uri.path, query: query, body: [])
             } catch {
                 return Self.error(error.status, error.message)
             }
             guard node.settings.enabled else { return error(403, "App is disabled") }
-            var types: Set<ConsoleRowType>?
-            if let list = query["types"], !list.isEmpty {
-                var wanted: Set<ConsoleRowType> = []
-                for name in list.split(separator: ",") {
-                    guard let type = ConsoleRowType(rawValue: String(name)) else {
-                        return error(400, "Unknown row type '\(ErrorText.excerpt(String(name)))'")
-                    }
-                    wanted.insert(type)
-                }
-                types = wanted
+            do throws(APIFailure) {
+                return stream(node.hub, types: try types(in: query), request: request)
+            } catch {
+                return Self.error(error.status, error.message)
             }
-            return stream(node.hub, types: types, request: request)
         }
+    }
+
+    /// The feed's `types=connection,api_message` filter: `nil` (every type) when absent or empty.
+    /// - Throws: ``APIFailure`` 400 for a name that is no ``ConsoleRowType``.
+    package static func types(in query: URLQuery) throws(APIFailure) -> Set<ConsoleRowType>? {
+        guard let list = query["types"], !list.isEmpty else { return nil }
+        var wanted: Set<ConsoleRowType> = []
+        for name in list.split(separator: ",") {
+            guard let type = ConsoleRowType(rawValue: String(name)) else {
+                throw .badRequest("Unknown row type '\(ErrorText.excerpt(String(name)))'")
+            }
+            wanted.insert(type)
+        }
+        return wanted
     }
 
     package static func error(_ status: Int, _ message: String) -> Response {

@@ -1,4 +1,5 @@
 import Hummingbird
+import PusherProtocol
 
 /// An HTTP API request the server refuses: the status and the plain-text message Pusher would send.
 package struct APIFailure: Error, CustomStringConvertible {
@@ -17,6 +18,15 @@ package struct APIFailure: Error, CustomStringConvertible {
     static func badRequest(_ message: String) -> APIFailure { APIFailure(status: 400, message: message) }
     static func unauthorized(_ message: String, rule: String? = nil, detail: String? = nil) -> APIFailure {
         APIFailure(status: 401, message: message, rule: rule, detail: detail)
+    }
+}
+
+extension APIFailure {
+    /// A query that breaks ``URLQuery``'s rule: 400, the message naming the parameter. A repeated name is a
+    /// stranger's ``ServerRefusals/Reason/repeatedParameter`` (which one was signed is ambiguous).
+    init(_ error: URLQueryError) {
+        self.init(status: 400, message: error.description)
+        if case .repeated = error { refusal = .repeatedParameter }
     }
 }
 

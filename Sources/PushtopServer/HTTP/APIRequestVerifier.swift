@@ -24,28 +24,27 @@ package struct APIRequestVerifier: Sendable {
         signer = HMACSigner(secret: secret)
     }
 
-    /// - Throws: ``APIFailure`` (401 for credentials, signature and time; 400 for a wrong body hash).
-    package func verify(method: String, path: String, parameters: [String: String], body: [UInt8], now: Date = Date())
-        throws(APIFailure)
-    {
-        try verify(method: method, path: path, query: QueryParameters(parameters), body: body, now: now)
-    }
-
     /// Checks who is asking, then what the request says: ``authenticate(method:path:query:)``, then
     /// ``check(query:body:now:)``.
     /// - Throws: ``APIFailure`` (401 for credentials, signature and time; 400 for a wrong body hash).
-    func verify(method: String, path: String, query parameters: QueryParameters, body: [UInt8], now: Date = Date())
+    package func verify(method: String, path: String, query: URLQuery, body: [UInt8], now: Date = Date())
         throws(APIFailure)
     {
-        try authenticate(method: method, path: path, query: parameters)
-        try check(query: parameters, body: body, now: now)
+        let signed = try authenticate(method: method, path: path, query: query)
+        try check(query: signed, body: body, now: now)
     }
 
     /// Whether the request was signed with the app's secret: the auth parameters are there, `auth_key` is the app's
     /// and `auth_signature` is right. A request that fails here is a stranger's: its failure names a
     /// ``ServerRefusals/Reason`` and belongs to no app (no console row, no quota).
+    ///
+    /// The signature is over the decoded parameters (``URLQuery``: `+` is a space). A client that signed a literal
+    /// `+` as itself (as this server read queries before the one rule) is accepted too: then the query is
+    /// ``URLQuery/readingPlusLiterally``, and that reading is what the request says.
+    /// - Returns: The reading of the query that the signature covers.
     /// - Throws: ``APIFailure`` 401.
-    func authenticate(method: String, path: String, query parameters: QueryParameters) throws(APIFailure) {
+    @discardableResult
+    func authenticate(method: String, path: String, query parameters: URLQuery) throws(APIFailure) -> URLQuery {
         if Self.required.contains(where: { parameters[$0] == nil }) {
             let missing = Self.required.filter { parameters[$0] == nil }
             var failure = APIFailure.unauthorized(
@@ -60,14 +59,9 @@ package struct APIRequestVerifier: Sendable {
             throw failure
         }
         let given = parameters["auth_signature"]!.lowercased()
-        let expected = signer.hex(
-            APIRequestSignature.stringToSign(method: method, path: path, pairs: parameters.pairs))
-        if ChannelAuthSignature.constantTimeEquals(expected, given) { return }
-        // A client may have signed the decoded path (Foundation's decoder only when there is something to decode).
-        if path.utf8.contains(UInt8(ascii: "%")), let decoded = path.removingPercentEncoding, decoded != path {
-            let expected = signer.hex(
-                APIRequestSignature.stringToSign(method: method, path: decoded, pairs: parameters.pairs))
-            if ChannelAuthSignature.constantTimeEquals(expected, given) { return }
+        if signs(given, method: method, path: path, parameters) { return parameters }
+        if let literal = parameters.readingPlusLiterally, signs(given, method: method, path: path, literal) {
+            return literal
         }
         let stringToSign = APIRequestSignature.stringToSign(method: method, path: path, pairs: parameters.pairs)
             .replacingOccurrences(of: "\n", with: "\\n")
@@ -78,10 +72,24 @@ package struct APIRequestVerifier: Sendable {
         throw failure
     }
 
+    /// Whether `given` is the signature of the request, its path as sent or decoded.
+    private func signs(_ given: String, method: String, path: String, _ parameters: URLQuery) -> Bool {
+        let expected = signer.hex(
+            APIRequestSignature.stringToSign(method: method, path: path, pairs: parameters.pairs))
+        if ChannelAuthSignature.constantTimeEquals(expected, given) { return true }
+        // A client may have signed the decoded path (Foundation's decoder only when there is something to decode).
+        if path.utf8.contains(UInt8(ascii: "%")), let decoded = path.removingPercentEncoding, decoded != path {
+            let expected = signer.hex(
+                APIRequestSignature.stringToSign(method: method, path: decoded, pairs: parameters.pairs))
+            if ChannelAuthSignature.constantTimeEquals(expected, given) { return true }
+        }
+        return false
+    }
+
     /// What a signed request says: `auth_version` 1.0, a fresh `auth_timestamp`, and `body_md5` the body's (`body`
     /// `nil`: the body was too large to read, so its hash is not checked).
     /// - Throws: ``APIFailure`` (401 for the version and the time; 400 for a wrong body hash).
-    func check(query parameters: QueryParameters, body: [UInt8]?, now: Date = Date()) throws(APIFailure) {
+    func check(query parameters: URLQuery, body: [UInt8]?, now: Date = Date()) throws(APIFailure) {
         guard parameters["auth_version"] == "1.0" else {
             throw .unauthorized(
                 "Unsupported auth_version '\(ErrorText.excerpt(parameters["auth_version"] ?? ""))': only 1.0 is supported",

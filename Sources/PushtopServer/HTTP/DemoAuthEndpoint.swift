@@ -41,7 +41,8 @@ struct DemoAuthEndpoint: Sendable {
         return nodes[0].credentials
     }
 
-    /// The query, form and JSON body parameters of a request (the body wins).
+    /// The query, form and JSON body parameters of a request (the body wins). The query and a form body are read
+    /// by the one rule (``URLQuery``): a repeated name or bad percent-encoding is a 400 naming the parameter.
     static func parameters(_ request: Request) async throws(APIFailure) -> [String: String] {
         var request = request
         let buffer: ByteBuffer
@@ -50,12 +51,17 @@ struct DemoAuthEndpoint: Sendable {
         } catch {
             throw APIFailure(status: 413, message: "Request body too large")
         }
-        var parameters = PusherHTTPAPI.query(request)
+        var parameters = try PusherHTTPAPI.query(request).dictionary
         let text = String(buffer: buffer)
         if let json = JSONValue.parseIfJSON(text)?.objectValue {
             for (key, value) in json { parameters[key] = value.stringValue ?? value.jsonString }
         } else {
-            parameters.merge(FormParameters.parse(text)) { _, body in body }
+            // An `application/x-www-form-urlencoded` body is read by the query's rule.
+            do {
+                parameters.merge(try URLQuery(text).dictionary) { _, body in body }
+            } catch {
+                throw APIFailure(status: 400, message: "Form body: \(error.description)")
+            }
         }
         return parameters
     }

@@ -3,7 +3,7 @@ import PusherProtocol
 
 /// What each endpoint does once its request is admitted.
 extension HTTPAPICore {
-    func serve(_ request: Request, _ app: App, _ query: QueryParameters, _ body: [UInt8], path: String)
+    func serve(_ request: Request, _ app: App, _ query: URLQuery, _ body: [UInt8], path: String)
         throws(APIFailure) -> Decision
     {
         switch request.route {

@@ -12,7 +12,8 @@ import PusherProtocol
 /// ``ServerRefusals`` and logged (escaped), and appears in no app's debug feed; every later refusal is an
 /// `api_error` row of the app.
 ///
-/// The one query parser (``QueryParameters``): a name given twice is a 400, never the first or the last. Publishes
+/// The query is read by the one rule (``URLQuery``): a name given twice or bad percent-encoding is a 400 naming the
+/// parameter, never the first or the last value. Publishes
 /// reach the hub's inbox while the request is decided, so a connection's publishes arrive in its request order.
 /// What needs the hub's answer (channel queries, `info`, terminating connections) is ``Decision/later(_:)``.
 struct HTTPAPICore: Sendable {
@@ -51,18 +52,19 @@ struct HTTPAPICore: Sendable {
     let logger: Logger
 
     func decide(_ request: Request) -> Decision {
-        let (path, query) = PusherServerChannel.splitQuery(request.uri)
         guard request.method == request.route.method else {
             return .answer(
                 APIResponse(
                     status: 405, body: "\(request.route.method.rawValue) only\n", json: false,
                     headers: [("allow", request.route.method.rawValue)]))
         }
-        if let name = query.repeatedName {
-            var failure = APIFailure.badRequest(
-                "Query parameter '\(ErrorText.excerpt(name))' is given more than once")
-            failure.refusal = .repeatedParameter
-            return refuse(failure, path)
+        let path: String
+        var query: URLQuery
+        do {
+            let (sentPath, sentQuery) = try URLQuery.split(target: request.uri)
+            (path, query) = (String(sentPath), sentQuery)
+        } catch {
+            return refuse(APIFailure(error), String(request.uri.prefix { $0 != "?" }))
         }
         let node: AppNode
         if let id = request.appID {
@@ -85,7 +87,7 @@ struct HTTPAPICore: Sendable {
         }
         let app = node.api
         do {
-            try app.verifier.authenticate(method: request.method.rawValue, path: path, query: query)
+            query = try app.verifier.authenticate(method: request.method.rawValue, path: path, query: query)
         } catch {
             return refuse(error, path)
         }

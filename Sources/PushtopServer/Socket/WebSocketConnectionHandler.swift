@@ -130,14 +130,10 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard state != .closed else { return }
         let frame = unwrapInboundIn(data)
-        guard frame.maskKey != nil else { return fail(code: 1002, reason: "Client frames must be masked") }
-        guard !frame.rsv2, !frame.rsv3, !frame.rsv1 || deflate != nil else {
-            return fail(code: 1002, reason: "Reserved bits are set but no extension was negotiated")
-        }
-        // RSV1 marks a compressed message on its first frame only; control frames are never compressed (RFC 7692
-        // section 6.1).
-        if frame.rsv1, frame.opcode != .text, frame.opcode != .binary {
-            return fail(code: 1002, reason: "RSV1 is set on a \(frame.opcode) frame")
+        if let (code, reason) = WebSocketMessageJoiner.violation(
+            of: frame, fromClient: true, compressionAgreed: deflate != nil)
+        {
+            return fail(code: code, reason: reason)
         }
         switch frame.opcode {
         case .connectionClose:

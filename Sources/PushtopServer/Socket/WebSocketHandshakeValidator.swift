@@ -1,26 +1,60 @@
 import NIOCore
 import NIOHTTP1
+import PusherProtocol
 
 /// Answers a broken WebSocket handshake with an HTTP error before NIO's upgrader sees it, and closes.
 ///
 /// - `Upgrade` other than `websocket`, no `Connection: upgrade`, not `GET`, no valid `Sec-WebSocket-Key`, or a
 ///   plain request to `/app/{key}`: 400. A handshake to any other path (`/app/{key}/more` too): 404.
 /// - `Sec-WebSocket-Version` other than 13: 426 with `Sec-WebSocket-Version: 13` (RFC 6455 section 4.4).
+/// - A query that breaks ``URLQuery``'s rule (`?protocol=7&protocol=6`, a bad `%` escape): 400 naming the
+///   parameter.
 ///
-/// Removed from the pipeline when the upgrade succeeds.
-final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+/// `serve` and `pushtop proxy` both put it in front of their upgrader (``WebSocketServerPipeline``). Removed from the
+/// pipeline when the upgrade succeeds.
+package final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
+    package typealias OutboundOut = HTTPServerResponsePart
 
+    /// Where WebSockets are taken.
+    package enum Endpoints: Sendable {
+        /// `/app/{key}` only (`serve`).
+        case app
+        /// `/app/{key}` after any path prefix, `/ws/app/{key}` too (the proxy, which relays the path upstream).
+        case appUnderAnyPrefix
+
+        func contains(_ uri: String) -> Bool {
+            switch self {
+            case .app: return WebSocketHandshakeValidator.isAppEndpoint(uri)
+            case .appUnderAnyPrefix:
+                let path = uri.prefix { $0 != "?" }
+                guard let range = path.range(of: "/app/", options: .backwards) else { return false }
+                let key = path[range.upperBound...]
+                return !key.isEmpty && !key.contains("/")
+            }
+        }
+    }
+
+    private let endpoints: Endpoints
+    private let refused: (@Sendable (HTTPResponseStatus, String, any Channel) -> Void)?
     /// After a refusal the rest of the request is dropped and the socket ends.
-    private var refused = false
+    private var refusedOne = false
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if refused { return }
+    /// - Parameter refused: told of each refusal (status and reason), on the loop, before the answer is written.
+    package init(
+        endpoints: Endpoints = .app, refused: (@Sendable (HTTPResponseStatus, String, any Channel) -> Void)? = nil
+    ) {
+        self.endpoints = endpoints
+        self.refused = refused
+    }
+
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if refusedOne { return }
         let part = unwrapInboundIn(data)
-        if case .head(let head) = part, let (status, message, headers) = Self.refusal(of: head) {
-            refused = true
+        if case .head(let head) = part, let (status, message, headers) = Self.refusal(of: head, endpoints: endpoints) {
+            refusedOne = true
+            refused?(status, message, context.channel)
             Self.respond(context: context, status: status, message: message, extraHeaders: headers)
             return
         }
@@ -28,9 +62,11 @@ final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannel
     }
 
     /// The response a request gets when it is a broken WebSocket handshake; `nil` when it may pass.
-    static func refusal(of head: HTTPRequestHead) -> (HTTPResponseStatus, String, HTTPHeaders)? {
+    static func refusal(of head: HTTPRequestHead, endpoints: Endpoints = .app) -> (
+        HTTPResponseStatus, String, HTTPHeaders
+    )? {
         guard let upgrade = head.headers.first(name: "upgrade") else {
-            if head.method == .GET, isAppEndpoint(head.uri) {
+            if head.method == .GET, endpoints.contains(head.uri) {
                 return (.badRequest, "This endpoint takes WebSocket connections (Upgrade: websocket)", [:])
             }
             return nil
@@ -43,13 +79,18 @@ final class WebSocketHandshakeValidator: ChannelInboundHandler, RemovableChannel
             return (.badRequest, "A WebSocket handshake needs Connection: Upgrade", [:])
         }
         guard head.method == .GET else { return (.badRequest, "A WebSocket handshake must be a GET", [:]) }
-        guard isAppEndpoint(head.uri) else { return (.notFound, "WebSocket connections go to /app/KEY", [:]) }
+        guard endpoints.contains(head.uri) else { return (.notFound, "WebSocket connections go to /app/KEY", [:]) }
         let keys = head.headers["sec-websocket-key"]
         guard keys.count == 1, let key = keys.first, Self.isValidKey(key) else {
             return (.badRequest, "A WebSocket handshake needs one Sec-WebSocket-Key (16 bytes, base64)", [:])
         }
         guard head.headers["sec-websocket-version"] == ["13"] else {
             return (.upgradeRequired, "Only WebSocket version 13 is supported", ["Sec-WebSocket-Version": "13"])
+        }
+        do {
+            _ = try URLQuery.split(target: head.uri)
+        } catch {
+            return (.badRequest, error.description, [:])
         }
         return nil
     }

@@ -2,12 +2,12 @@ import NIOCore
 import NIOWebSocket
 import PusherProtocol
 
-/// Joins a client's data frames into messages and enforces RFC 6455's rules on them, as a value: frames in,
-/// a message or the close code to fail the connection with out.
+/// Joins a client's data frames into messages (``WebSocketMessageJoiner``, whose rules the proxy's relay shares) and
+/// reads them, as a value: frames in, a message or the close code to fail the connection with out.
 ///
 /// - Invalid UTF-8 in a text message: 1007.
-/// - A continuation with no message started, or a new text/binary frame before the last one finished: 1002.
-/// - A message (all its fragments together) over the size limit: 1009; with permessage-deflate, a compressed message
+/// - The joiner's rules: 1002 for a broken fragment sequence, 1009 for a message over the size limit.
+/// - With permessage-deflate, a compressed message
 ///   is held to the limit both as received and as inflated (inflation stops one byte past the limit: 1009), and one
 ///   that does not inflate closes with 1007.
 struct WebSocketMessageAssembler {
@@ -26,15 +26,13 @@ struct WebSocketMessageAssembler {
         case fail(code: Int, reason: String)
     }
 
-    let maxMessageBytes: Int
     /// Whether permessage-deflate was agreed, so that messages may arrive compressed (RSV1 on their first frame).
     let inflates: Bool
-    private var partialOpcode: WebSocketOpcode?
-    private var partialCompressed = false
-    private var partial = ByteBuffer()
+    private var joiner: WebSocketMessageJoiner
+    var maxMessageBytes: Int { joiner.maxMessageBytes }
 
     init(maxMessageBytes: Int, inflates: Bool = false) {
-        self.maxMessageBytes = maxMessageBytes
+        self.joiner = WebSocketMessageJoiner(maxMessageBytes: maxMessageBytes)
         self.inflates = inflates
     }
 
@@ -42,45 +40,14 @@ struct WebSocketMessageAssembler {
     /// caller has refused it where no extension allows it).
     mutating func receive(opcode: WebSocketOpcode, fin: Bool, compressed: Bool = false, payload: ByteBuffer) -> Outcome
     {
-        var payload = payload
-        switch opcode {
-        case .text, .binary:
-            guard partialOpcode == nil else {
-                return .fail(code: 1002, reason: "A new message began before the fragmented one ended")
-            }
-            guard !compressed || inflates else {
-                return .fail(code: 1002, reason: "A compressed message arrived without permessage-deflate")
-            }
-            guard payload.readableBytes <= maxMessageBytes else { return tooLarge }
-            if fin { return complete(opcode, compressed: compressed, payload) }
-            partialOpcode = opcode
-            partialCompressed = compressed
-            partial.clear()
-            partial.writeBuffer(&payload)
-            return .incomplete
-        case .continuation:
-            guard let opcode = partialOpcode else {
-                return .fail(code: 1002, reason: "A continuation frame arrived with no message to continue")
-            }
-            guard !compressed else { return .fail(code: 1002, reason: "RSV1 is set on a continuation frame") }
-            guard partial.readableBytes + payload.readableBytes <= maxMessageBytes else {
-                partialOpcode = nil
-                partial = ByteBuffer()
-                return tooLarge
-            }
-            partial.writeBuffer(&payload)
-            guard fin else { return .incomplete }
-            let whole = partial
-            partialOpcode = nil
-            partial = ByteBuffer()
-            return complete(opcode, compressed: partialCompressed, whole)
-        default:
-            return .fail(code: 1002, reason: "Frame opcode \(opcode) is not a data frame")
+        if compressed, !inflates, opcode != .continuation {
+            return .fail(code: 1002, reason: "A compressed message arrived without permessage-deflate")
         }
-    }
-
-    private var tooLarge: Outcome {
-        .fail(code: 1009, reason: "Message exceeds the \(maxMessageBytes)-byte limit")
+        switch joiner.receive(opcode: opcode, fin: fin, compressed: compressed, payload: payload) {
+        case .incomplete: return .incomplete
+        case .fail(let code, let reason): return .fail(code: code, reason: reason)
+        case .message(let message): return complete(message.opcode, compressed: message.compressed, message.payload)
+        }
     }
 
     private func complete(_ opcode: WebSocketOpcode, compressed: Bool, _ payload: ByteBuffer) -> Outcome {
