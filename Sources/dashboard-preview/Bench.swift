@@ -11,6 +11,9 @@ enum Bench {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
+    /// Frames drawn for each frame time.
+    static let frames = 500
+
     static func run() {
         var state = DashboardState(
             size: Size(rows: 42, columns: 140), now: 1_700_000_000,
@@ -35,17 +38,25 @@ enum Bench {
             }
         }
         var canvas = GridCanvas(size: state.size)
-        let frames = 500
-        let frameSeconds =
-            seconds {
-                for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
-            } / Double(frames)
+        let frameSeconds = secondsPerFrame(state, into: &canvas)
         print(
             "log: \(state.log.count) kept, \(state.log.dropped) dropped; members: \(state.rosters["presence-lobby"]?.count ?? 0)"
         )
         print("reduce: \(Int(Double(events.count) / reduceSeconds)) events/s")
         print("frame 140x42 into grid canvas: \(Int(frameSeconds * 1_000_000)) µs")
-        // The wire inspector full of frames (10,000 kept of 50,000), following and with a filter.
+        benchWireInspector(&state, events: events, canvas: &canvas)
+        benchTwoApps(members: members, events: events, canvas: &canvas)
+    }
+
+    /// Seconds a frame of `state` takes to draw into `canvas`, averaged over ``frames`` frames.
+    static func secondsPerFrame(_ state: DashboardState, into canvas: inout GridCanvas) -> Double {
+        seconds {
+            for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
+        } / Double(frames)
+    }
+
+    /// The wire inspector full of frames (10,000 kept of 50,000), following and with a filter.
+    static func benchWireInspector(_ state: inout DashboardState, events: [ClientEvent], canvas: inout GridCanvas) {
         let frameBatch = events.prefix(50_000).map { e -> WireFrame in
             guard case .event(let ev) = ScriptedFeed.withFrame(e), let raw = ev.rawFrame else { fatalError() }
             return WireFrame(time: ev.receivedAt, direction: .inbound, kind: .text, size: raw.utf8.count, text: raw)
@@ -57,15 +68,15 @@ enum Bench {
             }
         }
         _ = state.reduce(.key(.char("w")))
-        let wireFrame =
-            seconds {
-                for _ in 0..<frames { DashboardView.draw(state, into: &canvas) }
-            } / Double(frames)
+        let wireFrame = secondsPerFrame(state, into: &canvas)
         print(
             "wire inspector: \(state.wire.log.count) kept, \(state.wire.log.dropped) dropped; reduce \(Int(Double(frameBatch.count) / frameReduce)) frames/s"
         )
         print("frame 140x42 wire inspector: \(Int(wireFrame * 1_000_000)) µs")
-        // Two apps (two profiles): the same events split between them; channels grouped, the log marked by app.
+    }
+
+    /// Two apps (two profiles): the same events split between them; channels grouped, the log marked by app.
+    static func benchTwoApps(members: [ClientEvent], events: [ClientEvent], canvas: inout GridCanvas) {
         var two = DashboardState(
             size: Size(rows: 42, columns: 140), now: 1_700_000_000,
             configuration: .init(logCapacity: 10_000))
@@ -77,10 +88,7 @@ enum Bench {
                 _ = two.reduce(.client(Array(events[chunk..<min(events.count, chunk + 500)]), app: (chunk / 500) % 2))
             }
         }
-        let twoFrame =
-            seconds {
-                for _ in 0..<frames { DashboardView.draw(two, into: &canvas) }
-            } / Double(frames)
+        let twoFrame = secondsPerFrame(two, into: &canvas)
         print(
             "two apps: reduce \(Int(Double(events.count) / twoReduce)) events/s; frame 140x42: \(Int(twoFrame * 1_000_000)) µs"
         )

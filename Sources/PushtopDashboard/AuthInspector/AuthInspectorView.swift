@@ -5,6 +5,21 @@ import PusherProtocol
 /// signature next to the received one with the first differing field named.
 public enum AuthInspectorView {
     static func lines(_ state: DashboardState, trace: AuthorizationTrace) -> [(String, Role)] {
+        var lines = summaryLines(state, trace: trace)
+        lines.append(("", .text))
+        lines.append(("signed string (socket_id:channel[:channel_data])", .header))
+        lines.append((DisplayWidth.sanitized(trace.stringToSign), .eventData))
+        lines.append(("", .text))
+        lines.append(("signature", .header))
+        lines += signatureLines(state, trace: trace)
+        lines.append(("", .text))
+        lines.append(("response (excerpt, shared_secret removed)", .header))
+        lines += responseLines(trace)
+        return lines
+    }
+
+    /// The attempt: channel, result, who answered, HTTP status, time, socket id and an encrypted channel's key.
+    static func summaryLines(_ state: DashboardState, trace: AuthorizationTrace) -> [(String, Role)] {
         var lines: [(String, Role)] = []
         let ok = trace.error == nil
         lines.append(("channel      " + trace.channel, .eventChannel))
@@ -36,12 +51,12 @@ public enum AuthInspectorView {
                     trace.hasSharedSecret ? .value : .eventError
                 ))
         }
-        lines.append(("", .text))
-        lines.append(("signed string (socket_id:channel[:channel_data])", .header))
-        lines.append((DisplayWidth.sanitized(trace.stringToSign), .eventData))
-        lines.append(("", .text))
-        lines.append(("signature", .header))
-        lines.append(("received     " + (trace.auth ?? "(none)"), .value))
+        return lines
+    }
+
+    /// The signature received and, with the secret known, the expected one and the verdict.
+    static func signatureLines(_ state: DashboardState, trace: AuthorizationTrace) -> [(String, Role)] {
+        var lines: [(String, Role)] = [("received     " + (trace.auth ?? "(none)"), .value)]
         if let credentials = state.credentials {
             if let check = SignatureCheck(
                 trace: trace, credentials: credentials, otherSocketIDs: state.auth.socketIDs,
@@ -54,18 +69,18 @@ public enum AuthInspectorView {
             lines.append(
                 ("expected     needs the app secret (--secret, PUSHER_APP_SECRET or a profile's secret)", .dim))
         }
-        lines.append(("", .text))
-        lines.append(("response (excerpt, shared_secret removed)", .header))
-        if let body = trace.responseExcerpt, !body.isEmpty {
-            if let pretty = JSONText.prettyLines(body) {
-                for line in pretty { lines.append((line, .eventData)) }
-            } else {
-                lines.append((DisplayWidth.sanitized(body), .eventData))
-            }
-        } else {
-            lines.append(("(no HTTP response: \(trace.authorizer))", .dim))
-        }
         return lines
+    }
+
+    /// The authorizer's response body, pretty-printed when it is JSON.
+    static func responseLines(_ trace: AuthorizationTrace) -> [(String, Role)] {
+        guard let body = trace.responseExcerpt, !body.isEmpty else {
+            return [("(no HTTP response: \(trace.authorizer))", .dim)]
+        }
+        if let pretty = JSONText.prettyLines(body) {
+            return pretty.map { ($0, .eventData) }
+        }
+        return [(DisplayWidth.sanitized(body), .eventData)]
     }
 
     /// Rows a page moves and the last first line at the state's size (for scrolling keys).

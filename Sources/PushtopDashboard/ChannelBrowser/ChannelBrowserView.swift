@@ -21,16 +21,7 @@ public enum ChannelBrowserView {
         guard !inner.isEmpty else { return }
         // A replay shows the answers it recorded.
         guard state.hasAPI || (state.replay != nil && browser.fetchedAt != nil) else {
-            let lines = [
-                "The channel browser reads the app's HTTP API, which needs the app id and secret.",
-                "Give --app-id ID and --secret SECRET (or PUSHER_APP_ID and PUSHER_APP_SECRET, or app_id and secret",
-                "in the profile); the demo (pushtop demo) knows them.",
-            ]
-            for (i, line) in lines.enumerated() where i < inner.height {
-                canvas.draw(
-                    line, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2,
-                    role: i == 0 ? .statusError : .text)
-            }
+            drawNeedsAPI(in: inner, into: &canvas)
             return
         }
         var row = inner.row
@@ -41,17 +32,9 @@ public enum ChannelBrowserView {
             row += 1
         }
         let nameW = max(20, inner.width - 46)
-        func line(_ cells: [(String, Int)], role: Role, at r: Int) {
-            var col = inner.column + 1
-            for (text, w) in cells where col < inner.right - 1 {
-                let width = min(w, inner.right - 1 - col)
-                canvas.draw(
-                    DisplayWidth.truncate(text, to: width - 1), row: r, column: col, maxWidth: width, role: role)
-                col += width
-            }
-        }
-        line(
-            [("Channel", nameW), ("Kind", 10), ("Subscribers", 12), ("Users", 8), ("Here", 8)], role: .header, at: row)
+        drawLine(
+            [("Channel", nameW), ("Kind", 10), ("Subscribers", 12), ("Users", 8), ("Here", 8)], role: .header, at: row,
+            in: inner, into: &canvas)
         row += 1
         let rows = browser.rows
         if rows.isEmpty {
@@ -67,22 +50,52 @@ public enum ChannelBrowserView {
             if selected {
                 canvas.fill(Rect(row: row, column: inner.column, height: 1, width: inner.width), role: .selection)
             }
-            // ✓ only once the server confirmed the subscription; … while subscribing, ✗ when it was refused.
-            let here: String
-            switch state.channels.first(where: { $0.name == channel.name && $0.app == state.selectedApp })?.status {
-            case .subscribed?: here = "✓"
-            case .subscribing?: here = "…"
-            case .error?: here = "✗"
-            case nil: here = ""
-            }
-            line(
+            drawLine(
                 [
                     (channel.name, nameW), (ChannelKind(channelName: channel.name).rawValue, 10),
                     (channel.subscriptionCount.map(String.init) ?? "-", 12),
                     (channel.userCount.map(String.init) ?? "-", 8),
-                    (here, 8),
-                ], role: selected ? .selection : .text, at: row)
+                    (hereMark(state, channel: channel.name), 8),
+                ], role: selected ? .selection : .text, at: row, in: inner, into: &canvas)
             row += 1
+        }
+    }
+
+    /// Without the app's credentials: what the browser needs, and where to give it.
+    static func drawNeedsAPI(in inner: Rect, into canvas: inout some Canvas) {
+        let lines = [
+            "The channel browser reads the app's HTTP API, which needs the app id and secret.",
+            "Give --app-id ID and --secret SECRET (or PUSHER_APP_ID and PUSHER_APP_SECRET, or app_id and secret",
+            "in the profile); the demo (pushtop demo) knows them.",
+        ]
+        for (i, line) in lines.enumerated() where i < inner.height {
+            canvas.draw(
+                line, row: inner.row + i, column: inner.column + 1, maxWidth: inner.width - 2,
+                role: i == 0 ? .statusError : .text)
+        }
+    }
+
+    /// A row of cells (text, width), each cut to its width, as many as fit in `inner`.
+    static func drawLine(
+        _ cells: [(String, Int)], role: Role, at r: Int, in inner: Rect, into canvas: inout some Canvas
+    ) {
+        var col = inner.column + 1
+        for (text, w) in cells where col < inner.right - 1 {
+            let width = min(w, inner.right - 1 - col)
+            canvas.draw(
+                DisplayWidth.truncate(text, to: width - 1), row: r, column: col, maxWidth: width, role: role)
+            col += width
+        }
+    }
+
+    /// Whether the dashboard is subscribed to the channel: ✓ only once the server confirmed the subscription;
+    /// … while subscribing, ✗ when it was refused.
+    static func hereMark(_ state: DashboardState, channel name: String) -> String {
+        switch state.channels.first(where: { $0.name == name && $0.app == state.selectedApp })?.status {
+        case .subscribed?: return "✓"
+        case .subscribing?: return "…"
+        case .error?: return "✗"
+        case nil: return ""
         }
     }
 }

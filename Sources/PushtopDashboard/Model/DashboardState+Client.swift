@@ -3,110 +3,161 @@ import PusherProtocol
 extension DashboardState {
     /// Applies one client event.
     mutating func apply(_ event: ClientEvent) {
-        let now = self.now  // read once: the accessors below modify `self` (the selected app's slice)
         switch event {
-        case .state(let change):
-            applyState(change)
-        case .connectingIn(let delay):
-            self.connection.nextAttemptAt = now + delay
-            log.append(
-                app: selectedApp, time: now, kind: .info, channel: "", event: "retry",
-                dataText: "next attempt in \(Format.seconds(delay))")
-        case .closed(let closure):
-            self.connection.lastClosure = closure
-            let code = closure.code.map(String.init) ?? "no code"
-            var text = "\(code) \(closure.meaning) → \(closure.action.rawValue)"
-            if !closure.reason.isEmpty { text += " (\(closure.reason))" }
-            log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "closed", dataText: text)
-        case .subscribing(let channel):
-            upsertChannel(channel, status: .subscribing)
-        case .subscribed(let channel, let presence):
-            upsertChannel(channel, status: .subscribed)
-            if ChannelKind(channelName: channel) == .presence || presence != nil {
-                self.rosters[channel] = MemberRoster(snapshot: presence)
-                self.presenceCheck.rosterReset(channel)
-            }
-            var text = "subscribed"
-            if let presence { text += " (\(Format.counted(presence.members.count, "member")))" }
-            log.append(app: selectedApp, time: now, kind: .state, channel: channel, event: "subscribed", dataText: text)
+        case .state(let change): applyState(change)
+        case .connectingIn(let delay): applyConnectingIn(delay)
+        case .closed(let closure): applyClosed(closure)
+        case .subscribing(let channel): upsertChannel(channel, status: .subscribing)
+        case .subscribed(let channel, let presence): applySubscribed(channel, presence: presence)
         case .subscriptionError(let channel, let status, let message):
-            let reason = status.map { "HTTP \($0): \(message)" } ?? message
-            upsertChannel(channel, status: .error(reason))
-            let pointer = self.auth.traces[channel] != nil ? " (auth inspector: select the channel, press a)" : ""
-            log.append(
-                app: selectedApp, time: now, kind: .error, channel: channel, event: "subscription error",
-                dataText: reason + pointer)
-        case .unsubscribed(let channel):
-            removeChannel(channel)
-        case .event(let e):
-            // Counted in the second the client read it (the clock only moves once per tick).
-            let at = e.receivedAt > 0 ? e.receivedAt : now
-            if let i = channelIndex(e.channel) {
-                channels[i].events += 1
-                channels[i].rate.record(at: at)
-            }
-            self.connection.rate.record(at: at)
-            self.connection.totalEvents += 1
-            let kind: LogEntry.Kind = e.name == "pusher:error" ? .error : .event
-            log.append(
-                app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel,
-                event: e.name,
-                dataText: e.dataText, userID: e.userID, rawFrame: e.rawFrame)
-            if e.rawFrame != nil { self.wire.note(e) }
-        case .memberAdded(let channel, let member):
-            self.rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
-            self.presenceCheck.memberChanged(channel, userID: member.userID)
-            log.append(
-                app: selectedApp, time: now, kind: .info, channel: channel, event: "member added",
-                dataText: member.userInfo.map { "\(member.userID) \($0.jsonString)" } ?? member.userID)
-        case .memberRemoved(let channel, let member):
-            self.rosters[channel]?.remove(userID: member.userID, at: now)
-            self.presenceCheck.memberChanged(channel, userID: member.userID)
-            log.append(
-                app: selectedApp, time: now, kind: .info, channel: channel, event: "member removed",
-                dataText: member.userID)
+            applySubscriptionError(channel, status: status, message: message)
+        case .unsubscribed(let channel): removeChannel(channel)
+        case .event(let e): applyChannelEvent(e)
+        case .memberAdded(let channel, let member): applyMemberAdded(channel, member: member)
+        case .memberRemoved(let channel, let member): applyMemberRemoved(channel, member: member)
         case .subscriptionCount(let channel, let count):
             if let i = channelIndex(channel) { channels[i].subscriptionCount = count }
-        case .error(let code, let message):
-            let text = code.map { "\($0): \(message)" } ?? message
-            log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "error", dataText: text)
+        case .error(let code, let message): applyError(code: code, message: message)
         case .decryptionError(let channel, let event, let message):
             log.append(
                 app: selectedApp, time: now, kind: .error, channel: channel, event: "decryption error",
                 dataText: "\(event): \(message)")
-        case .pong(let roundTrip):
-            self.connection.roundTrip = roundTrip
-        case .signedIn(let user):
-            self.connection.signedInUser = user.id
-            self.connection.signInRequested = true
-            self.connection.signInError = nil
-            self.watchlist = Watchlist(watched: user.watchlist)
-            log.append(
-                app: selectedApp, time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
-        case .signInFailed(let status, let message):
-            let reason = status.map { "HTTP \($0): \(message)" } ?? message
-            self.connection.signInError = reason
-            log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "sign-in error", dataText: reason)
-        case .signedOut(let userID):
-            self.connection.signedInUser = nil
-            self.watchlist = Watchlist()
-            log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signed out", dataText: userID)
-        case .userEvent(let e):
-            self.connection.rate.record(at: now)
-            self.connection.totalEvents += 1
-            log.append(
-                app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: .user, channel: e.userID,
-                event: e.name,
-                dataText: e.dataText)
-        case .watchlist(let change):
-            self.watchlist.apply(change)
-            log.append(
-                app: selectedApp, time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
-                dataText: change.userIDs.joined(separator: " "))
+        case .pong(let roundTrip): self.connection.roundTrip = roundTrip
+        case .signedIn(let user): applySignedIn(user)
+        case .signInFailed(let status, let message): applySignInFailed(status: status, message: message)
+        case .signedOut(let userID): applySignedOut(userID)
+        case .userEvent(let e): applyUserEvent(e)
+        case .watchlist(let change): applyWatchlist(change)
         case .authorization(let trace):
             self.auth.record(trace)
             if view == .authInspector { needsDraw = true }
         }
+    }
+
+    // The helpers below read `now` once, first: the accessors they use modify `self` (the selected app's slice).
+
+    private mutating func applyConnectingIn(_ delay: Double) {
+        let now = self.now
+        self.connection.nextAttemptAt = now + delay
+        log.append(
+            app: selectedApp, time: now, kind: .info, channel: "", event: "retry",
+            dataText: "next attempt in \(Format.seconds(delay))")
+    }
+
+    private mutating func applyClosed(_ closure: ConnectionClosure) {
+        let now = self.now
+        self.connection.lastClosure = closure
+        let code = closure.code.map(String.init) ?? "no code"
+        var text = "\(code) \(closure.meaning) → \(closure.action.rawValue)"
+        if !closure.reason.isEmpty { text += " (\(closure.reason))" }
+        log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "closed", dataText: text)
+    }
+
+    /// A subscription succeeded: a presence channel's roster starts from the snapshot.
+    private mutating func applySubscribed(_ channel: String, presence: PresenceSnapshot?) {
+        let now = self.now
+        upsertChannel(channel, status: .subscribed)
+        if ChannelKind(channelName: channel) == .presence || presence != nil {
+            self.rosters[channel] = MemberRoster(snapshot: presence)
+            self.presenceCheck.rosterReset(channel)
+        }
+        var text = "subscribed"
+        if let presence { text += " (\(Format.counted(presence.members.count, "member")))" }
+        log.append(app: selectedApp, time: now, kind: .state, channel: channel, event: "subscribed", dataText: text)
+    }
+
+    private mutating func applySubscriptionError(_ channel: String, status: Int?, message: String) {
+        let now = self.now
+        let reason = status.map { "HTTP \($0): \(message)" } ?? message
+        upsertChannel(channel, status: .error(reason))
+        let pointer = self.auth.traces[channel] != nil ? " (auth inspector: select the channel, press a)" : ""
+        log.append(
+            app: selectedApp, time: now, kind: .error, channel: channel, event: "subscription error",
+            dataText: reason + pointer)
+    }
+
+    /// A channel event: counted on its channel and the connection, logged, and noted by the wire inspector.
+    private mutating func applyChannelEvent(_ e: ChannelEvent) {
+        let now = self.now
+        // Counted in the second the client read it (the clock only moves once per tick).
+        let at = e.receivedAt > 0 ? e.receivedAt : now
+        if let i = channelIndex(e.channel) {
+            channels[i].events += 1
+            channels[i].rate.record(at: at)
+        }
+        self.connection.rate.record(at: at)
+        self.connection.totalEvents += 1
+        let kind: LogEntry.Kind = e.name == "pusher:error" ? .error : .event
+        log.append(
+            app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: kind, channel: e.channel,
+            event: e.name,
+            dataText: e.dataText, userID: e.userID, rawFrame: e.rawFrame)
+        if e.rawFrame != nil { self.wire.note(e) }
+    }
+
+    private mutating func applyMemberAdded(_ channel: String, member: PresenceMember) {
+        let now = self.now
+        self.rosters[channel, default: MemberRoster(snapshot: nil)].add(member, at: now)
+        self.presenceCheck.memberChanged(channel, userID: member.userID)
+        log.append(
+            app: selectedApp, time: now, kind: .info, channel: channel, event: "member added",
+            dataText: member.userInfo.map { "\(member.userID) \($0.jsonString)" } ?? member.userID)
+    }
+
+    private mutating func applyMemberRemoved(_ channel: String, member: PresenceMember) {
+        let now = self.now
+        self.rosters[channel]?.remove(userID: member.userID, at: now)
+        self.presenceCheck.memberChanged(channel, userID: member.userID)
+        log.append(
+            app: selectedApp, time: now, kind: .info, channel: channel, event: "member removed",
+            dataText: member.userID)
+    }
+
+    private mutating func applyError(code: Int?, message: String) {
+        let text = code.map { "\($0): \(message)" } ?? message
+        log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "error", dataText: text)
+    }
+
+    private mutating func applySignedIn(_ user: SignedInUser) {
+        let now = self.now
+        self.connection.signedInUser = user.id
+        self.connection.signInRequested = true
+        self.connection.signInError = nil
+        self.watchlist = Watchlist(watched: user.watchlist)
+        log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signed in", dataText: user.userData)
+    }
+
+    private mutating func applySignInFailed(status: Int?, message: String) {
+        let now = self.now
+        let reason = status.map { "HTTP \($0): \(message)" } ?? message
+        self.connection.signInError = reason
+        log.append(app: selectedApp, time: now, kind: .error, channel: "", event: "sign-in error", dataText: reason)
+    }
+
+    private mutating func applySignedOut(_ userID: String) {
+        let now = self.now
+        self.connection.signedInUser = nil
+        self.watchlist = Watchlist()
+        log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signed out", dataText: userID)
+    }
+
+    /// An event sent to the signed-in user: counted on the connection, logged under the user id.
+    private mutating func applyUserEvent(_ e: UserEvent) {
+        let now = self.now
+        self.connection.rate.record(at: now)
+        self.connection.totalEvents += 1
+        log.append(
+            app: selectedApp, time: e.receivedAt > 0 ? e.receivedAt : now, kind: .user, channel: e.userID,
+            event: e.name,
+            dataText: e.dataText)
+    }
+
+    private mutating func applyWatchlist(_ change: WatchlistChange) {
+        let now = self.now
+        self.watchlist.apply(change)
+        log.append(
+            app: selectedApp, time: now, kind: .info, channel: "", event: "watchlist \(change.status.rawValue)",
+            dataText: change.userIDs.joined(separator: " "))
     }
 
     private mutating func applyState(_ change: StateChange) {

@@ -51,95 +51,112 @@ extension DashboardState {
             if let seq = logSelected ?? newestVisibleSeq { overlay = .detail(seq: seq, scroll: 0) }
         case .subscribe:
             prompt = Prompt(purpose: .subscribe)
-        case .unsubscribe:
-            guard let channel = currentChannel else {
-                setStatus("no channel selected", isError: true)
-                return []
-            }
-            let removedAt = selectedChannel
-            removeChannel(channel.name)
-            if currentChannel == nil {
-                // Stay within the app: its channel before the removed one, else its first.
-                let before = channels[..<min(removedAt, channels.count)].lastIndex { $0.app == selectedApp }
-                if let j = before ?? channels.firstIndex(where: { $0.app == selectedApp }) { selectedChannel = j }
-            }
-            log.append(
-                app: selectedApp, time: now, kind: .state, channel: channel.name, event: "unsubscribed",
-                dataText: "unsubscribed")
-            return [.unsubscribe(channel.name)]
-        case .trigger:
-            guard let channel = currentChannel else {
-                setStatus("select a private or presence channel first (Channels pane)", isError: true)
-                return []
-            }
-            guard channel.kind.allowsClientEvents else {
-                setStatus(
-                    "client events need a private or presence channel; \(channel.name) is \(channel.kind.rawValue)",
-                    isError: true)
-                return []
-            }
-            guard channel.status == .subscribed else {
-                setStatus("\(channel.name) is not subscribed yet", isError: true)
-                return []
-            }
-            prompt = Prompt(purpose: .triggerEvent(channel: channel.name), text: "client-")
-        case .toggleConnection:
-            switch self.connection.state {
-            case .connected, .connecting, .unavailable: return [.disconnect]
-            case .initialized, .disconnected, .failed: return [.connect]
-            }
-        case .toggleSignIn:
-            if self.connection.signedInUser != nil || self.connection.signInRequested {
-                self.connection.signInRequested = false
-                return [.signOut]
-            }
-            self.connection.signInRequested = true
-            self.connection.signInError = nil
-            log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signing in", dataText: nil)
-            return [.signIn]
-        case .filter:
-            prompt = Prompt(purpose: .filter, text: log.filter?.query ?? "")
-        case .pause:
-            if pausedAt == nil {
-                pausedAt = log.nextSeq
-            } else {
-                pausedAt = nil
-            }
-        case .nextTheme:
-            guard !configuration.themeNames.isEmpty else { return [] }
-            themeIndex = (themeIndex + 1) % configuration.themeNames.count
-            setStatus("theme: \(themeName)")
-            return [.applyTheme(themeName)]
-        case .saveLog:
-            return [.saveLog]
-        case .redraw:
-            return [.redraw]
-        case .help:
-            overlay = .help
-            helpScroll = 0
-        case .close:
-            if log.filter != nil {
-                log.setFilter(nil)
-                setStatus("filter cleared")
-            }
-        case .quit:
-            return [.quit]
-        case .toggleRecording:
-            return [.toggleRecording]
-        case .wireInspector, .wire:
-            return performWireInspector(action)
-        case .authInspector, .auth:
-            return performAuthInspector(action)
-        case .channelBrowser, .browser:
-            return performChannelBrowser(action)
-        case .replay, .replayJumpPrompt:
-            return performReplay(action)
-        case .console, .consoleAction:
-            return performConsole(action)
-        case .nextApp:
-            selectNextApp()
+        case .unsubscribe: return unsubscribeSelected()
+        case .trigger: promptForClientEvent()
+        case .toggleConnection: return toggleConnection()
+        case .toggleSignIn: return toggleSignIn()
+        case .filter: prompt = Prompt(purpose: .filter, text: log.filter?.query ?? "")
+        case .pause: togglePause()
+        case .nextTheme: return nextTheme()
+        case .saveLog: return [.saveLog]
+        case .redraw: return [.redraw]
+        case .help: openHelp()
+        case .close: clearFilter()
+        case .quit: return [.quit]
+        case .toggleRecording: return [.toggleRecording]
+        case .wireInspector, .wire: return performWireInspector(action)
+        case .authInspector, .auth: return performAuthInspector(action)
+        case .channelBrowser, .browser: return performChannelBrowser(action)
+        case .replay, .replayJumpPrompt: return performReplay(action)
+        case .console, .consoleAction: return performConsole(action)
+        case .nextApp: selectNextApp()
         }
         return []
+    }
+
+    /// `u`: unsubscribes from the selected channel; the selection stays within the app.
+    private mutating func unsubscribeSelected() -> [Effect] {
+        guard let channel = currentChannel else {
+            setStatus("no channel selected", isError: true)
+            return []
+        }
+        let removedAt = selectedChannel
+        removeChannel(channel.name)
+        if currentChannel == nil {
+            // Stay within the app: its channel before the removed one, else its first.
+            let before = channels[..<min(removedAt, channels.count)].lastIndex { $0.app == selectedApp }
+            if let j = before ?? channels.firstIndex(where: { $0.app == selectedApp }) { selectedChannel = j }
+        }
+        log.append(
+            app: selectedApp, time: now, kind: .state, channel: channel.name, event: "unsubscribed",
+            dataText: "unsubscribed")
+        return [.unsubscribe(channel.name)]
+    }
+
+    /// Opens the client event prompt, or says why the selected channel cannot take client events.
+    private mutating func promptForClientEvent() {
+        guard let channel = currentChannel else {
+            setStatus("select a private or presence channel first (Channels pane)", isError: true)
+            return
+        }
+        guard channel.kind.allowsClientEvents else {
+            setStatus(
+                "client events need a private or presence channel; \(channel.name) is \(channel.kind.rawValue)",
+                isError: true)
+            return
+        }
+        guard channel.status == .subscribed else {
+            setStatus("\(channel.name) is not subscribed yet", isError: true)
+            return
+        }
+        prompt = Prompt(purpose: .triggerEvent(channel: channel.name), text: "client-")
+    }
+
+    /// Disconnects a connection that is up or on its way up; connects any other.
+    private func toggleConnection() -> [Effect] {
+        switch self.connection.state {
+        case .connected, .connecting, .unavailable: return [.disconnect]
+        case .initialized, .disconnected, .failed: return [.connect]
+        }
+    }
+
+    /// Signs out when signed in or signing in, else signs in.
+    private mutating func toggleSignIn() -> [Effect] {
+        if self.connection.signedInUser != nil || self.connection.signInRequested {
+            self.connection.signInRequested = false
+            return [.signOut]
+        }
+        self.connection.signInRequested = true
+        self.connection.signInError = nil
+        log.append(app: selectedApp, time: now, kind: .state, channel: "", event: "signing in", dataText: nil)
+        return [.signIn]
+    }
+
+    private mutating func togglePause() {
+        if pausedAt == nil {
+            pausedAt = log.nextSeq
+        } else {
+            pausedAt = nil
+        }
+    }
+
+    private mutating func nextTheme() -> [Effect] {
+        guard !configuration.themeNames.isEmpty else { return [] }
+        themeIndex = (themeIndex + 1) % configuration.themeNames.count
+        setStatus("theme: \(themeName)")
+        return [.applyTheme(themeName)]
+    }
+
+    private mutating func openHelp() {
+        overlay = .help
+        helpScroll = 0
+    }
+
+    private mutating func clearFilter() {
+        if log.filter != nil {
+            log.setFilter(nil)
+            setStatus("filter cleared")
+        }
     }
 
     /// Rows a page moves in the focused pane.

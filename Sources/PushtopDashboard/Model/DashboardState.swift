@@ -166,19 +166,8 @@ public struct DashboardState: Sendable {
     /// Changes the state. Returns what the outside world must do.
     public mutating func reduce(_ event: UIEvent) -> [Effect] {
         switch event {
-        case .client(var batch, let app):
-            guard apps.indices.contains(app) else { return [] }
-            if nodes != nil { batch = takeNodeEvents(batch, app: app) }
-            inApp(app) { state in
-                for e in batch { state.apply(e) }
-                if !batch.isEmpty {
-                    state.connection.lastFrameAt = state.now
-                    state.needsDraw = true
-                }
-            }
-            if isMultiApp, currentChannel == nil, let i = channels.firstIndex(where: { $0.app == selectedApp }) {
-                selectedChannel = i  // another app's channel arrived above the selection
-            }
+        case .client(let batch, let app):
+            applyClient(batch, app: app)
             return []
         case .key(let key):
             needsDraw = true
@@ -213,11 +202,7 @@ public struct DashboardState: Sendable {
             setStatus(text, isError: isError)
             return []
         case .frames(let frames, let droppedUpstream, let app):
-            guard apps.indices.contains(app) else { return [] }
-            apps[app].framesAvailable = true
-            apps[app].wire.append(frames)
-            apps[app].wire.log.droppedUpstream = max(apps[app].wire.log.droppedUpstream, droppedUpstream)
-            if view == .wireInspector, app == selectedApp, !frames.isEmpty || droppedUpstream > 0 { needsDraw = true }
+            receiveFrames(frames, droppedUpstream: droppedUpstream, app: app)
             return []
         case .recording(let path):
             recordingPath = path
@@ -228,19 +213,55 @@ public struct DashboardState: Sendable {
             replay = status
             return []
         case .occupiedChannels(let list, let error, let app):
-            guard apps.indices.contains(app) else { return [] }
-            apps[app].browser.received(list, error: error, at: now)
-            if view == .channelBrowser, app == selectedApp { needsDraw = true }
+            receiveOccupiedChannels(list, error: error, app: app)
             return []
         case .presenceUsers(let channel, let userIDs, let error, let app):
-            guard apps.indices.contains(app) else { return [] }
-            let client = apps[app].rosters[channel].map { roster in
-                Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID))
-            }
-            apps[app].presenceCheck.received(channel, userIDs: userIDs, error: error, clientUserIDs: client, at: now)
-            needsDraw = true
+            receivePresenceUsers(channel, userIDs: userIDs, error: error, app: app)
             return []
         }
+    }
+
+    /// A burst of an app's client events, applied to its slice of the state.
+    private mutating func applyClient(_ batch: [ClientEvent], app: Int) {
+        guard apps.indices.contains(app) else { return }
+        var batch = batch
+        if nodes != nil { batch = takeNodeEvents(batch, app: app) }
+        inApp(app) { state in
+            for e in batch { state.apply(e) }
+            if !batch.isEmpty {
+                state.connection.lastFrameAt = state.now
+                state.needsDraw = true
+            }
+        }
+        if isMultiApp, currentChannel == nil, let i = channels.firstIndex(where: { $0.app == selectedApp }) {
+            selectedChannel = i  // another app's channel arrived above the selection
+        }
+    }
+
+    /// An app's wire frames, for the wire inspector; `droppedUpstream` counts those its feed could not keep.
+    private mutating func receiveFrames(_ frames: [WireFrame], droppedUpstream: Int, app: Int) {
+        guard apps.indices.contains(app) else { return }
+        apps[app].framesAvailable = true
+        apps[app].wire.append(frames)
+        apps[app].wire.log.droppedUpstream = max(apps[app].wire.log.droppedUpstream, droppedUpstream)
+        if view == .wireInspector, app == selectedApp, !frames.isEmpty || droppedUpstream > 0 { needsDraw = true }
+    }
+
+    /// The HTTP API's answer for the channel browser.
+    private mutating func receiveOccupiedChannels(_ list: [OccupiedChannel]?, error: String?, app: Int) {
+        guard apps.indices.contains(app) else { return }
+        apps[app].browser.received(list, error: error, at: now)
+        if view == .channelBrowser, app == selectedApp { needsDraw = true }
+    }
+
+    /// The HTTP API's answer for the presence check, compared with the members the client holds now.
+    private mutating func receivePresenceUsers(_ channel: String, userIDs: [String]?, error: String?, app: Int) {
+        guard apps.indices.contains(app) else { return }
+        let client = apps[app].rosters[channel].map { roster in
+            Set(roster.rows.filter { $0.leftAt == nil }.map(\.member.userID))
+        }
+        apps[app].presenceCheck.received(channel, userIDs: userIDs, error: error, clientUserIDs: client, at: now)
+        needsDraw = true
     }
 
     mutating func tick(_ t: Double) {

@@ -67,6 +67,29 @@ final class DashboardRunner {
             screen.stop()
             input.stop()
         }
+        prepareSession()
+        defer { recorder.close() }
+        // What the clients posted before now reaches the dashboard now (after a recording's start).
+        openedAt = DashboardClock.now()
+        let ticker = startFrameClock()
+        defer { ticker.cancel() }
+
+        screen.draw(state)
+        state.needsDraw = false
+        for await _ in inbox.wakeups {
+            let p = inbox.take()
+            if let sig = p.signal { return .signal(sig) }
+            for effect in reduceWakeup(p) {
+                if case .quit = effect { return .quit }
+                perform(effect)
+            }
+            drawIfDue(keyPressed: p.inputReady)
+        }
+        return .quit
+    }
+
+    /// Before the loop: the theme, a replay's first state, the screen's size, stdin, and `--record`'s recording.
+    private func prepareSession() {
         screen.apply(currentTheme)
         if let player {
             let theme = state.themeIndex
@@ -77,11 +100,10 @@ final class DashboardRunner {
         _ = state.reduce(.resize(screen.size))
         input.watchStdin()
         if options.recordPath != nil { toggleRecording() }
-        defer { recorder.close() }
-        // What the clients posted before now reaches the dashboard now (after a recording's start).
-        openedAt = DashboardClock.now()
+    }
 
-        // The frame clock, on the main queue with the loop: one wake-up per frame, no task hop.
+    /// The frame clock, on the main queue with the loop: one wake-up per frame, no task hop.
+    private func startFrameClock() -> any DispatchSourceTimer {
         let inbox = self.inbox
         let ticker = DispatchSource.makeTimerSource(queue: .main)
         let interval = 1_000_000_000 / max(1, options.framesPerSecond)
@@ -90,54 +112,51 @@ final class DashboardRunner {
             leeway: .milliseconds(1))
         ticker.setEventHandler { inbox.update { $0.tick = true } }
         ticker.resume()
-        defer { ticker.cancel() }
+        return ticker
+    }
 
-        screen.draw(state)
-        state.needsDraw = false
-        for await _ in inbox.wakeups {
-            let p = inbox.take()
-            if let sig = p.signal { return .signal(sig) }
-            var effects: [Effect] = []
-            if p.resized {
-                effects += state.reduce(.resize(screen.handleResize()))
-            }
-            effects += takeFeeds()
-            for event in p.uiEvents {
+    /// Reduces what one wake-up brought: a resize, the feeds, the inbox's events, the keys and mouse waiting on
+    /// stdin (up to a quit), the frame clock. Returns the effects in that order.
+    private func reduceWakeup(_ p: Inbox.Pending) -> [Effect] {
+        var effects: [Effect] = []
+        if p.resized {
+            effects += state.reduce(.resize(screen.handleResize()))
+        }
+        effects += takeFeeds()
+        for event in p.uiEvents {
+            effects += state.reduce(event)
+            if let item = RecordedAnswer.item(event, time: DashboardClock.now()) { record([item]) }
+        }
+        if p.inputReady {
+            for event in screen.readInput() {
                 effects += state.reduce(event)
-                if let item = RecordedAnswer.item(event, time: DashboardClock.now()) { record([item]) }
+                if effects.contains(.quit) { break }
             }
-            if p.inputReady {
-                for event in screen.readInput() {
-                    effects += state.reduce(event)
-                    if effects.contains(.quit) { break }
-                }
-                input.resume()
-            }
-            if p.tick {
-                if player != nil {
-                    let now = DashboardClock.now()
-                    player!.advance(wallSeconds: now - lastReplayClock, into: &state)
-                    lastReplayClock = now
-                } else {
-                    effects += state.reduce(.tick(now: DashboardClock.now()))
-                }
-            }
-            for effect in effects {
-                if case .quit = effect { return .quit }
-                perform(effect)
-            }
-            // Draw at most once per frame interval (a tick comes soon to draw what is left), except that a key
-            // is answered at once.
-            let now = DashboardClock.now()
-            if state.needsDraw,
-                p.inputReady || now - lastDraw >= 1.0 / Double(max(1, options.framesPerSecond)) * 0.9
-            {
-                screen.draw(state)
-                state.needsDraw = false
-                lastDraw = now
+            input.resume()
+        }
+        if p.tick {
+            if player != nil {
+                let now = DashboardClock.now()
+                player!.advance(wallSeconds: now - lastReplayClock, into: &state)
+                lastReplayClock = now
+            } else {
+                effects += state.reduce(.tick(now: DashboardClock.now()))
             }
         }
-        return .quit
+        return effects
+    }
+
+    /// Draws at most once per frame interval (a tick comes soon to draw what is left), except that a key
+    /// is answered at once.
+    private func drawIfDue(keyPressed: Bool) {
+        let now = DashboardClock.now()
+        if state.needsDraw,
+            keyPressed || now - lastDraw >= 1.0 / Double(max(1, options.framesPerSecond)) * 0.9
+        {
+            screen.draw(state)
+            state.needsDraw = false
+            lastDraw = now
+        }
     }
 
     /// Reduces what the apps' clients posted: the drop count, each read burst at the time it arrived (it waited for

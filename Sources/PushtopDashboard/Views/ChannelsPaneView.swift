@@ -47,13 +47,13 @@ public enum ChannelsPaneView {
         guard inner.height >= 1, inner.width >= 4 else { return }
         let limit = inner.right - 1
         let (columns, nameWidth) = self.columns(for: inner.width - 2)
-        func width(_ c: Column) -> Int { c == .name ? nameWidth : c.width }
         var col = inner.column + 1
         for c in columns {
+            let width = c == .name ? nameWidth : c.width
             drawCell(
-                c.title, row: inner.row, column: col, width: width(c), right: c.rightAligned, limit: limit,
+                c.title, row: inner.row, column: col, width: width, right: c.rightAligned, limit: limit,
                 role: .label, into: &canvas)
-            col += width(c)
+            col += width
         }
         let listRows = inner.height - 1
         guard listRows > 0 else { return }
@@ -66,60 +66,71 @@ public enum ChannelsPaneView {
         let rows = self.rows(state)
         let top = self.top(state, rows: rows, listRows: listRows)
         for (offset, row) in rows[top..<min(rows.count, top + listRows)].enumerated() {
-            let index: Int
             switch row {
             case .heading(let app):
-                // An app's heading: its label, state, channel count; the selected app marked.
-                let a = state.apps[app]
-                let count = state.channels.lazy.filter { $0.app == app }.count
-                let selectedApp = app == state.selectedApp
-                let text =
-                    (selectedApp ? "▸ " : "  ") + a.label + "  ● \(a.connection.state)  "
-                    + (count == 0 ? "no channels" : Format.counted(count, "channel"))
-                canvas.draw(
-                    text, row: inner.row + 1 + offset, column: inner.column + 1, maxWidth: inner.width - 2,
-                    role: selectedApp ? .titleFocus : .label)
-                continue
-            case .channel(let i):
-                index = i
+                drawHeading(state, app: app, at: inner.row + 1 + offset, in: inner, into: &canvas)
+            case .channel(let index):
+                drawChannel(
+                    state.channels[index], selected: index == state.selectedChannel, columns: columns,
+                    nameWidth: nameWidth, at: inner.row + 1 + offset, in: inner, into: &canvas)
             }
-            let ch = state.channels[index]
-            let r = inner.row + 1 + offset
-            let selected = index == state.selectedChannel
-            if selected {
-                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
-            }
-            var col = inner.column + 1
-            for c in columns {
-                let w = width(c)
-                defer { col += w }
-                let text: String
-                var role: Role
-                switch c {
-                case .name: (text, role) = (ch.name, .eventChannel)
-                case .kind: (text, role) = (ch.kind.rawValue, .channelKind)
-                case .state:
-                    switch ch.status {
-                    case .subscribing: (text, role) = ("subscribing", .stateConnecting)
-                    case .subscribed: (text, role) = ("subscribed", .stateConnected)
-                    case .error(let reason):
-                        // The reason takes the rest of the row.
-                        canvas.draw(
-                            "error: " + reason, row: r, column: col, maxWidth: limit - col,
-                            role: selected ? .selection : .channelError)
-                        col = limit
-                        continue
-                    }
-                case .events: (text, role) = (Format.count(ch.events), .value)
-                case .rate: (text, role) = (" " + Sparkline.render(ch.rate.recent(w - 2)), .sparkline)
-                case .subs: (text, role) = (ch.subscriptionCount.map(String.init) ?? "-", .value)
+        }
+    }
+
+    /// An app's heading: its label, state, channel count; the selected app marked.
+    static func drawHeading(
+        _ state: DashboardState, app: Int, at r: Int, in inner: Rect, into canvas: inout some Canvas
+    ) {
+        let a = state.apps[app]
+        let count = state.channels.lazy.filter { $0.app == app }.count
+        let selectedApp = app == state.selectedApp
+        let text =
+            (selectedApp ? "▸ " : "  ") + a.label + "  ● \(a.connection.state)  "
+            + (count == 0 ? "no channels" : Format.counted(count, "channel"))
+        canvas.draw(
+            text, row: r, column: inner.column + 1, maxWidth: inner.width - 2,
+            role: selectedApp ? .titleFocus : .label)
+    }
+
+    /// A channel's row, a cell per column; an error's reason takes the rest of the row.
+    static func drawChannel(
+        _ ch: ChannelInfo, selected: Bool, columns: [Column], nameWidth: Int, at r: Int, in inner: Rect,
+        into canvas: inout some Canvas
+    ) {
+        let limit = inner.right - 1
+        if selected {
+            canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
+        }
+        var col = inner.column + 1
+        for c in columns {
+            let w = c == .name ? nameWidth : c.width
+            defer { col += w }
+            let text: String
+            var role: Role
+            switch c {
+            case .name: (text, role) = (ch.name, .eventChannel)
+            case .kind: (text, role) = (ch.kind.rawValue, .channelKind)
+            case .state:
+                switch ch.status {
+                case .subscribing: (text, role) = ("subscribing", .stateConnecting)
+                case .subscribed: (text, role) = ("subscribed", .stateConnected)
+                case .error(let reason):
+                    // The reason takes the rest of the row.
+                    canvas.draw(
+                        "error: " + reason, row: r, column: col, maxWidth: limit - col,
+                        role: selected ? .selection : .channelError)
+                    col = limit
+                    continue
                 }
-                if col >= limit { continue }
-                if selected { role = .selection }
-                drawCell(
-                    text, row: r, column: col, width: w, right: c.rightAligned, limit: limit, role: role,
-                    into: &canvas)
+            case .events: (text, role) = (Format.count(ch.events), .value)
+            case .rate: (text, role) = (" " + Sparkline.render(ch.rate.recent(w - 2)), .sparkline)
+            case .subs: (text, role) = (ch.subscriptionCount.map(String.init) ?? "-", .value)
             }
+            if col >= limit { continue }
+            if selected { role = .selection }
+            drawCell(
+                text, row: r, column: col, width: w, right: c.rightAligned, limit: limit, role: role,
+                into: &canvas)
         }
     }
 

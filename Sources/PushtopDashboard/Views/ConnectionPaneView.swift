@@ -58,9 +58,41 @@ public enum ConnectionPaneView {
         }
     }
 
+    /// The selected app's connection: a row per detail, then the events-per-second sparkline.
     static func drawDetails(_ state: DashboardState, in inner: Rect, into canvas: inout some Canvas) {
         let c = state.connection
         let labelWidth = 11
+        let rows = detailRows(state)
+        // The state row always shows; the sparkline takes the last row when there is room for it.
+        let infoRows = inner.height == 1 ? 1 : min(rows.count, inner.height - 1)
+        for (i, row) in rows.prefix(infoRows).enumerated() {
+            let r = inner.row + i
+            canvas.draw(row.0, row: r, column: inner.column + 1, maxWidth: labelWidth, role: .label)
+            canvas.draw(
+                row.1, row: r, column: inner.column + 1 + labelWidth, maxWidth: inner.width - labelWidth - 2,
+                role: row.2)
+        }
+        // The sparkline on the last inner row.
+        let sparkRow = inner.row + infoRows
+        if sparkRow < inner.bottom {
+            canvas.draw("Events/s", row: sparkRow, column: inner.column + 1, maxWidth: labelWidth, role: .label)
+            let rate = "\(c.rate.lastSecond)/s"
+            let room = inner.width - labelWidth - 3 - DisplayWidth.of(rate)
+            var used = 0
+            if room > 0 {
+                used = canvas.draw(
+                    Sparkline.render(c.rate.recent(room)), row: sparkRow,
+                    column: inner.column + 1 + labelWidth, maxWidth: room, role: .sparkline)
+            }
+            canvas.draw(
+                " " + rate, row: sparkRow, column: inner.column + 1 + labelWidth + used,
+                maxWidth: inner.right - (inner.column + 1 + labelWidth + used), role: .value)
+        }
+    }
+
+    /// The details' rows (label, value, the value's role), the state first.
+    static func detailRows(_ state: DashboardState) -> [(String, String, Role)] {
+        let c = state.connection
         var rows: [(String, String, Role)] = []
         rows.append(("State", "● \(c.state)", Role.state(c.state)))
         rows.append(("Endpoint", c.endpoint.isEmpty ? "-" : c.endpoint, .value))
@@ -94,30 +126,6 @@ public enum ConnectionPaneView {
                 "Last frame", c.lastFrameAt.map { Format.seconds(max(0, state.now - $0)) + " ago" } ?? "-",
                 .value
             ))
-        // The state row always shows; the sparkline takes the last row when there is room for it.
-        let infoRows = inner.height == 1 ? 1 : min(rows.count, inner.height - 1)
-        for (i, row) in rows.prefix(infoRows).enumerated() {
-            let r = inner.row + i
-            canvas.draw(row.0, row: r, column: inner.column + 1, maxWidth: labelWidth, role: .label)
-            canvas.draw(
-                row.1, row: r, column: inner.column + 1 + labelWidth, maxWidth: inner.width - labelWidth - 2,
-                role: row.2)
-        }
-        // The sparkline on the last inner row.
-        let sparkRow = inner.row + infoRows
-        if sparkRow < inner.bottom {
-            canvas.draw("Events/s", row: sparkRow, column: inner.column + 1, maxWidth: labelWidth, role: .label)
-            let rate = "\(c.rate.lastSecond)/s"
-            let room = inner.width - labelWidth - 3 - DisplayWidth.of(rate)
-            var used = 0
-            if room > 0 {
-                used = canvas.draw(
-                    Sparkline.render(c.rate.recent(room)), row: sparkRow,
-                    column: inner.column + 1 + labelWidth, maxWidth: room, role: .sparkline)
-            }
-            canvas.draw(
-                " " + rate, row: sparkRow, column: inner.column + 1 + labelWidth + used,
-                maxWidth: inner.right - (inner.column + 1 + labelWidth + used), role: .value)
-        }
+        return rows
     }
 }

@@ -16,47 +16,14 @@ public enum MembersPaneView {
 
     public static func draw(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
         guard let channel = state.memberChannel, let roster = state.rosters[channel] else {
-            if !state.watchlist.isEmpty {
-                canvas.box(
-                    rect, title: "3 Members · watchlist", focused: state.focus == .members,
-                    badge: "\(state.watchlist.online.count) online")
-                let inner = rect.inset(by: 1)
-                if !inner.isEmpty { drawWatchlist(state.watchlist, in: inner, into: &canvas) }
-                return
-            }
-            canvas.box(rect, title: "3 Members", focused: state.focus == .members)
-            let inner = rect.inset(by: 1)
-            if !inner.isEmpty {
-                canvas.draw(
-                    "no presence channel", row: inner.row, column: inner.column + 1,
-                    maxWidth: inner.width - 2, role: .dim)
-            }
+            drawWithoutRoster(state, in: rect, into: &canvas)
             return
         }
-        // The presence check: members the client holds that the server does not (ghosts), and the reverse,
-        // once two answers agree on them (``RosterAgreement``); `checking` while a first difference waits.
         let check = state.presenceCheck.judgement(channel)
-        var badges = ["\(roster.count)"]
-        if let check {
-            let n = check.ghosts.count + check.missing.count
-            let word = n > 0 ? "\(n) differ" : check.suspects > 0 ? "checking" : "✓ server"
-            let age = state.now - check.at
-            if age >= 2 * PresenceCheckState.interval {
-                // The last answer is old (the requests fail): say so, shortened to fit rather than cut.
-                let ago = Format.seconds(age) + " ago"
-                let short = n > 0 ? "\(n) differ" : check.suspects > 0 ? "?" : "✓"
-                badges = [
-                    "\(roster.count) · \(word) (as of \(ago))", "\(roster.count) · \(word) \(ago)",
-                    "\(roster.count) · \(short) \(ago)",
-                ]
-            } else {
-                badges = ["\(roster.count) · \(word)"]
-            }
-        }
         let title = "3 Members · \(channel)"
         canvas.box(
             rect, title: title, focused: state.focus == .members,
-            badge: BoxBadge.fitting(badges, title: title, width: rect.width))
+            badge: BoxBadge.fitting(badges(roster, check: check, now: state.now), title: title, width: rect.width))
         var inner = rect.inset(by: 1)
         guard !inner.isEmpty else { return }
         if !state.watchlist.isEmpty, inner.height >= 4 {
@@ -70,48 +37,92 @@ public enum MembersPaneView {
             inner = Rect(row: inner.row, column: inner.column, height: inner.height - height, width: inner.width)
         }
         let rows = roster.rows
-        let missing = check?.missing ?? []
-        defer {
-            // Missing members (on the server, not in the client's roster) after the roster.
-            let shown = min(rows.count, inner.height)
-            for (i, id) in missing.enumerated() where shown + i < inner.height {
-                canvas.draw(
-                    "? \(id) missing: on the server only", row: inner.row + shown + i, column: inner.column + 1,
-                    maxWidth: inner.width - 2, role: .eventError)
-            }
-        }
         let top = max(0, min(state.memberTop, rows.count - inner.height))
         for (offset, row) in rows[top..<min(rows.count, top + inner.height)].enumerated() {
-            let r = inner.row + offset
             let id = row.member.userID
-            let isMe = id == roster.me
-            let highlight: Role? = row.leftAt != nil ? .memberLeave : (row.joinedAt != nil ? .memberJoin : nil)
-            if let highlight {
-                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: highlight)
-            }
-            var col = inner.column + 1
+            drawMember(
+                row, isMe: id == roster.me, isGhost: row.leftAt == nil && check?.ghosts.contains(id) == true,
+                at: inner.row + offset, in: inner, into: &canvas)
+        }
+        // Missing members (on the server, not in the client's roster) after the roster.
+        let shown = min(rows.count, inner.height)
+        for (i, id) in (check?.missing ?? []).enumerated() where shown + i < inner.height {
+            canvas.draw(
+                "? \(id) missing: on the server only", row: inner.row + shown + i, column: inner.column + 1,
+                maxWidth: inner.width - 2, role: .eventError)
+        }
+    }
+
+    /// The pane with no presence roster to show: the watchlist if there is one, else a hint.
+    static func drawWithoutRoster(_ state: DashboardState, in rect: Rect, into canvas: inout some Canvas) {
+        if !state.watchlist.isEmpty {
+            canvas.box(
+                rect, title: "3 Members · watchlist", focused: state.focus == .members,
+                badge: "\(state.watchlist.online.count) online")
+            let inner = rect.inset(by: 1)
+            if !inner.isEmpty { drawWatchlist(state.watchlist, in: inner, into: &canvas) }
+            return
+        }
+        canvas.box(rect, title: "3 Members", focused: state.focus == .members)
+        let inner = rect.inset(by: 1)
+        if !inner.isEmpty {
+            canvas.draw(
+                "no presence channel", row: inner.row, column: inner.column + 1,
+                maxWidth: inner.width - 2, role: .dim)
+        }
+    }
+
+    /// The title's badge variants, longest first: the member count and the presence check's verdict. The check
+    /// counts members the client holds that the server does not (ghosts), and the reverse, once two answers agree
+    /// on them (``RosterAgreement``); `checking` while a first difference waits.
+    static func badges(_ roster: MemberRoster, check: PresenceCheckState.Judgement?, now: Double) -> [String] {
+        guard let check else { return ["\(roster.count)"] }
+        let n = check.ghosts.count + check.missing.count
+        let word = n > 0 ? "\(n) differ" : check.suspects > 0 ? "checking" : "✓ server"
+        let age = now - check.at
+        guard age >= 2 * PresenceCheckState.interval else { return ["\(roster.count) · \(word)"] }
+        // The last answer is old (the requests fail): say so, shortened to fit rather than cut.
+        let ago = Format.seconds(age) + " ago"
+        let short = n > 0 ? "\(n) differ" : check.suspects > 0 ? "?" : "✓"
+        return [
+            "\(roster.count) · \(word) (as of \(ago))", "\(roster.count) · \(word) \(ago)",
+            "\(roster.count) · \(short) \(ago)",
+        ]
+    }
+
+    /// A member's row: ● present or ○ just left, the user id, `(me)`, a ghost's mark and the user info; a join or
+    /// a leave highlighted for a moment.
+    static func drawMember(
+        _ row: MemberRoster.Row, isMe: Bool, isGhost: Bool, at r: Int, in inner: Rect,
+        into canvas: inout some Canvas
+    ) {
+        let id = row.member.userID
+        let highlight: Role? = row.leftAt != nil ? .memberLeave : (row.joinedAt != nil ? .memberJoin : nil)
+        if let highlight {
+            canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: highlight)
+        }
+        var col = inner.column + 1
+        col += canvas.draw(
+            row.leftAt != nil ? "○ " : "● ", row: r, column: col, maxWidth: 2,
+            role: highlight ?? Role.member(id))
+        let idWidth = min(DisplayWidth.of(id), max(4, inner.width / 2))
+        col += canvas.draw(
+            DisplayWidth.truncate(id, to: idWidth), row: r, column: col, maxWidth: idWidth,
+            role: highlight ?? (isMe ? .memberMe : Role.member(id)))
+        if isMe {
             col += canvas.draw(
-                row.leftAt != nil ? "○ " : "● ", row: r, column: col, maxWidth: 2,
-                role: highlight ?? Role.member(id))
-            let idWidth = min(DisplayWidth.of(id), max(4, inner.width / 2))
+                " (me)", row: r, column: col, maxWidth: inner.right - col, role: highlight ?? .memberMe)
+        }
+        if isGhost {
             col += canvas.draw(
-                DisplayWidth.truncate(id, to: idWidth), row: r, column: col, maxWidth: idWidth,
-                role: highlight ?? (isMe ? .memberMe : Role.member(id)))
-            if isMe {
-                col += canvas.draw(
-                    " (me)", row: r, column: col, maxWidth: inner.right - col, role: highlight ?? .memberMe)
-            }
-            if row.leftAt == nil, check?.ghosts.contains(id) == true {
-                col += canvas.draw(
-                    " ghost: not on the server", row: r, column: col, maxWidth: inner.right - col - 1,
-                    role: .eventError)
-            }
-            if let info = row.member.userInfo {
-                canvas.draw(
-                    DisplayWidth.truncate(" " + info.jsonString, to: inner.right - col - 1), row: r, column: col,
-                    maxWidth: inner.right - col - 1,
-                    role: highlight ?? .dim)
-            }
+                " ghost: not on the server", row: r, column: col, maxWidth: inner.right - col - 1,
+                role: .eventError)
+        }
+        if let info = row.member.userInfo {
+            canvas.draw(
+                DisplayWidth.truncate(" " + info.jsonString, to: inner.right - col - 1), row: r, column: col,
+                maxWidth: inner.right - col - 1,
+                role: highlight ?? .dim)
         }
     }
 
