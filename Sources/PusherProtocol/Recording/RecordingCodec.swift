@@ -64,52 +64,40 @@ public enum RecordingCodec {
     }
 
     static func encode(_ event: ClientEvent) -> JSONValue {
-        func n(_ v: Int?) -> JSONValue { v.map { .number(Double($0)) } ?? .null }
-        func s(_ v: String?) -> JSONValue { v.map(JSONValue.string) ?? .null }
-        func member(_ m: PresenceMember) -> JSONValue {
-            .object(["user_id": .string(m.userID), "user_info": m.userInfo ?? .null])
-        }
         switch event {
         case .state(let c):
             return .object([
                 "kind": "state", "previous": .string(c.previous.rawValue), "current": .string(c.current.rawValue),
-                "socket_id": s(c.socketID),
+                "socket_id": orNull(c.socketID),
             ])
         case .connectingIn(let delay):
             return .object(["kind": "connecting_in", "delay": .number(delay)])
         case .closed(let c):
             return .object([
-                "kind": "closed", "code": n(c.code), "reason": .string(c.reason), "action": .string(c.action.rawValue),
+                "kind": "closed", "code": orNull(c.code), "reason": .string(c.reason),
+                "action": .string(c.action.rawValue),
             ])
         case .subscribing(let channel):
             return .object(["kind": "subscribing", "channel": .string(channel)])
         case .subscribed(let channel, let presence):
-            var o: [String: JSONValue] = ["kind": "subscribed", "channel": .string(channel)]
-            if let presence {
-                o["presence"] = .object(["me": s(presence.me), "members": .array(presence.members.map(member))])
-            }
-            return .object(o)
+            return encodeSubscribed(channel: channel, presence: presence)
         case .subscriptionError(let channel, let status, let message):
             return .object([
-                "kind": "subscription_error", "channel": .string(channel), "status": n(status),
+                "kind": "subscription_error", "channel": .string(channel), "status": orNull(status),
                 "message": .string(message),
             ])
         case .unsubscribed(let channel):
             return .object(["kind": "unsubscribed", "channel": .string(channel)])
         case .event(let e):
-            return .object([
-                "kind": "event", "channel": .string(e.channel), "event": .string(e.name), "data": s(e.dataText),
-                "user_id": s(e.userID), "received_at": .number(e.receivedAt),
-                "raw_frame": s(e.rawFrame.map { redactFrame($0, outbound: false) }),
-            ])
+            return encodeChannelEvent(e)
         case .memberAdded(let channel, let m):
-            return .object(["kind": "member_added", "channel": .string(channel), "member": member(m)])
+            return .object(["kind": "member_added", "channel": .string(channel), "member": memberJSON(m)])
         case .memberRemoved(let channel, let m):
-            return .object(["kind": "member_removed", "channel": .string(channel), "member": member(m)])
+            return .object(["kind": "member_removed", "channel": .string(channel), "member": memberJSON(m)])
         case .subscriptionCount(let channel, let count):
             return .object(["kind": "subscription_count", "channel": .string(channel), "count": .number(Double(count))])
         case .error(let code, let message):
-            return .object(["kind": "error", "code": n(code), "message": .string(message)])
+            return .object(["kind": "error", "code": orNull(code), "message": .string(message)])
         case .decryptionError(let channel, let event, let message):
             return .object([
                 "kind": "decryption_error", "channel": .string(channel), "event": .string(event),
@@ -118,39 +106,76 @@ public enum RecordingCodec {
         case .pong(let rtt):
             return .object(["kind": "pong", "round_trip": .number(rtt)])
         case .signedIn(let user):
-            return .object([
-                "kind": "signed_in", "id": .string(user.id), "user_data": .string(user.userData),
-                "watchlist": .array(user.watchlist.map(JSONValue.string)), "user_info": user.userInfo ?? .null,
-            ])
+            return encodeSignedIn(user)
         case .signInFailed(let status, let message):
-            return .object(["kind": "sign_in_failed", "status": n(status), "message": .string(message)])
+            return .object(["kind": "sign_in_failed", "status": orNull(status), "message": .string(message)])
         case .signedOut(let userID):
             return .object(["kind": "signed_out", "user_id": .string(userID)])
         case .userEvent(let e):
-            return .object([
-                "kind": "user_event", "user_id": .string(e.userID), "event": .string(e.name),
-                "data": s(e.dataText), "received_at": .number(e.receivedAt),
-            ])
+            return encodeUserEvent(e)
         case .watchlist(let change):
             return .object([
                 "kind": "watchlist", "status": .string(change.status.rawValue),
                 "user_ids": .array(change.userIDs.map(JSONValue.string)),
             ])
         case .authorization(let t):
-            let auth = t.auth.map { a in
-                a.firstIndex(of: ":").map { String(a[..<$0]) + ":" + Redaction.marker } ?? Redaction.marker
-            }
-            return .object([
-                "kind": "authorization", "channel": .string(t.channel), "socket_id": .string(t.socketID),
-                "authorizer": .string(t.authorizer), "started_at": .number(t.startedAt),
-                "duration": .number(t.duration),
-                "status": n(t.status),
-                "response": s(
-                    t.responseExcerpt.map { Redaction.redactStringFields(["auth", "shared_secret"], in: $0) }),
-                "auth": s(auth), "channel_data": s(t.channelData), "has_shared_secret": .bool(t.hasSharedSecret),
-                "error": s(t.error),
-            ])
+            return encodeAuthorization(t)
         }
+    }
+
+    private static func orNull(_ v: Int?) -> JSONValue { v.map { .number(Double($0)) } ?? .null }
+
+    private static func orNull(_ v: String?) -> JSONValue { v.map(JSONValue.string) ?? .null }
+
+    private static func memberJSON(_ m: PresenceMember) -> JSONValue {
+        .object(["user_id": .string(m.userID), "user_info": m.userInfo ?? .null])
+    }
+
+    private static func encodeSubscribed(channel: String, presence: PresenceSnapshot?) -> JSONValue {
+        var o: [String: JSONValue] = ["kind": "subscribed", "channel": .string(channel)]
+        if let presence {
+            o["presence"] = .object(["me": orNull(presence.me), "members": .array(presence.members.map(memberJSON))])
+        }
+        return .object(o)
+    }
+
+    private static func encodeChannelEvent(_ e: ChannelEvent) -> JSONValue {
+        .object([
+            "kind": "event", "channel": .string(e.channel), "event": .string(e.name), "data": orNull(e.dataText),
+            "user_id": orNull(e.userID), "received_at": .number(e.receivedAt),
+            "raw_frame": orNull(e.rawFrame.map { redactFrame($0, outbound: false) }),
+        ])
+    }
+
+    private static func encodeSignedIn(_ user: SignedInUser) -> JSONValue {
+        .object([
+            "kind": "signed_in", "id": .string(user.id), "user_data": .string(user.userData),
+            "watchlist": .array(user.watchlist.map(JSONValue.string)), "user_info": user.userInfo ?? .null,
+        ])
+    }
+
+    private static func encodeUserEvent(_ e: UserEvent) -> JSONValue {
+        .object([
+            "kind": "user_event", "user_id": .string(e.userID), "event": .string(e.name),
+            "data": orNull(e.dataText), "received_at": .number(e.receivedAt),
+        ])
+    }
+
+    /// An authorization trace, its signature and the response's secrets redacted (the key part of `auth` stays).
+    private static func encodeAuthorization(_ t: AuthorizationTrace) -> JSONValue {
+        let auth = t.auth.map { a in
+            a.firstIndex(of: ":").map { String(a[..<$0]) + ":" + Redaction.marker } ?? Redaction.marker
+        }
+        return .object([
+            "kind": "authorization", "channel": .string(t.channel), "socket_id": .string(t.socketID),
+            "authorizer": .string(t.authorizer), "started_at": .number(t.startedAt),
+            "duration": .number(t.duration),
+            "status": orNull(t.status),
+            "response": orNull(
+                t.responseExcerpt.map { Redaction.redactStringFields(["auth", "shared_secret"], in: $0) }),
+            "auth": orNull(auth), "channel_data": orNull(t.channelData), "has_shared_secret": .bool(t.hasSharedSecret),
+            "error": orNull(t.error),
+        ])
     }
 
     // MARK: Reading
@@ -161,62 +186,86 @@ public enum RecordingCodec {
         do { value = try JSONValue(parsing: line) } catch { throw RecordingLineError("not JSON (\(error))") }
         guard case .object(let o) = value else { throw RecordingLineError("not a JSON object") }
         guard let type = o["type"]?.stringValue else { throw RecordingLineError("no \"type\"") }
-        func num(_ k: String, in o: [String: JSONValue]) throws(RecordingLineError) -> Double {
-            guard let v = o[k]?.numberValue else { throw RecordingLineError("\(type): no number \"\(k)\"") }
-            return v
-        }
-        func str(_ k: String, in o: [String: JSONValue]) throws(RecordingLineError) -> String {
-            guard let v = o[k]?.stringValue else { throw RecordingLineError("\(type): no string \"\(k)\"") }
-            return v
-        }
+        let f = Fields(object: o, type: type)
         switch type {
         case "recording":
-            let version = Int(try num("version", in: o))
-            guard version <= RecordingHeader.currentVersion else {
-                throw RecordingLineError(
-                    "recording format \(version) is newer than this pushtop reads (\(RecordingHeader.currentVersion))")
-            }
-            var header = RecordingHeader(
-                version: version, started: try num("started", in: o),
-                endpoint: o["endpoint"]?.stringValue ?? "",
-                channels: o["channels"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                source: o["source"]?.stringValue ?? "")
-            header.apps = (o["apps"]?.arrayValue ?? []).compactMap { a in
-                a["label"]?.stringValue.map {
-                    RecordingHeader.App(label: $0, endpoint: a["endpoint"]?.stringValue ?? "")
-                }
-            }
-            return .header(header)
+            return .header(try decodeHeader(f))
         case "client":
             guard case .object(let e)? = o["event"] else { throw RecordingLineError("client: no \"event\" object") }
-            return .tagged(.client(time: try num("t", in: o), event: try decodeEvent(e)), app: try app(o))
+            return .tagged(.client(time: try f.number("t"), event: try decodeEvent(e)), app: try app(o))
         case "frame":
-            guard let dir = WireFrame.Direction(rawValue: try str("dir", in: o)),
-                let kind = WireFrame.Kind(rawValue: try str("kind", in: o))
+            guard let dir = WireFrame.Direction(rawValue: try f.string("dir")),
+                let kind = WireFrame.Kind(rawValue: try f.string("kind"))
             else { throw RecordingLineError("frame: unknown \"dir\" or \"kind\"") }
             return .tagged(
                 .frame(
                     WireFrame(
-                        time: try num("t", in: o), direction: dir, kind: kind,
-                        size: Int(try num("size", in: o)), text: o["text"]?.stringValue ?? "",
+                        time: try f.number("t"), direction: dir, kind: kind,
+                        size: Int(try f.number("size")), text: o["text"]?.stringValue ?? "",
                         closeCode: o["close_code"]?.intValue)),
                 app: try app(o))
         case "frames_dropped":
-            return .tagged(
-                .framesDropped(time: try num("t", in: o), total: Int(try num("total", in: o))), app: try app(o))
+            return .tagged(.framesDropped(time: try f.number("t"), total: Int(try f.number("total"))), app: try app(o))
         case "api":
             let result = o["result"]
             return .tagged(
                 .apiAnswer(
-                    time: try num("t", in: o), query: try str("query", in: o),
+                    time: try f.number("t"), query: try f.string("query"),
                     result: result == .null ? nil : result, error: o["error"]?.stringValue), app: try app(o))
         case "console":
             guard let json = o["row"], let row = ConsoleRow(json: json) else {
                 throw RecordingLineError("console: no \"row\" with a known \"type\" and \"time_ms\"")
             }
-            return .tagged(.console(time: try num("t", in: o), row: row), app: try app(o))
+            return .tagged(.console(time: try f.number("t"), row: row), app: try app(o))
         default:
             throw RecordingLineError("unknown type \"\(type)\"")
+        }
+    }
+
+    /// The header line's fields; refuses a format newer than this code reads.
+    private static func decodeHeader(_ f: Fields) throws(RecordingLineError) -> RecordingHeader {
+        let o = f.object
+        let version = Int(try f.number("version"))
+        guard version <= RecordingHeader.currentVersion else {
+            throw RecordingLineError(
+                "recording format \(version) is newer than this pushtop reads (\(RecordingHeader.currentVersion))")
+        }
+        var header = RecordingHeader(
+            version: version, started: try f.number("started"),
+            endpoint: o["endpoint"]?.stringValue ?? "",
+            channels: o["channels"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            source: o["source"]?.stringValue ?? "")
+        header.apps = (o["apps"]?.arrayValue ?? []).compactMap { a in
+            a["label"]?.stringValue.map {
+                RecordingHeader.App(label: $0, endpoint: a["endpoint"]?.stringValue ?? "")
+            }
+        }
+        return header
+    }
+
+    /// A line's (or a client event's) object, whose missing fields are errors naming its type (`TYPE: no …`).
+    private struct Fields {
+        let object: [String: JSONValue]
+        let type: String
+
+        func number(_ k: String) throws(RecordingLineError) -> Double {
+            guard let v = object[k]?.numberValue else { throw RecordingLineError("\(type): no number \"\(k)\"") }
+            return v
+        }
+
+        func string(_ k: String) throws(RecordingLineError) -> String {
+            guard let v = object[k]?.stringValue else { throw RecordingLineError("\(type): no string \"\(k)\"") }
+            return v
+        }
+
+        func optional(_ k: String) -> String? { object[k]?.stringValue }
+
+        func member(_ v: JSONValue?) throws(RecordingLineError) -> PresenceMember {
+            guard let m = v?.objectValue, let id = m["user_id"]?.stringValue else {
+                throw RecordingLineError("\(type): bad member")
+            }
+            let info = m["user_info"]
+            return PresenceMember(userID: id, userInfo: info == .null ? nil : info)
         }
     }
 
@@ -229,93 +278,92 @@ public enum RecordingCodec {
 
     static func decodeEvent(_ o: [String: JSONValue]) throws(RecordingLineError) -> ClientEvent {
         let kind = o["kind"]?.stringValue ?? ""
-        func str(_ k: String) throws(RecordingLineError) -> String {
-            guard let v = o[k]?.stringValue else { throw RecordingLineError("\(kind): no string \"\(k)\"") }
-            return v
-        }
-        func num(_ k: String) throws(RecordingLineError) -> Double {
-            guard let v = o[k]?.numberValue else { throw RecordingLineError("\(kind): no number \"\(k)\"") }
-            return v
-        }
-        func opt(_ k: String) -> String? { o[k]?.stringValue }
-        func member(_ v: JSONValue?) throws(RecordingLineError) -> PresenceMember {
-            guard let m = v?.objectValue, let id = m["user_id"]?.stringValue else {
-                throw RecordingLineError("\(kind): bad member")
-            }
-            let info = m["user_info"]
-            return PresenceMember(userID: id, userInfo: info == .null ? nil : info)
-        }
+        let f = Fields(object: o, type: kind)
         switch kind {
         case "state":
-            guard let p = ConnectionState(rawValue: try str("previous")),
-                let c = ConnectionState(rawValue: try str("current"))
+            guard let p = ConnectionState(rawValue: try f.string("previous")),
+                let c = ConnectionState(rawValue: try f.string("current"))
             else {
                 throw RecordingLineError("state: unknown state")
             }
-            return .state(StateChange(previous: p, current: c, socketID: opt("socket_id")))
-        case "connecting_in": return .connectingIn(delay: try num("delay"))
+            return .state(StateChange(previous: p, current: c, socketID: f.optional("socket_id")))
+        case "connecting_in": return .connectingIn(delay: try f.number("delay"))
         case "closed":
-            guard let action = CloseAction(rawValue: try str("action")) else {
+            guard let action = CloseAction(rawValue: try f.string("action")) else {
                 throw RecordingLineError("closed: unknown action")
             }
-            return .closed(ConnectionClosure(code: o["code"]?.intValue, reason: opt("reason") ?? "", action: action))
-        case "subscribing": return .subscribing(channel: try str("channel"))
-        case "subscribed":
-            var presence: PresenceSnapshot?
-            if let p = o["presence"]?.objectValue {
-                var members: [PresenceMember] = []
-                for m in p["members"]?.arrayValue ?? [] { members.append(try member(m)) }
-                presence = PresenceSnapshot(me: p["me"]?.stringValue, members: members)
-            }
-            return .subscribed(channel: try str("channel"), presence: presence)
+            return .closed(
+                ConnectionClosure(code: o["code"]?.intValue, reason: f.optional("reason") ?? "", action: action))
+        case "subscribing": return .subscribing(channel: try f.string("channel"))
+        case "subscribed": return try decodeSubscribed(f)
         case "subscription_error":
             return .subscriptionError(
-                channel: try str("channel"), status: o["status"]?.intValue, message: opt("message") ?? "")
-        case "unsubscribed": return .unsubscribed(channel: try str("channel"))
+                channel: try f.string("channel"), status: o["status"]?.intValue, message: f.optional("message") ?? "")
+        case "unsubscribed": return .unsubscribed(channel: try f.string("channel"))
         case "event":
             return .event(
                 ChannelEvent(
-                    channel: try str("channel"), name: try str("event"), dataText: opt("data"),
-                    userID: opt("user_id"), receivedAt: o["received_at"]?.numberValue ?? 0, rawFrame: opt("raw_frame")))
-        case "member_added": return .memberAdded(channel: try str("channel"), member: try member(o["member"]))
-        case "member_removed": return .memberRemoved(channel: try str("channel"), member: try member(o["member"]))
-        case "subscription_count": return .subscriptionCount(channel: try str("channel"), count: Int(try num("count")))
-        case "error": return .error(code: o["code"]?.intValue, message: opt("message") ?? "")
+                    channel: try f.string("channel"), name: try f.string("event"), dataText: f.optional("data"),
+                    userID: f.optional("user_id"), receivedAt: o["received_at"]?.numberValue ?? 0,
+                    rawFrame: f.optional("raw_frame")))
+        case "member_added": return .memberAdded(channel: try f.string("channel"), member: try f.member(o["member"]))
+        case "member_removed":
+            return .memberRemoved(channel: try f.string("channel"), member: try f.member(o["member"]))
+        case "subscription_count":
+            return .subscriptionCount(channel: try f.string("channel"), count: Int(try f.number("count")))
+        case "error": return .error(code: o["code"]?.intValue, message: f.optional("message") ?? "")
         case "decryption_error":
-            return .decryptionError(channel: try str("channel"), event: try str("event"), message: opt("message") ?? "")
-        case "pong": return .pong(roundTrip: try num("round_trip"))
-        case "signed_in":
-            let info = o["user_info"]
-            return .signedIn(
-                SignedInUser(
-                    id: try str("id"), userData: opt("user_data") ?? "",
-                    watchlist: o["watchlist"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                    userInfo: info == .null ? nil : info))
-        case "sign_in_failed": return .signInFailed(status: o["status"]?.intValue, message: opt("message") ?? "")
-        case "signed_out": return .signedOut(userID: try str("user_id"))
+            return .decryptionError(
+                channel: try f.string("channel"), event: try f.string("event"), message: f.optional("message") ?? "")
+        case "pong": return .pong(roundTrip: try f.number("round_trip"))
+        case "signed_in": return try decodeSignedIn(f)
+        case "sign_in_failed": return .signInFailed(status: o["status"]?.intValue, message: f.optional("message") ?? "")
+        case "signed_out": return .signedOut(userID: try f.string("user_id"))
         case "user_event":
             return .userEvent(
                 UserEvent(
-                    userID: try str("user_id"), name: try str("event"), dataText: opt("data"),
+                    userID: try f.string("user_id"), name: try f.string("event"), dataText: f.optional("data"),
                     receivedAt: o["received_at"]?.numberValue ?? 0))
         case "watchlist":
-            guard let status = WatchlistChange.Status(rawValue: try str("status")) else {
+            guard let status = WatchlistChange.Status(rawValue: try f.string("status")) else {
                 throw RecordingLineError("watchlist: unknown status")
             }
             return .watchlist(
                 WatchlistChange(status: status, userIDs: o["user_ids"]?.arrayValue?.compactMap(\.stringValue) ?? []))
-        case "authorization":
-            return .authorization(
-                AuthorizationTrace(
-                    channel: try str("channel"), socketID: try str("socket_id"),
-                    authorizer: opt("authorizer") ?? "", startedAt: try num("started_at"),
-                    duration: try num("duration"),
-                    status: o["status"]?.intValue, responseExcerpt: opt("response"), auth: opt("auth"),
-                    channelData: opt("channel_data"), hasSharedSecret: o["has_shared_secret"]?.boolValue ?? false,
-                    error: opt("error")))
+        case "authorization": return try decodeAuthorization(f)
         default:
             throw RecordingLineError("unknown client event kind \"\(kind)\"")
         }
+    }
+
+    private static func decodeSubscribed(_ f: Fields) throws(RecordingLineError) -> ClientEvent {
+        var presence: PresenceSnapshot?
+        if let p = f.object["presence"]?.objectValue {
+            var members: [PresenceMember] = []
+            for m in p["members"]?.arrayValue ?? [] { members.append(try f.member(m)) }
+            presence = PresenceSnapshot(me: p["me"]?.stringValue, members: members)
+        }
+        return .subscribed(channel: try f.string("channel"), presence: presence)
+    }
+
+    private static func decodeSignedIn(_ f: Fields) throws(RecordingLineError) -> ClientEvent {
+        let info = f.object["user_info"]
+        return .signedIn(
+            SignedInUser(
+                id: try f.string("id"), userData: f.optional("user_data") ?? "",
+                watchlist: f.object["watchlist"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                userInfo: info == .null ? nil : info))
+    }
+
+    private static func decodeAuthorization(_ f: Fields) throws(RecordingLineError) -> ClientEvent {
+        .authorization(
+            AuthorizationTrace(
+                channel: try f.string("channel"), socketID: try f.string("socket_id"),
+                authorizer: f.optional("authorizer") ?? "", startedAt: try f.number("started_at"),
+                duration: try f.number("duration"),
+                status: f.object["status"]?.intValue, responseExcerpt: f.optional("response"),
+                auth: f.optional("auth"), channelData: f.optional("channel_data"),
+                hasSharedSecret: f.object["has_shared_secret"]?.boolValue ?? false, error: f.optional("error")))
     }
 
     /// Reads a whole recording: the items up to the first damaged line, and the damage if any. A last line

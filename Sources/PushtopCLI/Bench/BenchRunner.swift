@@ -30,39 +30,81 @@ struct BenchRunner {
 
     func run() async throws -> BenchResult {
         let counters = Counters()
+        let (clients, consumers) = try await startSubscribers(counters: counters)
+        defer { for c in clients { Task { await c.shutdown() } } }
+        try await waitUntilSubscribed(clients)
+
+        let publisher = PusherAPIClient(configuration: api)
+        let start = ContinuousClock.now
+        let progressTask = startProgress(counters: counters, start: start)
+        await publish(through: publisher, counters: counters, start: start)
+        if counters.published.load(ordering: .relaxed) == 0, let error = counters.firstError.withLock({ $0 }) {
+            progressTask.cancel()
+            throw BenchError.publishFailed(error)
+        }
+        let expected = counters.published.load(ordering: .relaxed) * subscribers
+        try await drain(counters: counters, expected: expected, start: start)
+        progressTask.cancel()
+        let end = counters.lastDelivery.withLock { $0 } ?? ContinuousClock.now
+        for c in clients { await c.shutdown() }
+        var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        for consumer in consumers { latency.add(await consumer.value) }
+        let elapsed = end - start
+        return BenchResult(
+            target: target, subscribers: subscribers, rate: rate, duration: duration,
+            published: counters.published.load(ordering: .relaxed),
+            publishErrors: counters.failed.load(ordering: .relaxed),
+            expected: expected, received: counters.received.load(ordering: .relaxed),
+            elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+            latency: latency)
+    }
+
+    /// Creates, subscribes and connects the subscribers, each with a task that records the latency of its
+    /// deliveries.
+    private func startSubscribers(
+        counters: Counters
+    ) async throws -> ([PusherClient], [Task<Histogram<UInt64>, Never>]) {
         var clients: [PusherClient] = []
         var consumers: [Task<Histogram<UInt64>, Never>] = []
         for _ in 0..<subscribers {
             let c = PusherClient(options: client)
             let batches = c.eventBatches(bufferSize: 1_000_000)
-            let channel = self.channel
-            consumers.append(
-                Task {
-                    var histogram = Histogram<UInt64>(
-                        highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-                    for await batch in batches {
-                        let now = Self.microsecondsNow()
-                        var delivered = 0
-                        for case .event(let e) in batch where e.channel == channel && e.name == "bench" {
-                            if let sent = e.data?["t"]?.numberValue, sent > 0 {
-                                _ = histogram.record(now >= UInt64(sent) ? now - UInt64(sent) : 0)
-                            }
-                            delivered += 1
-                        }
-                        if delivered > 0 {
-                            counters.received.add(delivered, ordering: .relaxed)
-                            counters.lastDelivery.withLock { $0 = .now }
-                        }
-                    }
-                    return histogram
-                })
+            consumers.append(consume(batches, counters: counters))
             try await c.subscribe(channel)
             await c.connect()
             clients.append(c)
         }
-        defer { for c in clients { Task { await c.shutdown() } } }
+        return (clients, consumers)
+    }
 
-        // Wait until every subscriber is subscribed (or refused).
+    /// A task that counts one subscriber's bench events and records their latency.
+    private func consume(
+        _ batches: ClientEventBatches, counters: Counters
+    ) -> Task<Histogram<UInt64>, Never> {
+        let channel = self.channel
+        return Task {
+            var histogram = Histogram<UInt64>(
+                highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+            for await batch in batches {
+                let now = Self.microsecondsNow()
+                var delivered = 0
+                for case .event(let e) in batch where e.channel == channel && e.name == "bench" {
+                    if let sent = e.data?["t"]?.numberValue, sent > 0 {
+                        _ = histogram.record(now >= UInt64(sent) ? now - UInt64(sent) : 0)
+                    }
+                    delivered += 1
+                }
+                if delivered > 0 {
+                    counters.received.add(delivered, ordering: .relaxed)
+                    counters.lastDelivery.withLock { $0 = .now }
+                }
+            }
+            return histogram
+        }
+    }
+
+    /// Waits until every subscriber is subscribed (or refused), for up to 15 s.
+    private func waitUntilSubscribed(_ clients: [PusherClient]) async throws {
         let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             var ready = 0
@@ -75,15 +117,13 @@ struct BenchRunner {
             if ready == clients.count { break }
             try await Task.sleep(for: .milliseconds(20))
         }
+    }
 
-        let total = max(1, Int(Double(rate) * duration))
-        let publisher = PusherAPIClient(configuration: api)
-        let pad = String(repeating: "x", count: max(0, payloadBytes - 40))
-        let start = ContinuousClock.now
-        let interval = Duration.seconds(1.0 / Double(max(1, rate)))
+    /// The progress line, once a second until cancelled.
+    private func startProgress(counters: Counters, start: ContinuousClock.Instant) -> Task<Void, Never> {
         let progress = self.progress
         let subscribers = self.subscribers
-        let progressTask = Task {
+        return Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
                 if Task.isCancelled { return }
@@ -95,6 +135,15 @@ struct BenchRunner {
                         counters.published.load(ordering: .relaxed) * subscribers))
             }
         }
+    }
+
+    /// Publishes `rate × duration` events at the fixed rate, at most 256 in flight.
+    private func publish(
+        through publisher: PusherAPIClient, counters: Counters, start: ContinuousClock.Instant
+    ) async {
+        let total = max(1, Int(Double(rate) * duration))
+        let pad = String(repeating: "x", count: max(0, payloadBytes - 40))
+        let interval = Duration.seconds(1.0 / Double(max(1, rate)))
         await withTaskGroup(of: Void.self) { group in
             var inFlight = 0
             for i in 0..<total {
@@ -118,31 +167,16 @@ struct BenchRunner {
                 }
             }
         }
-        if counters.published.load(ordering: .relaxed) == 0, let error = counters.firstError.withLock({ $0 }) {
-            progressTask.cancel()
-            throw BenchError.publishFailed(error)
-        }
-        // Let the last deliveries arrive: stop when everything came, or nothing came for a second.
-        let expected = counters.published.load(ordering: .relaxed) * subscribers
+    }
+
+    /// Lets the last deliveries arrive: stops when everything came, or nothing came for a second (10 s at most).
+    private func drain(counters: Counters, expected: Int, start: ContinuousClock.Instant) async throws {
         let drainDeadline = ContinuousClock.now + .seconds(10)
         while counters.received.load(ordering: .relaxed) < expected, ContinuousClock.now < drainDeadline {
             let last = counters.lastDelivery.withLock { $0 } ?? start
             if ContinuousClock.now - last > .seconds(1) { break }
             try await Task.sleep(for: .milliseconds(10))
         }
-        progressTask.cancel()
-        let end = counters.lastDelivery.withLock { $0 } ?? ContinuousClock.now
-        for c in clients { await c.shutdown() }
-        var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        for consumer in consumers { latency.add(await consumer.value) }
-        let elapsed = end - start
-        return BenchResult(
-            target: target, subscribers: subscribers, rate: rate, duration: duration,
-            published: counters.published.load(ordering: .relaxed),
-            publishErrors: counters.failed.load(ordering: .relaxed),
-            expected: expected, received: counters.received.load(ordering: .relaxed),
-            elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
-            latency: latency)
     }
 }
 

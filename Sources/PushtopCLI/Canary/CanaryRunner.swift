@@ -55,39 +55,9 @@ actor CanaryRunner {
             try? await node.client.subscribe(channel)
             await node.client.connect()
         }
-        // Publish once every node is subscribed (or after 10 s: a node still down counts its misses as away).
-        let ready = Self.now + 10
-        while Self.now < ready, !nodes.allSatisfy({ audit.tallies[$0.name]!.isAvailable }) {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        for node in nodes where !audit.tallies[node.name]!.isAvailable {
-            write(
-                CanaryLine.object([
-                    ("type", .string("warning")), ("node", .string(node.name)),
-                    ("message", .string("not subscribed after 10 s; publishing anyway")),
-                ]))
-        }
+        await waitUntilSubscribed()
         let checker = Task { await self.checkLoop() }
-        let start = Self.now
-        var seq = 0
-        var next = start
-        publishing: while !stopRequested {
-            if let duration, Self.now - start >= duration { break }
-            let wait = next - Self.now
-            if wait > 0 {
-                // Sleep in short steps so that a signal ends the run at once.
-                let until = Self.now + wait
-                while Self.now < until {
-                    if stopRequested { break publishing }
-                    try? await Task.sleep(for: .milliseconds(min(50, max(1, Int((until - Self.now) * 1000)))))
-                }
-            }
-            if stopRequested { break }
-            seq += 1
-            await publish(seq)
-            next += 1 / rate
-            if next < Self.now - 1 { next = Self.now }  // fell behind (a slow API): do not burst to catch up
-        }
+        await publishUntilDone()
         // Let the last canaries arrive, then settle what has not.
         let deadline = Self.now + audit.grace
         while Self.now < deadline, !allArrived() { try? await Task.sleep(for: .milliseconds(20)) }
@@ -102,6 +72,46 @@ actor CanaryRunner {
         for node in nodes { await node.client.shutdown(closeTimeout: .seconds(1)) }
         for c in consumers { c.cancel() }
         return audit
+    }
+
+    /// Waits until every node is subscribed, or 10 s (a node still down counts its misses as away), and warns
+    /// about the nodes that are not.
+    private func waitUntilSubscribed() async {
+        let ready = Self.now + 10
+        while Self.now < ready, !nodes.allSatisfy({ audit.tallies[$0.name]!.isAvailable }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        for node in nodes where !audit.tallies[node.name]!.isAvailable {
+            write(
+                CanaryLine.object([
+                    ("type", .string("warning")), ("node", .string(node.name)),
+                    ("message", .string("not subscribed after 10 s; publishing anyway")),
+                ]))
+        }
+    }
+
+    /// Publishes a canary every `1 / rate` seconds, until the duration is over or a stop is requested.
+    private func publishUntilDone() async {
+        let start = Self.now
+        var seq = 0
+        var next = start
+        while !stopRequested {
+            if let duration, Self.now - start >= duration { return }
+            let wait = next - Self.now
+            if wait > 0 {
+                // Sleep in short steps so that a signal ends the run at once.
+                let until = Self.now + wait
+                while Self.now < until {
+                    if stopRequested { return }
+                    try? await Task.sleep(for: .milliseconds(min(50, max(1, Int((until - Self.now) * 1000)))))
+                }
+            }
+            if stopRequested { return }
+            seq += 1
+            await publish(seq)
+            next += 1 / rate
+            if next < Self.now - 1 { next = Self.now }  // fell behind (a slow API): do not burst to catch up
+        }
     }
 
     private var stopRequested = false

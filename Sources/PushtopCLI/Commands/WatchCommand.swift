@@ -74,30 +74,7 @@ struct WatchCommand: AsyncParsableCommand {
         var options = try connection.clientOptions(environment: environment, profile: profile)
         options.logger = Logger(label: "pushtop.watch")
         let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
-        let nodeList = (nodes.isEmpty ? profile.nodes ?? [] : nodes).compactMap(NodeAddress.init)
-        var created: [PusherClient] = []
-        if nodeList.isEmpty {
-            let client = PusherClient(options: options)
-            let recorder = try record.map {
-                try RecordingWriter.open(
-                    $0, options: options, channels: channels + (profile.channels ?? []),
-                    secret: connection.secret ?? environment["PUSHER_APP_SECRET"] ?? profile.secret,
-                    source: "pushtop watch")
-            }
-            WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
-            created.append(client)
-        } else {
-            if record != nil { throw ValidationError("--record takes one connection: not with --node") }
-            for node in nodeList {
-                var o = options
-                o.host = node.host
-                o.port = node.port
-                let client = PusherClient(options: o)
-                WatchWriter(client: client, exit: exit, node: node.description).start(frames: printFrames)
-                created.append(client)
-            }
-        }
-        let clients = created
+        let clients = try makeClients(options: options, profile: profile, environment: environment, exit: exit)
         for client in clients {
             for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
             if connection.wantsSignIn(profile: profile) { try await client.signIn() }
@@ -131,6 +108,37 @@ struct WatchCommand: AsyncParsableCommand {
         // Sends a close frame and waits (up to a second) for the server's reply before the process ends.
         for client in clients { await client.shutdown(closeTimeout: .seconds(1)) }
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// The clients, each with its writer started: one, or one per node (`--node`, or the profile's nodes).
+    private func makeClients(
+        options: PusherClientOptions, profile: Profile, environment: [String: String],
+        exit: AsyncStream<Int32>.Continuation
+    ) throws -> [PusherClient] {
+        let nodeList = (nodes.isEmpty ? profile.nodes ?? [] : nodes).compactMap(NodeAddress.init)
+        var created: [PusherClient] = []
+        if nodeList.isEmpty {
+            let client = PusherClient(options: options)
+            let recorder = try record.map {
+                try RecordingWriter.open(
+                    $0, options: options, channels: channels + (profile.channels ?? []),
+                    secret: connection.secret ?? environment["PUSHER_APP_SECRET"] ?? profile.secret,
+                    source: "pushtop watch")
+            }
+            WatchWriter(client: client, exit: exit, recorder: recorder).start(frames: printFrames)
+            created.append(client)
+        } else {
+            if record != nil { throw ValidationError("--record takes one connection: not with --node") }
+            for node in nodeList {
+                var o = options
+                o.host = node.host
+                o.port = node.port
+                let client = PusherClient(options: o)
+                WatchWriter(client: client, exit: exit, node: node.description).start(frames: printFrames)
+                created.append(client)
+            }
+        }
+        return created
     }
 
     private static func perform(line: String, on client: PusherClient) async {

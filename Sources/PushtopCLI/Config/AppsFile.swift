@@ -130,15 +130,7 @@ private struct AppReader {
         var masterKey = AppCredentials.demoEncryptionMasterKey
         for (field, value) in entries {
             switch field {
-            case "id":
-                switch value {
-                case .string(let text): id = text
-                case .integer(let number): id = String(number)
-                default: throw error(field, "expected a numeric id (\"1\" or 1), found \(value.typeName)")
-                }
-                guard let id, !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                    throw error(field, "expected a numeric id (Pusher's are; the server SDKs refuse others)")
-                }
+            case "id": id = try numericID(field, value)
             case "key": key = try nonEmpty(field, value)
             case "secret": secret = try nonEmpty(field, value)
             case "name": name = try string(field, value)
@@ -155,24 +147,8 @@ private struct AppReader {
             case "max_event_bytes": limits.maxEventDataBytes = try positive(field, value)
             case "api_requests_per_second": limits.apiRequestsPerSecond = try positive(field, value)
             case "client_events_per_second": limits.clientEventsPerSecond = try positive(field, value)
-            case "encryption_master_key_base64":
-                let text = try string(field, value)
-                guard let data = Data(base64Encoded: text), data.count == 32 else {
-                    throw error(field, "expected 32 bytes, base64-encoded")
-                }
-                masterKey = Array(data)
-            case "webhooks":
-                guard case .array(let hooks) = value else {
-                    throw error(field, "expected [[apps.webhooks]] tables, found \(value.typeName)")
-                }
-                for (number, hook) in hooks.enumerated() {
-                    let (url, types) = try webhook(hook, number: number)
-                    guard !webhooks.urls.contains(url) else {
-                        throw error("url", "'\(url)' is listed twice", webhook: number)
-                    }
-                    webhooks.urls.append(url)
-                    if let types { webhooks.eventTypes[url] = types }
-                }
+            case "encryption_master_key_base64": masterKey = try masterKeyBytes(field, value)
+            case "webhooks": try addWebhooks(field, value, to: &webhooks)
             default:
                 throw error(field, "unknown key (known: \(AppsFile.knownKeys.joined(separator: ", ")))")
             }
@@ -183,6 +159,45 @@ private struct AppReader {
         return AppSettings(
             credentials: AppCredentials(id: id, key: key, secret: secret, encryptionMasterKey: masterKey), name: name,
             enabled: enabled, limits: limits, webhooks: webhooks)
+    }
+
+    /// An app id: digits, as a string or an integer.
+    private func numericID(_ field: String, _ value: TOMLNode) throws(ConfigError) -> String {
+        let id: String
+        switch value {
+        case .string(let text): id = text
+        case .integer(let number): id = String(number)
+        default: throw error(field, "expected a numeric id (\"1\" or 1), found \(value.typeName)")
+        }
+        guard !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw error(field, "expected a numeric id (Pusher's are; the server SDKs refuse others)")
+        }
+        return id
+    }
+
+    private func masterKeyBytes(_ field: String, _ value: TOMLNode) throws(ConfigError) -> [UInt8] {
+        let text = try string(field, value)
+        guard let data = Data(base64Encoded: text), data.count == 32 else {
+            throw error(field, "expected 32 bytes, base64-encoded")
+        }
+        return Array(data)
+    }
+
+    /// The `[[apps.webhooks]]` tables: each URL once, with its event types if it names some.
+    private func addWebhooks(
+        _ field: String, _ value: TOMLNode, to webhooks: inout WebhookConfiguration
+    ) throws(ConfigError) {
+        guard case .array(let hooks) = value else {
+            throw error(field, "expected [[apps.webhooks]] tables, found \(value.typeName)")
+        }
+        for (number, hook) in hooks.enumerated() {
+            let (url, types) = try webhook(hook, number: number)
+            guard !webhooks.urls.contains(url) else {
+                throw error("url", "'\(url)' is listed twice", webhook: number)
+            }
+            webhooks.urls.append(url)
+            if let types { webhooks.eventTypes[url] = types }
+        }
     }
 
     private func webhook(_ table: TOMLNode, number: Int) throws(ConfigError) -> (String, Set<String>?) {

@@ -140,10 +140,7 @@ struct ProfileReader {
             case "key": p.key = try string(key, value)
             case "cluster": p.cluster = try string(key, value)
             case "host": p.host = try string(key, value)
-            case "port":
-                let port = try integer(key, value)
-                guard (1...65535).contains(port) else { throw error(key, "expected a port 1-65535, found \(port)") }
-                p.port = port
+            case "port": p.port = try port(key, value)
             case "tls": p.tls = try bool(key, value)
             case "auth_endpoint": p.authEndpoint = try string(key, value)
             case "auth_headers": p.authHeaders = try stringTable(key, value)
@@ -151,60 +148,20 @@ struct ProfileReader {
             case "secret": p.secret = try string(key, value)
             case "app_id": p.appID = try string(key, value)
             case "user_id": p.userID = try string(key, value)
-            case "user_info":
-                switch value {
-                case .table: p.userInfo = value.jsonValue
-                case .string(let text):
-                    guard let json = JSONValue.parseIfJSON(text), json.objectValue != nil else {
-                        throw error(
-                            key,
-                            "expected a table or a JSON object in a string, found a string that is not a JSON object")
-                    }
-                    p.userInfo = json
-                default: throw error(key, "expected a table or a JSON object string, found \(value.typeName)")
-                }
+            case "user_info": p.userInfo = try userInfo(key, value)
             case "activity_timeout": p.activityTimeout = try seconds(key, value)
             case "pong_timeout": p.pongTimeout = try seconds(key, value)
-            case "reconnect":
-                let policy = try string(key, value)
-                guard ["exponential", "linear", "none"].contains(policy) else {
-                    throw error(key, "expected exponential, linear or none, found '\(policy)'")
-                }
-                p.reconnect = policy
-            case "max_retries":
-                let n = try integer(key, value)
-                guard n >= 0 else { throw error(key, "expected 0 or more, found \(n)") }
-                p.maxRetries = n
+            case "reconnect": p.reconnect = try reconnect(key, value)
+            case "max_retries": p.maxRetries = try maxRetries(key, value)
             case "min_delay": p.minDelay = try seconds(key, value)
             case "max_delay": p.maxDelay = try seconds(key, value)
             case "theme": p.theme = try string(key, value)
-            case "channels":
-                p.channels = try strings(key, value, arrayOf: "channel names", item: "a channel name (string)") {
-                    name in
-                    do {
-                        try ChannelName.validate(name)
-                        return nil
-                    } catch {
-                        return String(describing: error)
-                    }
-                }
+            case "channels": p.channels = try channels(key, value)
             case "user_auth_endpoint": p.userAuthEndpoint = try string(key, value)
             case "sign_in": p.signIn = try bool(key, value)
             case "ca_file": p.caFile = try string(key, value)
-            case "nodes":
-                var nodes: [String] = []
-                _ = try strings(key, value, arrayOf: "\"HOST:PORT\" strings", item: "\"HOST:PORT\"") { text in
-                    guard let node = NodeAddress(text) else { return NodeAddress.problem(text) }
-                    guard !nodes.contains(node.description) else { return "'\(text)' is listed twice" }
-                    nodes.append(node.description)
-                    return nil
-                }
-                p.nodes = nodes
-            case "watchlist":
-                let item = "a user id (A-Z a-z 0-9 _ - = @ , . ;)"
-                p.watchlist = try strings(key, value, arrayOf: "user ids", item: item) { id in
-                    ChannelName.isValid(id) ? nil : "expected \(item), found string"
-                }
+            case "nodes": p.nodes = try nodes(key, value)
+            case "watchlist": p.watchlist = try watchlist(key, value)
             default:
                 throw error(key, "unknown key (known: \(Self.knownKeys.joined(separator: ", ")))")
             }
@@ -217,6 +174,71 @@ struct ProfileReader {
 
     private func error(_ key: String, _ message: String) -> ConfigError {
         ConfigError(source: source, key: prefix + key, message: message)
+    }
+
+    private func port(_ key: String, _ value: TOMLNode) throws(ConfigError) -> Int {
+        let port = try integer(key, value)
+        guard (1...65535).contains(port) else { throw error(key, "expected a port 1-65535, found \(port)") }
+        return port
+    }
+
+    /// A table, or a JSON object in a string.
+    private func userInfo(_ key: String, _ value: TOMLNode) throws(ConfigError) -> JSONValue {
+        switch value {
+        case .table: return value.jsonValue
+        case .string(let text):
+            guard let json = JSONValue.parseIfJSON(text), json.objectValue != nil else {
+                throw error(
+                    key,
+                    "expected a table or a JSON object in a string, found a string that is not a JSON object")
+            }
+            return json
+        default: throw error(key, "expected a table or a JSON object string, found \(value.typeName)")
+        }
+    }
+
+    private func reconnect(_ key: String, _ value: TOMLNode) throws(ConfigError) -> String {
+        let policy = try string(key, value)
+        guard ["exponential", "linear", "none"].contains(policy) else {
+            throw error(key, "expected exponential, linear or none, found '\(policy)'")
+        }
+        return policy
+    }
+
+    private func maxRetries(_ key: String, _ value: TOMLNode) throws(ConfigError) -> Int {
+        let n = try integer(key, value)
+        guard n >= 0 else { throw error(key, "expected 0 or more, found \(n)") }
+        return n
+    }
+
+    private func channels(_ key: String, _ value: TOMLNode) throws(ConfigError) -> [String] {
+        try strings(key, value, arrayOf: "channel names", item: "a channel name (string)") { name in
+            do {
+                try ChannelName.validate(name)
+                return nil
+            } catch {
+                return String(describing: error)
+            }
+        }
+    }
+
+    /// `HOST:PORT` strings, each once, in their normal form.
+    private func nodes(_ key: String, _ value: TOMLNode) throws(ConfigError) -> [String] {
+        var nodes: [String] = []
+        _ = try strings(key, value, arrayOf: "\"HOST:PORT\" strings", item: "\"HOST:PORT\"") { text in
+            guard let node = NodeAddress(text) else { return NodeAddress.problem(text) }
+            guard !nodes.contains(node.description) else { return "'\(text)' is listed twice" }
+            nodes.append(node.description)
+            return nil
+        }
+        return nodes
+    }
+
+    private func watchlist(_ key: String, _ value: TOMLNode) throws(ConfigError) -> [String] {
+        let item = "a user id (A-Z a-z 0-9 _ - = @ , . ;)"
+        return try strings(key, value, arrayOf: "user ids", item: item) { id in
+            ChannelName.isValid(id) ? nil : "expected \(item), found string"
+        }
     }
 
     /// An array of strings, each checked by `check` (why an item is refused, or `nil`); errors name the array

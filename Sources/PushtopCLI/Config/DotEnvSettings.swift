@@ -71,25 +71,30 @@ public struct DotEnvSettings: Sendable, Equatable {
                 s.sources["tls"] = e
             }
         } else {
-            // soketi listens on all interfaces, plain HTTP, port 6001 unless SOKETI_PORT says otherwise.
-            if let e = file.entry("SOKETI_PORT"), !e.value.isEmpty {
-                s.profile.port = try port(e, file: file)
-                s.sources["port"] = e
-            } else {
-                s.profile.port = 6001
-                s.assumed["port"] = "soketi's default"
-            }
-            s.profile.host = "127.0.0.1"
-            s.assumed["host"] = "soketi listens on all interfaces"
-            if file.entry("SOKETI_SSL_CERT").map({ !$0.value.isEmpty }) ?? false {
-                s.profile.tls = true
-                s.sources["tls"] = file.entry("SOKETI_SSL_CERT")
-            } else {
-                s.profile.tls = false
-                s.assumed["tls"] = "no SOKETI_SSL_CERT"
-            }
+            try s.readSoketiServer(file)
         }
         return s
+    }
+
+    /// soketi's host, port and TLS: it listens on all interfaces, plain HTTP, port 6001 unless SOKETI_PORT says
+    /// otherwise.
+    private mutating func readSoketiServer(_ file: DotEnvFile) throws(ConfigError) {
+        if let e = file.entry("SOKETI_PORT"), !e.value.isEmpty {
+            profile.port = try Self.port(e, file: file)
+            sources["port"] = e
+        } else {
+            profile.port = 6001
+            assumed["port"] = "soketi's default"
+        }
+        profile.host = "127.0.0.1"
+        assumed["host"] = "soketi listens on all interfaces"
+        if file.entry("SOKETI_SSL_CERT").map({ !$0.value.isEmpty }) ?? false {
+            profile.tls = true
+            sources["tls"] = file.entry("SOKETI_SSL_CERT")
+        } else {
+            profile.tls = false
+            assumed["tls"] = "no SOKETI_SSL_CERT"
+        }
     }
 
     /// Which convention: `BROADCAST_CONNECTION` (or Laravel's older `BROADCAST_DRIVER`) when it names one,

@@ -41,6 +41,26 @@ public struct WebhookAuditor: Sendable {
         _ body: JSONValue, receivedAtMs: Int64, appID: String? = nil, remoteAddress: String? = nil
     ) -> Audit {
         var audit = Audit()
+        let origin = Origin(receivedAtMs: receivedAtMs, appID: appID, remoteAddress: remoteAddress)
+        let events = Self.events(in: body, origin: origin, rows: &audit.rows)
+        let timeMs: Int64
+        if let cause = timeProblem(body["time_ms"], receivedAtMs: receivedAtMs) {
+            audit.rows.append(origin.problem(WebhookProblem.invalidTimeMs, cause))
+            timeMs = receivedAtMs
+        } else {
+            timeMs = body["time_ms"]?.numberValue.map { Int64($0) } ?? receivedAtMs
+        }
+        prune(now: receivedAtMs)
+        for event in events { check(event, timeMs: timeMs, origin: origin, into: &audit) }
+        return audit
+    }
+
+    /// Where and when a request arrived: what its problem rows say.
+    private struct Origin {
+        var receivedAtMs: Int64
+        var appID: String?
+        var remoteAddress: String?
+
         func problem(
             _ name: String, _ cause: String, channel: String? = nil, event: String? = nil, user: String? = nil
         ) -> ConsoleRow {
@@ -48,70 +68,67 @@ public struct WebhookAuditor: Sendable {
                 name, cause: cause, timeMs: receivedAtMs, appID: appID, remoteAddress: remoteAddress,
                 channel: channel, event: event, userID: user)
         }
-        let events: [JSONValue]
+    }
+
+    /// The body's events: its `events` array, or what a body not wrapped as documented holds (with a row saying
+    /// so).
+    private static func events(in body: JSONValue, origin: Origin, rows: inout [ConsoleRow]) -> [JSONValue] {
         if let list = body["events"]?.arrayValue {
-            events = list
+            return list
         } else if body["events"] != nil {
-            audit.rows.append(problem(WebhookProblem.noEvents, "events is not an array"))
-            events = []
+            rows.append(origin.problem(WebhookProblem.noEvents, "events is not an array"))
+            return []
         } else if let list = body.arrayValue {
-            audit.rows.append(
-                problem(
+            rows.append(
+                origin.problem(
                     WebhookProblem.unwrappedEvents,
                     "the body is a bare array of events, not {\"time_ms\":…,\"events\":[…]} (soketi #137)"))
-            events = list
+            return list
         } else if body["name"] != nil {
-            audit.rows.append(
-                problem(
+            rows.append(
+                origin.problem(
                     WebhookProblem.unwrappedEvents,
                     "the body is one bare event, not wrapped in {\"time_ms\":…,\"events\":[…]} (soketi #137)"))
-            events = [body]
+            return [body]
         } else {
-            audit.rows.append(problem(WebhookProblem.noEvents, "the body has no events array"))
-            events = []
+            rows.append(origin.problem(WebhookProblem.noEvents, "the body has no events array"))
+            return []
         }
-        let timeMs: Int64
-        if let cause = timeProblem(body["time_ms"], receivedAtMs: receivedAtMs) {
-            audit.rows.append(problem(WebhookProblem.invalidTimeMs, cause))
-            timeMs = receivedAtMs
-        } else {
-            timeMs = body["time_ms"]?.numberValue.map { Int64($0) } ?? receivedAtMs
+    }
+
+    /// One event's row and the problems it has.
+    private mutating func check(_ event: JSONValue, timeMs: Int64, origin: Origin, into audit: inout Audit) {
+        let appID = origin.appID
+        guard let name = event["name"]?.stringValue else {
+            audit.rows.append(origin.problem(WebhookProblem.missingFields, "an event has no name: \(event.jsonString)"))
+            return
         }
-        prune(now: receivedAtMs)
-        for event in events {
-            guard let name = event["name"]?.stringValue else {
-                audit.rows.append(problem(WebhookProblem.missingFields, "an event has no name: \(event.jsonString)"))
-                continue
-            }
-            let channel = event["channel"]?.stringValue
-            guard let fields = WebhookRows.documentedFields[name],
-                let row = WebhookRows.row(for: event, timeMs: timeMs, appID: appID, remoteAddress: remoteAddress)
-            else {
-                audit.rows.append(
-                    problem(
-                        WebhookProblem.unknownEvent, "Pusher documents no \(name) event", channel: channel, event: name)
-                )
-                continue
-            }
-            audit.rows.append(row)
-            let missing = fields.filter { event[$0] == nil || event[$0] == .null }
-            if !missing.isEmpty {
-                audit.rows.append(
-                    problem(
-                        WebhookProblem.missingFields,
-                        "\(name) without \(missing.joined(separator: ", "))", channel: channel, event: name))
-            }
-            for (field, cause) in WebhookRows.wrongTypes(event, name: name) {
-                _ = field
-                audit.rows.append(
-                    problem(WebhookProblem.wrongType, cause, channel: channel, event: name, user: row.userID))
-            }
-            if let (kind, cause) = timing(name: name, event: event, appID: appID, atMs: receivedAtMs) {
-                audit.rows.append(problem(kind, cause, channel: channel, event: name, user: row.userID))
-            }
-            if name == "channel_vacated", let channel { audit.vacated.append(channel) }
+        let channel = event["channel"]?.stringValue
+        guard let fields = WebhookRows.documentedFields[name],
+            let row = WebhookRows.row(for: event, timeMs: timeMs, appID: appID, remoteAddress: origin.remoteAddress)
+        else {
+            audit.rows.append(
+                origin.problem(
+                    WebhookProblem.unknownEvent, "Pusher documents no \(name) event", channel: channel, event: name))
+            return
         }
-        return audit
+        audit.rows.append(row)
+        let missing = fields.filter { event[$0] == nil || event[$0] == .null }
+        if !missing.isEmpty {
+            audit.rows.append(
+                origin.problem(
+                    WebhookProblem.missingFields,
+                    "\(name) without \(missing.joined(separator: ", "))", channel: channel, event: name))
+        }
+        for (field, cause) in WebhookRows.wrongTypes(event, name: name) {
+            _ = field
+            audit.rows.append(
+                origin.problem(WebhookProblem.wrongType, cause, channel: channel, event: name, user: row.userID))
+        }
+        if let (kind, cause) = timing(name: name, event: event, appID: appID, atMs: origin.receivedAtMs) {
+            audit.rows.append(origin.problem(kind, cause, channel: channel, event: name, user: row.userID))
+        }
+        if name == "channel_vacated", let channel { audit.vacated.append(channel) }
     }
 
     /// The `vacated_while_subscribed` row for a `channel_vacated` the HTTP API contradicts.

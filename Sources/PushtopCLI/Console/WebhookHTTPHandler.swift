@@ -37,71 +37,85 @@ final class WebhookHTTPHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head):
-            let declared = head.headers.first(name: "content-length").flatMap { Int($0) }
-            let limit = processor.bodyLimit
-            if let declared, declared > limit {
-                processor.tooLarge(head: head, bytes: declared, remoteAddress: Self.address(context))
-                refuse(context: context, status: .payloadTooLarge, message: "the body is over \(limit) bytes")
-            } else if !processor.admit(bytes: declared ?? limit) {
-                refuse(context: context, status: .serviceUnavailable, message: "too many webhooks in progress")
+        case .head(let head): receivedHead(head, context: context)
+        case .body(let part): receivedBody(part, context: context)
+        case .end: receivedEnd(context: context)
+        }
+    }
+
+    /// Refuses a declared length over the bound, or a request over the places left; else starts reading.
+    private func receivedHead(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let declared = head.headers.first(name: "content-length").flatMap { Int($0) }
+        let limit = processor.bodyLimit
+        if let declared, declared > limit {
+            processor.tooLarge(head: head, bytes: declared, remoteAddress: Self.address(context))
+            refuse(context: context, status: .payloadTooLarge, message: "the body is over \(limit) bytes")
+        } else if !processor.admit(bytes: declared ?? limit) {
+            refuse(context: context, status: .serviceUnavailable, message: "too many webhooks in progress")
+        } else {
+            reserved = declared ?? limit
+            state = .reading(head, context.channel.allocator.buffer(capacity: min(declared ?? 0, limit)))
+        }
+    }
+
+    /// Keeps a part of the body (refusing a body that grows over the bound), or counts it against the drain's
+    /// allowance.
+    private func receivedBody(_ part: ByteBuffer, context: ChannelHandlerContext) {
+        var part = part
+        switch state {
+        case .reading(let head, var body):
+            if body.readableBytes + part.readableBytes > processor.bodyLimit {
+                releasePlace()
+                processor.tooLarge(head: head, bytes: nil, remoteAddress: Self.address(context))
+                refuse(
+                    context: context, status: .payloadTooLarge,
+                    message: "the body is over \(processor.bodyLimit) bytes")
             } else {
-                reserved = declared ?? limit
-                state = .reading(head, context.channel.allocator.buffer(capacity: min(declared ?? 0, limit)))
-            }
-        case .body(var part):
-            switch state {
-            case .reading(let head, var body):
-                if body.readableBytes + part.readableBytes > processor.bodyLimit {
-                    releasePlace()
-                    processor.tooLarge(head: head, bytes: nil, remoteAddress: Self.address(context))
-                    refuse(
-                        context: context, status: .payloadTooLarge,
-                        message: "the body is over \(processor.bodyLimit) bytes")
-                } else {
-                    state = .idle
-                    body.writeBuffer(&part)
-                    state = .reading(head, body)
-                }
-            case .draining(let allowance):
-                let left = allowance - part.readableBytes
-                if left < 0 {
-                    state = .idle
-                    context.close(promise: nil)
-                } else {
-                    state = .draining(allowance: left)
-                }
-            case .idle:
-                break
-            }
-        case .end:
-            switch state {
-            case .reading(let head, var body):
                 state = .idle
-                let request = WebhookForwarder.Request(
-                    method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) },
-                    body: body.readBytes(length: body.readableBytes) ?? [])
-                let keepAlive = head.isKeepAlive
-                let remote = Self.address(context)
-                let processor = self.processor
-                busy = true
-                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                context.eventLoop.makeFutureWithTask {
-                    await processor.process(request, remoteAddress: remote)
-                }.whenComplete { result in
-                    let (handler, context) = bound.value
-                    handler.releasePlace()
-                    handler.busy = false
-                    let answer =
-                        (try? result.get()) ?? WebhookRequestProcessor.Answer.json(500, #"{"error":"internal error"}"#)
-                    handler.write(answer, keepAlive: keepAlive, context: context)
-                }
-            case .draining:
+                body.writeBuffer(&part)
+                state = .reading(head, body)
+            }
+        case .draining(let allowance):
+            let left = allowance - part.readableBytes
+            if left < 0 {
                 state = .idle
                 context.close(promise: nil)
-            case .idle:
-                break
+            } else {
+                state = .draining(allowance: left)
             }
+        case .idle:
+            break
+        }
+    }
+
+    /// Hands a complete request to the processor and writes its answer; ends a drained connection.
+    private func receivedEnd(context: ChannelHandlerContext) {
+        switch state {
+        case .reading(let head, var body):
+            state = .idle
+            let request = WebhookForwarder.Request(
+                method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) },
+                body: body.readBytes(length: body.readableBytes) ?? [])
+            let keepAlive = head.isKeepAlive
+            let remote = Self.address(context)
+            let processor = self.processor
+            busy = true
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.makeFutureWithTask {
+                await processor.process(request, remoteAddress: remote)
+            }.whenComplete { result in
+                let (handler, context) = bound.value
+                handler.releasePlace()
+                handler.busy = false
+                let answer =
+                    (try? result.get()) ?? WebhookRequestProcessor.Answer.json(500, #"{"error":"internal error"}"#)
+                handler.write(answer, keepAlive: keepAlive, context: context)
+            }
+        case .draining:
+            state = .idle
+            context.close(promise: nil)
+        case .idle:
+            break
         }
     }
 

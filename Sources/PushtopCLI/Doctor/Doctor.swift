@@ -21,15 +21,21 @@ struct Doctor {
             return !check.failed
         }
         let host = options.resolvedHost
-        let useTLS = options.connection.useTLS
-        let port = options.port ?? (useTLS ? 443 : 80)
-        let target = "\(host):\(port)"
+        let port = options.port ?? (options.connection.useTLS ? 443 : 80)
+        guard await checkDNS(host, add) else { return results }
+        guard await checkTCP(host: host, port: port, add) else { return results }
+        guard await checkTLS(host: host, port: port, add) else { return results }
+        guard await checkHandshake(target: "\(host):\(port)", add) else { return results }
+        guard await checkAuth(add) else { return results }
+        _ = await checkHTTPAPI(add)
+        return results
+    }
 
+    /// Resolves the host.
+    private func checkDNS(_ host: String, _ add: (DoctorCheck) -> Bool) async -> Bool {
         switch await NetworkProbe.resolve(host) {
         case .success(let addresses):
-            guard add(.passed("DNS", "\(host) resolves to \(addresses.prefix(3).joined(separator: ", "))")) else {
-                return results
-            }
+            return add(.passed("DNS", "\(host) resolves to \(addresses.prefix(3).joined(separator: ", "))"))
         case .failure(let error):
             _ = add(
                 .failed(
@@ -37,12 +43,16 @@ struct Doctor {
                     fix: options.host == nil
                         ? "check --cluster (\(options.cluster)): Pusher's hosts are ws-CLUSTER.pusher.com"
                         : "check the spelling of --host, or your DNS (try: getent hosts \(host))"))
-            return results
+            return false
         }
+    }
 
+    /// Opens a TCP connection to the port.
+    private func checkTCP(host: String, port: Int, _ add: (DoctorCheck) -> Bool) async -> Bool {
+        let target = "\(host):\(port)"
         switch await NetworkProbe.connect(host: host, port: port, tlsServerName: nil, timeout: timeout) {
         case .success:
-            guard add(.passed("TCP", "connected to \(target)")) else { return results }
+            return add(.passed("TCP", "connected to \(target)"))
         case .failure(let error):
             _ = add(
                 .failed(
@@ -50,27 +60,34 @@ struct Doctor {
                     fix: error.description == "connection refused"
                         ? "nothing listens on \(target): start the server (e.g. pushtop serve --port \(port)) or fix --port"
                         : "is \(target) reachable from here (firewall, VPN, proxy)? Check --host and --port"))
-            return results
+            return false
         }
+    }
 
-        if useTLS {
-            switch await NetworkProbe.connect(host: host, port: port, tlsServerName: host, timeout: timeout) {
-            case .success:
-                guard add(.passed("TLS", "handshake with \(host) completed, certificate valid")) else { return results }
-            case .failure(let error):
-                _ = add(
-                    .failed(
-                        "TLS", "TLS handshake with \(target) failed: \(error)",
-                        fix:
-                            "if the server speaks plain ws:// on this port, add --no-tls; otherwise check its certificate for \(host)"
-                    ))
-                return results
-            }
-        } else {
+    /// Completes a TLS handshake, unless the connection is plain (`--no-tls`: skipped).
+    private func checkTLS(host: String, port: Int, _ add: (DoctorCheck) -> Bool) async -> Bool {
+        guard options.connection.useTLS else {
             _ = add(.skipped("TLS", "--no-tls: plain ws://"))
+            return true
         }
+        let target = "\(host):\(port)"
+        switch await NetworkProbe.connect(host: host, port: port, tlsServerName: host, timeout: timeout) {
+        case .success:
+            return add(.passed("TLS", "handshake with \(host) completed, certificate valid"))
+        case .failure(let error):
+            _ = add(
+                .failed(
+                    "TLS", "TLS handshake with \(target) failed: \(error)",
+                    fix:
+                        "if the server speaks plain ws:// on this port, add --no-tls; otherwise check its certificate for \(host)"
+                ))
+            return false
+        }
+    }
 
-        let url = options.url(useTLS: useTLS)
+    /// Upgrades to a WebSocket at `/app/KEY` and waits for `pusher:connection_established`.
+    private func checkHandshake(target: String, _ add: (DoctorCheck) -> Bool) async -> Bool {
+        let url = options.url(useTLS: options.connection.useTLS)
         switch await PusherHandshakeProbe.run(url: url, timeout: timeout) {
         case .upgradeFailed(let reason):
             _ = add(
@@ -79,20 +96,18 @@ struct Doctor {
                     fix:
                         "\(target) is not a Pusher WebSocket endpoint: check --host and --port (the WebSocket port, not a web app's)"
                 ))
-            return results
+            return false
         case .established(let socketID, let activityTimeout):
             _ = add(.passed("WebSocket", "upgraded at /app/\(options.key)"))
             let timeoutText = activityTimeout.map { ", activity timeout \($0) s" } ?? ""
-            guard add(.passed("Pusher", "connection_established, socket id \(socketID)\(timeoutText)")) else {
-                return results
-            }
+            return add(.passed("Pusher", "connection_established, socket id \(socketID)\(timeoutText)"))
         case .refused(let code, let message):
             _ = add(.passed("WebSocket", "upgraded at /app/\(options.key)"))
             _ = add(
                 .failed(
                     "Pusher", "refused\(code.map { " with \($0)" } ?? ""): \(message)",
                     fix: Self.fix(forCloseCode: code)))
-            return results
+            return false
         case .silent(let reason):
             _ = add(.passed("WebSocket", "upgraded at /app/\(options.key)"))
             _ = add(
@@ -101,12 +116,8 @@ struct Doctor {
                     fix:
                         "the server speaks WebSocket but not the Pusher protocol at /app/KEY: is this a Pusher-compatible server?"
                 ))
-            return results
+            return false
         }
-
-        guard await checkAuth(add) else { return results }
-        _ = await checkHTTPAPI(add)
-        return results
     }
 
     /// Subscribes to a private channel with the configured authorizer and waits for the server's verdict.

@@ -285,6 +285,41 @@ struct ConnectionOptions: ParsableArguments {
             port = value
         }
         port = port ?? profile.port
+        let policy = try reconnectPolicy(profile: profile)
+        let useTLS = tls ?? profile.tls ?? true
+        let connection = ConnectionConfiguration(
+            useTLS: useTLS, activityTimeout: activityTimeout ?? profile.activityTimeout,
+            pongTimeout: pongTimeout ?? profile.pongTimeout ?? 30, reconnect: policy)
+        let secret = self.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret
+        // One identity for presence channels and sign-in alike.
+        let userID =
+            self.userID ?? profile.userID ?? (secret != nil ? "user-\(UInt32.random(in: 1000...999_999))" : nil)
+        let userInfo = self.userInfo.flatMap(JSONValue.parseIfJSON) ?? profile.userInfo
+        let identity = Identity(key: key, secret: secret, userID: userID, userInfo: userInfo)
+        let authorizer = channelAuthorizer(
+            endpoint: authEndpoint ?? env("PUSHER_AUTH_ENDPOINT") ?? profile.authEndpoint, identity: identity,
+            profile: profile)
+        let userAuthenticator = signInAuthenticator(identity: identity, profile: profile)
+        if wantsSignIn(profile: profile), userAuthenticator == nil {
+            throw ValidationError("--sign-in needs --user-auth-endpoint URL, or --secret to sign locally")
+        }
+        return PusherClientOptions(
+            key: key, cluster: cluster ?? env("PUSHER_CLUSTER") ?? profile.cluster ?? "mt1", host: host, port: port,
+            connection: connection, authorizer: authorizer, caFile: caFile ?? profile.caFile,
+            clientVersion: PushtopVersion.string,
+            userAuthenticator: userAuthenticator)
+    }
+
+    /// Who the client authorizes and signs in as: what ``clientOptions(environment:profile:)`` has resolved.
+    private struct Identity {
+        var key: String
+        var secret: String?
+        var userID: String?
+        var userInfo: JSONValue?
+    }
+
+    /// The reconnect policy: flags, then the profile, then the commands' defaults.
+    private func reconnectPolicy(profile: Profile) throws -> ReconnectPolicy {
         // The commands give up after 6 failed attempts (docs/options.md); the library's default never does.
         let defaults = ReconnectPolicy(maxRetries: 6)
         let kind =
@@ -299,65 +334,62 @@ struct ConnectionOptions: ParsableArguments {
         guard minDelay <= maxDelay else {
             throw ValidationError("the minimum reconnect delay (\(minDelay)) is larger than the maximum (\(maxDelay))")
         }
-        let policy = ReconnectPolicy(
+        return ReconnectPolicy(
             kind: kind, minDelay: minDelay, maxDelay: maxDelay,
             maxRetries: maxRetries ?? profile.maxRetries ?? defaults.maxRetries)
-        let useTLS = tls ?? profile.tls ?? true
-        let connection = ConnectionConfiguration(
-            useTLS: useTLS, activityTimeout: activityTimeout ?? profile.activityTimeout,
-            pongTimeout: pongTimeout ?? profile.pongTimeout ?? 30, reconnect: policy)
-        let secret = self.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret
-        // One identity for presence channels and sign-in alike.
-        let userID =
-            self.userID ?? profile.userID ?? (secret != nil ? "user-\(UInt32.random(in: 1000...999_999))" : nil)
-        let userInfo = self.userInfo.flatMap(JSONValue.parseIfJSON) ?? profile.userInfo
-        var authorizer: (any Authorizer)?
-        if let endpoint = authEndpoint ?? env("PUSHER_AUTH_ENDPOINT") ?? profile.authEndpoint {
+    }
+
+    /// Channel authorization: through `endpoint` when there is one, else signed with the secret, else none.
+    private func channelAuthorizer(endpoint: String?, identity: Identity, profile: Profile) -> (any Authorizer)? {
+        if let endpoint {
             // --user-id/--user-info travel as form parameters: development endpoints (pushtop serve's) read them.
-            var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map {
-                (name: $0.key, value: $0.value)
-            }
-            parameters += authParams.compactMap(Self.splitParam)
-            if let userID { parameters.append(("user_id", userID)) }
-            if let userInfo { parameters.append(("user_info", userInfo.jsonString)) }
-            var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map {
-                (name: $0.key, value: $0.value)
-            }
-            headers += authHeaders.compactMap(Self.splitHeader)
-            authorizer = EndpointAuthorizer(url: endpoint, headers: headers, parameters: parameters)
-        } else if let secret {
-            authorizer = SecretAuthorizer(key: key, secret: secret, userID: userID ?? "user", userInfo: userInfo)
+            let parameters = endpointParameters(identity: identity, profile: profile)
+            return EndpointAuthorizer(url: endpoint, headers: endpointHeaders(profile: profile), parameters: parameters)
+        } else if let secret = identity.secret {
+            return SecretAuthorizer(
+                key: identity.key, secret: secret, userID: identity.userID ?? "user", userInfo: identity.userInfo)
         }
-        var userAuthenticator: (any UserAuthenticator)?
+        return nil
+    }
+
+    /// User authentication (sign-in): through the user-auth endpoint when there is one, else signed with the
+    /// secret, else none.
+    private func signInAuthenticator(identity: Identity, profile: Profile) -> (any UserAuthenticator)? {
         let watchlistIDs = watchlist != nil ? self.watchlistIDs : (profile.watchlist ?? [])
         if let endpoint = userAuthEndpoint ?? profile.userAuthEndpoint {
             // The same extra headers and parameters as channel authorization, plus the identity for development
             // endpoints (pushtop serve's /pusher/user-auth reads user_id, user_info and watchlist).
-            var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map {
-                (name: $0.key, value: $0.value)
-            }
-            parameters += authParams.compactMap(Self.splitParam)
-            if let userID { parameters.append(("user_id", userID)) }
-            if let userInfo { parameters.append(("user_info", userInfo.jsonString)) }
+            var parameters = endpointParameters(identity: identity, profile: profile)
             if watchlist != nil || profile.watchlist != nil {
                 parameters.append(("watchlist", watchlistIDs.joined(separator: ",")))
             }
-            var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map {
-                (name: $0.key, value: $0.value)
-            }
-            headers += authHeaders.compactMap(Self.splitHeader)
-            userAuthenticator = EndpointUserAuthenticator(url: endpoint, headers: headers, parameters: parameters)
-        } else if let secret {
-            userAuthenticator = SecretUserAuthenticator(
-                key: key, secret: secret, userID: userID ?? "user", userInfo: userInfo, watchlist: watchlistIDs)
+            return EndpointUserAuthenticator(
+                url: endpoint, headers: endpointHeaders(profile: profile), parameters: parameters)
+        } else if let secret = identity.secret {
+            return SecretUserAuthenticator(
+                key: identity.key, secret: secret, userID: identity.userID ?? "user", userInfo: identity.userInfo,
+                watchlist: watchlistIDs)
         }
-        if wantsSignIn(profile: profile), userAuthenticator == nil {
-            throw ValidationError("--sign-in needs --user-auth-endpoint URL, or --secret to sign locally")
+        return nil
+    }
+
+    /// The form parameters sent to an auth endpoint: the profile's (by name), the flags', then the identity.
+    private func endpointParameters(identity: Identity, profile: Profile) -> [(name: String, value: String)] {
+        var parameters = (profile.authParams ?? [:]).sorted { $0.key < $1.key }.map {
+            (name: $0.key, value: $0.value)
         }
-        return PusherClientOptions(
-            key: key, cluster: cluster ?? env("PUSHER_CLUSTER") ?? profile.cluster ?? "mt1", host: host, port: port,
-            connection: connection, authorizer: authorizer, caFile: caFile ?? profile.caFile,
-            clientVersion: PushtopVersion.string,
-            userAuthenticator: userAuthenticator)
+        parameters += authParams.compactMap(Self.splitParam)
+        if let userID = identity.userID { parameters.append(("user_id", userID)) }
+        if let userInfo = identity.userInfo { parameters.append(("user_info", userInfo.jsonString)) }
+        return parameters
+    }
+
+    /// The headers sent to an auth endpoint: the profile's (by name), then the flags'.
+    private func endpointHeaders(profile: Profile) -> [(name: String, value: String)] {
+        var headers = (profile.authHeaders ?? [:]).sorted { $0.key < $1.key }.map {
+            (name: $0.key, value: $0.value)
+        }
+        headers += authHeaders.compactMap(Self.splitHeader)
+        return headers
     }
 }

@@ -50,23 +50,11 @@ public enum WatchLine {
     static func jsonValueLine(_ event: ClientEvent) -> String? {
         switch event {
         case .state(let change):
-            var fields: [(String, JSONValue)] = [
-                ("type", "state"), ("previous", .string(change.previous.rawValue)),
-                ("current", .string(change.current.rawValue)),
-            ]
-            if change.current == .connected, let socketID = change.socketID {
-                fields.append(("socket_id", .string(socketID)))
-            }
-            return object(fields)
+            return stateLine(change)
         case .connectingIn(let delay):
             return object([("type", "connecting_in"), ("delay", .number((delay * 1000).rounded() / 1000))])
         case .subscribed(let channel, let presence):
-            var fields: [(String, JSONValue)] = [("type", "subscribed"), ("channel", .string(channel))]
-            if let presence {
-                fields.append(("me", presence.me.map(JSONValue.string) ?? .null))
-                fields.append(("members", .array(presence.members.map(member))))
-            }
-            return object(fields)
+            return subscribedLine(channel: channel, presence: presence)
         case .subscriptionError(let channel, let status, let message):
             return object([
                 ("type", "subscription_error"), ("channel", .string(channel)),
@@ -75,12 +63,7 @@ public enum WatchLine {
         case .unsubscribed(let channel):
             return object([("type", "unsubscribed"), ("channel", .string(channel))])
         case .event(let e):
-            var fields: [(String, JSONValue)] = [
-                ("type", "event"), ("channel", .string(e.channel)), ("event", .string(e.name)),
-                ("data", e.data ?? .null),
-            ]
-            if let userID = e.userID { fields.append(("user_id", .string(userID))) }
-            return object(fields)
+            return eventLine(e)
         case .memberAdded(let channel, let m):
             return object([
                 ("type", "member_added"), ("channel", .string(channel)), ("user_id", .string(m.userID)),
@@ -100,10 +83,7 @@ public enum WatchLine {
                 ("message", .string(message)),
             ])
         case .signedIn(let user):
-            return object([
-                ("type", "signin"), ("user_id", .string(user.id)),
-                ("user_data", JSONValue.parsedOrString(user.userData)),
-            ])
+            return signInLine(user)
         case .signInFailed(let status, let message):
             return object([
                 ("type", "signin_error"), ("status", status.map { .number(Double($0)) } ?? .null),
@@ -124,6 +104,45 @@ public enum WatchLine {
         case .subscribing, .closed, .pong, .authorization:
             return nil
         }
+    }
+
+    /// The socket id only once connected.
+    private static func stateLine(_ change: StateChange) -> String {
+        var fields: [(String, JSONValue)] = [
+            ("type", "state"), ("previous", .string(change.previous.rawValue)),
+            ("current", .string(change.current.rawValue)),
+        ]
+        if change.current == .connected, let socketID = change.socketID {
+            fields.append(("socket_id", .string(socketID)))
+        }
+        return object(fields)
+    }
+
+    /// The members only for a presence channel.
+    private static func subscribedLine(channel: String, presence: PresenceSnapshot?) -> String {
+        var fields: [(String, JSONValue)] = [("type", "subscribed"), ("channel", .string(channel))]
+        if let presence {
+            fields.append(("me", presence.me.map(JSONValue.string) ?? .null))
+            fields.append(("members", .array(presence.members.map(member))))
+        }
+        return object(fields)
+    }
+
+    private static func eventLine(_ e: ChannelEvent) -> String {
+        var fields: [(String, JSONValue)] = [
+            ("type", "event"), ("channel", .string(e.channel)), ("event", .string(e.name)),
+            ("data", e.data ?? .null),
+        ]
+        if let userID = e.userID { fields.append(("user_id", .string(userID))) }
+        return object(fields)
+    }
+
+    /// The user data as JSON when it is JSON (it is a JSON text by Pusher's rules), else as a string.
+    private static func signInLine(_ user: SignedInUser) -> String {
+        object([
+            ("type", "signin"), ("user_id", .string(user.id)),
+            ("user_data", JSONValue.parsedOrString(user.userData)),
+        ])
     }
 
     /// The `frame` line of `watch --frames`: one WebSocket frame, either direction, its text exactly as on the wire.

@@ -112,104 +112,136 @@ public enum TOMLDocument {
     /// A small scan that knows strings, comments and nested values finds the headers (a `[` that starts a line
     /// outside any value).
     static func checkTableHeaders(_ text: String) throws(SyntaxError) {
-        let scalars = Array(text.unicodeScalars)
+        var scan = HeaderScan(scalars: Array(text.unicodeScalars))
+        try scan.run()
+    }
+
+    /// ``checkTableHeaders(_:)``'s scan: where it is in the text, and what is open there.
+    private struct HeaderScan {
+        let scalars: [Unicode.Scalar]
         var index = 0
         var line = 1
         var lineStart = 0
         var open: [Unicode.Scalar] = []  // the [ and { of values not closed yet
         var inHeader = false
         var onlySpaceSoFar = true
+
         func at(_ offset: Int) -> Unicode.Scalar? { index + offset < scalars.count ? scalars[index + offset] : nil }
+
         func starts(_ text: String) -> Bool {
             text.unicodeScalars.enumerated().allSatisfy { at($0.offset) == $0.element }
         }
-        func newline() {
+
+        mutating func newline() {
             line += 1
             lineStart = index + 1
             onlySpaceSoFar = true
         }
-        while index < scalars.count {
-            let c = scalars[index]
-            if c == "\n" {
-                newline()
-                index += 1
-                continue
-            }
-            if c == "#" {
-                while index < scalars.count, scalars[index] != "\n" { index += 1 }
-                continue
-            }
-            if c == "\"" || c == "'" {
-                let multi = starts(String(repeating: String(c), count: 3))
-                let delimiter = multi ? String(repeating: String(c), count: 3) : String(c)
-                index += delimiter.unicodeScalars.count
-                while index < scalars.count {
-                    if c == "\"", scalars[index] == "\\" {
-                        index += 2
-                        continue
-                    }
-                    if starts(delimiter) {
-                        index += delimiter.unicodeScalars.count
-                        break
-                    }
-                    if scalars[index] == "\n" {
-                        if !multi { break }
-                        newline()
-                    }
+
+        mutating func run() throws(SyntaxError) {
+            while index < scalars.count {
+                let c = scalars[index]
+                if c == "\n" {
+                    newline()
                     index += 1
+                    continue
                 }
-                onlySpaceSoFar = false
-                continue
-            }
-            if c == "[", open.isEmpty, !inHeader, onlySpaceSoFar {
-                inHeader = true
-                var next = index + 1
-                if next < scalars.count, scalars[next] == "[" { next += 1 }
-                while next < scalars.count, scalars[next] == " " || scalars[next] == "\t" { next += 1 }
-                let first = next < scalars.count ? scalars[next] : nil
-                let allowed =
-                    first.map {
-                        $0.isASCII
-                            && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
-                                || "-_\"']".unicodeScalars.contains($0))
-                    } ?? false
-                if !allowed {
-                    let found =
-                        first.map { $0 == "\n" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
+                if c == "#" {
+                    while index < scalars.count, scalars[index] != "\n" { index += 1 }
+                    continue
+                }
+                if c == "\"" || c == "'" {
+                    skipString(quote: c)
+                    continue
+                }
+                if c == "[", open.isEmpty, !inHeader, onlySpaceSoFar {
+                    inHeader = true
+                    try checkHeaderName()
+                } else if c == "T" || c == "t", isDateWithoutTime() {
+                    // toml++ also asserts on a date with a `T` and no time after it (`1979-05-27T:07`).
                     throw SyntaxError(
-                        message: "a table name must start with a letter, a digit, '-', '_' or a quote, not \(found)",
-                        line: line, column: next - lineStart + 1)
+                        message: "a date-time needs a time (HH:MM:SS) after its 'T'",
+                        line: line, column: index - lineStart + 2)
+                } else if c == "[" || c == "{" {
+                    if !inHeader { open.append(c) }
+                } else if c == "]" || c == "}" {
+                    try close(c)
                 }
-            } else if c == "T" || c == "t", index >= 10, !(at(1).map { ("0"..."9").contains($0) } ?? false),
-                isValuePosition(scalars, before: index - 10),
-                scalars[(index - 10)..<index].enumerated().allSatisfy({ offset, d in
+                // toml++ skips a byte-order mark and Unicode spaces too: count any non-ASCII scalar as space here
+                // (a line that starts with anything else non-ASCII is not TOML anyway).
+                if c.isASCII && c != " " && c != "\t" && c != "\r" { onlySpaceSoFar = false }
+                index += 1
+            }
+        }
+
+        /// Moves past a string that opens at `index` with `quote` (basic or literal, one line or multi-line).
+        mutating func skipString(quote c: Unicode.Scalar) {
+            let multi = starts(String(repeating: String(c), count: 3))
+            let delimiter = multi ? String(repeating: String(c), count: 3) : String(c)
+            index += delimiter.unicodeScalars.count
+            while index < scalars.count {
+                if c == "\"", scalars[index] == "\\" {
+                    index += 2
+                    continue
+                }
+                if starts(delimiter) {
+                    index += delimiter.unicodeScalars.count
+                    break
+                }
+                if scalars[index] == "\n" {
+                    if !multi { break }
+                    newline()
+                }
+                index += 1
+            }
+            onlySpaceSoFar = false
+        }
+
+        /// Refuses a table header (its `[` or `[[` at `index`) whose name does not start with a bare-key character
+        /// or a quote.
+        func checkHeaderName() throws(SyntaxError) {
+            var next = index + 1
+            if next < scalars.count, scalars[next] == "[" { next += 1 }
+            while next < scalars.count, scalars[next] == " " || scalars[next] == "\t" { next += 1 }
+            let first = next < scalars.count ? scalars[next] : nil
+            let allowed =
+                first.map {
+                    $0.isASCII
+                        && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+                            || "-_\"']".unicodeScalars.contains($0))
+                } ?? false
+            if !allowed {
+                let found =
+                    first.map { $0 == "\n" ? "the end of the line" : "'\(Character($0))'" } ?? "the end of the file"
+                throw SyntaxError(
+                    message: "a table name must start with a letter, a digit, '-', '_' or a quote, not \(found)",
+                    line: line, column: next - lineStart + 1)
+            }
+        }
+
+        /// Whether the `T` at `index` ends a date value (`YYYY-MM-DD`) and no digit follows it.
+        func isDateWithoutTime() -> Bool {
+            index >= 10 && !(at(1).map { ("0"..."9").contains($0) } ?? false)
+                && TOMLDocument.isValuePosition(scalars, before: index - 10)
+                && scalars[(index - 10)..<index].enumerated().allSatisfy({ offset, d in
                     offset == 4 || offset == 7 ? d == "-" : ("0"..."9").contains(d)
                 })
-            {
-                // toml++ also asserts on a date with a `T` and no time after it (`1979-05-27T:07`).
-                throw SyntaxError(
-                    message: "a date-time needs a time (HH:MM:SS) after its 'T'",
-                    line: line, column: index - lineStart + 2)
-            } else if c == "[" || c == "{" {
-                if !inHeader { open.append(c) }
-            } else if c == "]" || c == "}" {
-                if inHeader && open.isEmpty {
-                    if c == "]", at(1) == "]" { index += 1 }
-                    inHeader = false
-                } else if let last = open.last {
-                    // toml++ also asserts on `[1, }`: a bracket that closes the wrong thing.
-                    guard (last == "[") == (c == "]") else {
-                        throw SyntaxError(
-                            message: "'\(Character(c))' does not close the '\(Character(last))' before it",
-                            line: line, column: index - lineStart + 1)
-                    }
-                    open.removeLast()
+        }
+
+        /// A `]` or `}` at `index`: the end of a header, or of an open value (which it must match).
+        mutating func close(_ c: Unicode.Scalar) throws(SyntaxError) {
+            if inHeader && open.isEmpty {
+                if c == "]", at(1) == "]" { index += 1 }
+                inHeader = false
+            } else if let last = open.last {
+                // toml++ also asserts on `[1, }`: a bracket that closes the wrong thing.
+                guard (last == "[") == (c == "]") else {
+                    throw SyntaxError(
+                        message: "'\(Character(c))' does not close the '\(Character(last))' before it",
+                        line: line, column: index - lineStart + 1)
                 }
+                open.removeLast()
             }
-            // toml++ skips a byte-order mark and Unicode spaces too: count any non-ASCII scalar as space here
-            // (a line that starts with anything else non-ASCII is not TOML anyway).
-            if c.isASCII && c != " " && c != "\t" && c != "\r" { onlySpaceSoFar = false }
-            index += 1
         }
     }
 

@@ -41,38 +41,51 @@ public struct RedisURL: Sendable, Hashable {
         if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             throw fail("unexpected \"\(rest[query...].prefix(20))\" (no query or fragment is supported)")
         }
-        // The database: after the first "/" that follows the authority.
-        var database = 0
-        if let slash = rest.firstIndex(of: "/") {
-            let path = rest[rest.index(after: slash)...]
-            rest = rest[..<slash]
-            if !path.isEmpty {
-                guard let number = Int(path), number >= 0 else {
-                    throw fail("the database \"\(path.prefix(20))\" is not a number 0 or more")
-                }
-                database = number
-            }
+        let database = try Self.takeDatabase(from: &rest, fail: fail)
+        let (username, password) = try Self.takeUserinfo(from: &rest, fail: fail)
+        let (host, port) = try Self.hostAndPort(rest, fail: fail)
+        self.init(host: host, port: port, username: username, password: password, database: database)
+    }
+
+    /// The database: after the first "/" that follows the authority (0 when absent). Leaves the authority in `rest`.
+    private static func takeDatabase(
+        from rest: inout Substring, fail: (String) -> RedisError
+    ) throws(RedisError) -> Int {
+        guard let slash = rest.firstIndex(of: "/") else { return 0 }
+        let path = rest[rest.index(after: slash)...]
+        rest = rest[..<slash]
+        guard !path.isEmpty else { return 0 }
+        guard let number = Int(path), number >= 0 else {
+            throw fail("the database \"\(path.prefix(20))\" is not a number 0 or more")
         }
-        var username: String?
-        var password: String?
-        if let at = rest.lastIndex(of: "@") {
-            let userinfo = rest[..<at]
-            rest = rest[rest.index(after: at)...]
-            if let colon = userinfo.firstIndex(of: ":") {
-                let user = userinfo[..<colon]
-                guard let decodedUser = Self.percentDecoded(user),
-                    let decodedPassword = Self.percentDecoded(userinfo[userinfo.index(after: colon)...])
-                else { throw fail("bad percent-encoding in the user or password") }
-                username = user.isEmpty ? nil : decodedUser
-                password = decodedPassword
-            } else {
-                // redis://password@host is a common shorthand (redis-cli -u accepts it): a password alone.
-                guard let decoded = Self.percentDecoded(userinfo) else {
-                    throw fail("bad percent-encoding in the password")
-                }
-                password = decoded
-            }
+        return number
+    }
+
+    /// The user and password before the last "@", percent-decoded. Leaves what follows the "@" in `rest`.
+    private static func takeUserinfo(
+        from rest: inout Substring, fail: (String) -> RedisError
+    ) throws(RedisError) -> (username: String?, password: String?) {
+        guard let at = rest.lastIndex(of: "@") else { return (nil, nil) }
+        let userinfo = rest[..<at]
+        rest = rest[rest.index(after: at)...]
+        if let colon = userinfo.firstIndex(of: ":") {
+            let user = userinfo[..<colon]
+            guard let decodedUser = percentDecoded(user),
+                let decodedPassword = percentDecoded(userinfo[userinfo.index(after: colon)...])
+            else { throw fail("bad percent-encoding in the user or password") }
+            return (user.isEmpty ? nil : decodedUser, decodedPassword)
         }
+        // redis://password@host is a common shorthand (redis-cli -u accepts it): a password alone.
+        guard let decoded = percentDecoded(userinfo) else {
+            throw fail("bad percent-encoding in the password")
+        }
+        return (nil, decoded)
+    }
+
+    /// `host[:port]` or `[IPv6][:port]`; the port 6379 when absent.
+    private static func hostAndPort(
+        _ rest: Substring, fail: (String) -> RedisError
+    ) throws(RedisError) -> (host: String, port: Int) {
         var host: Substring
         var portText: Substring?
         if rest.hasPrefix("[") {
@@ -102,7 +115,7 @@ public struct RedisURL: Sendable, Hashable {
             }
             port = number
         }
-        self.init(host: String(host), port: port, username: username, password: password, database: database)
+        return (String(host), port)
     }
 
     /// `text` with the password part of its userinfo replaced by `***`.
