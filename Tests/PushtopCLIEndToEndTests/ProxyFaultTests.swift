@@ -233,12 +233,7 @@ import Testing
             process.signal(SIGTERM)
             Task { await node.stop() }
         }
-        try await waitUntil(timeout: 30, "the proxy to listen") {
-            process.lines.contains { $0.contains("listening on") }
-        }
-        let line = process.lines.first { $0.contains("listening on") } ?? ""
-        let range = try #require(line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression))
-        let port = try #require(Int(line[range].split(separator: ":")[1]))
+        let port = try await process.listeningPort("the proxy")
         let feed = try ServeConsoleFeedReader(
             port: port,
             target: ServeConsoleFeedReader.target(appID: node.appID, key: node.key, secret: node.secret))

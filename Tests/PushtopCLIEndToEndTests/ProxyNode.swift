@@ -31,13 +31,7 @@ final class ProxyNode: Sendable {
                 "proxy", "--listen", "127.0.0.1:0", "--upstream", "ws://127.0.0.1:\(upstreamPort)", "--key", key,
                 "--secret", secret, "--app-id", appID, "--log-level", "notice",
             ] + extra)
-        try await waitUntil(timeout: 30, "proxy to print where it listens (stderr: \(process.stderr.suffix(300)))") {
-            process.lines.contains { $0.contains("listening on") }
-        }
-        let line = process.lines.first { $0.contains("listening on") } ?? ""
-        guard let range = line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-            let port = Int(line[range].split(separator: ":")[1])
-        else { throw TestFailure("no port in '\(line)'") }
+        let port = try await process.listeningPort("proxy")
         return (process, port)
     }
 

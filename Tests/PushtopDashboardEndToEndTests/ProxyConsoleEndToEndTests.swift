@@ -13,14 +13,7 @@ import Testing
             "proxy", "--listen", "127.0.0.1:0", "--upstream", "ws://127.0.0.1:\(node.port)", "--app-id", node.appID,
             "--key", node.key, "--secret", node.secret, "--log-level", "error",
         ])
-        try await waitUntil(timeout: 30, "the proxy to listen (stderr: \(proxy.stderr.suffix(300)))") {
-            proxy.lines.contains { $0.contains("listening on") }
-        }
-        let line = proxy.lines.first { $0.contains("listening on") } ?? ""
-        guard let range = line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-            let port = Int(line[range].split(separator: ":")[1])
-        else { throw TestFailure("no port in '\(line)'") }
-        return (proxy, port)
+        return (proxy, try await proxy.listeningPort("the proxy"))
     }
 
     /// The dashboard on `port` (a proxy or serve), with the app's credentials so that its console reads the feed.

@@ -124,4 +124,17 @@ public final class PushtopProcess: Sendable {
         }
         return process.terminationStatus
     }
+
+    /// The loopback port the process listens on, once it says so ("listening on 127.0.0.1:PORT", as `serve` and
+    /// `proxy` print it); `what` names the process in the failure, with the end of its stderr.
+    public func listeningPort(_ what: String, timeout: Double = 30) async throws -> Int {
+        try await waitUntil(timeout: timeout, "\(what) to print where it listens (stderr: \(stderr.suffix(300)))") {
+            self.lines.contains { $0.contains("listening on") }
+        }
+        let line = lines.first { $0.contains("listening on") } ?? ""
+        guard let range = line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
+            let port = Int(line[range].split(separator: ":")[1])
+        else { throw TestFailure("no port in '\(line)'") }
+        return port
+    }
 }

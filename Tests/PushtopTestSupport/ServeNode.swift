@@ -32,13 +32,7 @@ public final class ServeNode: Sendable {
                 "serve", "--port", "0", "--key", key, "--secret", secret, "--app-id", appID,
                 "--log-level", "error",
             ] + extra)
-        try await waitUntil(timeout: 30, "serve to print where it listens (stderr: \(process.stderr.suffix(300)))") {
-            process.lines.contains { $0.contains("listening on") }
-        }
-        let line = process.lines.first { $0.contains("listening on") } ?? ""
-        guard let range = line.range(of: #"127\.0\.0\.1:[0-9]+"#, options: .regularExpression),
-            let port = Int(line[range].split(separator: ":")[1])
-        else { throw TestFailure("no port in '\(line)'") }
+        let port = try await process.listeningPort("serve")
         return ServeNode(process: process, port: port, key: key, secret: secret, appID: appID)
     }
 

@@ -6,12 +6,12 @@ import PusherProtocol
 /// PusherProtocol's `SecretBox` (Swift, no system library); the server's simulator uses the same one through
 /// `ServerSecretBox` in PushtopServer.
 public enum ClientSecretBox {
-    /// Key length in bytes.
-    public static let keySize = 32
-    /// Nonce length in bytes.
-    public static let nonceSize = 24
-    /// Length of the Poly1305 MAC in bytes.
-    public static let macSize = 16
+    /// Key length in bytes (the cipher's: `SecretBox.keySize`).
+    public static let keySize = SecretBox.keySize
+    /// Nonce length in bytes (`SecretBox.nonceSize`).
+    public static let nonceSize = SecretBox.nonceSize
+    /// Length of the Poly1305 MAC in bytes (`SecretBox.macSize`).
+    public static let macSize = SecretBox.macSize
 
     /// Why a payload could not be sealed or opened.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {

@@ -76,18 +76,11 @@ struct ProxyCommand: AsyncParsableCommand {
 
     @OptionGroup var envFile: EnvFileOption
 
-    @Option(
-        name: .customLong("log-level"),
-        help: ArgumentHelp(
-            "Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
-    var logLevel: String = "info"
+    @OptionGroup var log: LogLevelOption
 
     func validate() throws {
         guard Self.listenAddress(listen) != nil else {
             throw ValidationError("--listen must be HOST:PORT (port 0 to 65535), got '\(listen)'")
-        }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard recoveryTimeout > 0 else { throw ValidationError("--recovery-timeout must be more than 0 seconds") }
         for fault in faults {
@@ -100,7 +93,7 @@ struct ProxyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        PushtopLogging.bootstrap(.standardError, level: Logger.Level(rawValue: logLevel) ?? .info)
+        PushtopLogging.bootstrap(.standardError, level: log.level)
         let signals = SignalWatcher.signals([SIGINT, SIGTERM])
         let api = try self.api.overlaid(
             by: envFile, command: "proxy", purpose: "the proxy signs its console feed and control endpoint with it")

@@ -55,11 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "PATH"))
     var appsFile: String?
 
-    @Option(
-        name: .customLong("log-level"),
-        help: ArgumentHelp(
-            "Log level on stderr: trace, debug, info, notice, warning, error, critical.", valueName: "LEVEL"))
-    var logLevel: String = "info"
+    @OptionGroup var log: LogLevelOption
 
     @Option(
         name: .customLong("log-format"),
@@ -67,9 +63,6 @@ struct ServeCommand: AsyncParsableCommand {
     var logFormat: LogFormat = .text
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
-        }
         guard webhookGrace >= 0, webhookGrace <= 300 else {
             throw ValidationError("--webhook-grace must be 0 to 300 seconds")
         }
@@ -88,7 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        PushtopLogging.bootstrap(.standardError, level: Logger.Level(rawValue: logLevel) ?? .info, format: logFormat)
+        PushtopLogging.bootstrap(.standardError, level: log.level, format: logFormat)
         // Before the server starts: a signal during the start is not lost (the default handlers are off).
         let signals = SignalWatcher.signals(appsFilePath == nil ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP])
         let embedded: EmbeddedServer

@@ -266,43 +266,16 @@ public struct ConsoleState: Sendable {
     }
 
     private mutating func move(by delta: Int, rows: Int) {
-        let count = visibleCount
-        guard count > 0 else { return }
-        let current: Int
-        if let s = selected, let i = log.shownIndex(atOrBefore: s), i < count {
-            current = i
-        } else {
-            if delta > 0 { return }  // following already shows the newest
-            current = count - 1
-            top = log.shownSeq(at: max(0, count - rows))
-        }
-        let target = current + delta
-        if target >= count {
-            selected = nil
-            return
-        }
-        let index = max(0, target)
-        selected = log.shownSeq(at: index)
-        var topIndex = log.shownIndex(atOrBefore: top) ?? 0
-        if index < topIndex { topIndex = index }
-        if index >= topIndex + rows { topIndex = index - rows + 1 }
-        top = log.shownSeq(at: max(0, min(topIndex, count - 1)))
+        let (log, count) = (self.log, visibleCount)  // read before `selected` and `top` are lent out
+        FollowingScroll.move(
+            selected: &selected, top: &top, by: delta, rows: rows, count: count, seq: { log.shownSeq(at: $0) },
+            index: { log.shownIndex(atOrBefore: $0) })
     }
 
     /// The seqs of the rows to draw, oldest first: only these are formatted.
     public func visibleSeqs(rows: Int) -> [Int] {
-        let count = visibleCount
-        guard rows > 0, count > 0 else { return [] }
-        var first: Int
-        if let s = selected, let sel = log.shownIndex(atOrBefore: s), sel < count {
-            first = log.shownIndex(atOrBefore: top) ?? 0
-            if sel < first { first = sel }
-            if sel >= first + rows { first = sel - rows + 1 }
-            first = max(0, min(first, count - rows))
-        } else {
-            first = max(0, count - rows)
-        }
-        let last = min(count - 1, first + rows - 1)
-        return (first...last).map { log.shownSeq(at: $0) }
+        FollowingScroll.visibleSeqs(
+            selected: selected, top: top, rows: rows, count: visibleCount, seq: { log.shownSeq(at: $0) },
+            index: { log.shownIndex(atOrBefore: $0) })
     }
 }

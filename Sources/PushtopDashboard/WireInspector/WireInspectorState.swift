@@ -123,43 +123,16 @@ public struct WireInspectorState: Sendable {
     }
 
     private mutating func move(by delta: Int, rows: Int) {
-        let count = log.visibleCount
-        guard count > 0 else { return }
-        let current: Int
-        if let s = selected, let i = log.visibleIndex(atOrBefore: s) {
-            current = i
-        } else {
-            if delta > 0 { return }  // following already shows the newest
-            current = count - 1
-            top = log.visibleSeq(at: max(0, count - rows))
-        }
-        let target = current + delta
-        if target >= count {
-            selected = nil
-            return
-        }
-        let index = max(0, target)
-        selected = log.visibleSeq(at: index)
-        var topIndex = log.visibleIndex(atOrBefore: top) ?? 0
-        if index < topIndex { topIndex = index }
-        if index >= topIndex + rows { topIndex = index - rows + 1 }
-        top = log.visibleSeq(at: max(0, min(topIndex, count - 1)))
+        let (log, count) = (self.log, log.visibleCount)  // read before `selected` and `top` are lent out
+        FollowingScroll.move(
+            selected: &selected, top: &top, by: delta, rows: rows, count: count, seq: { log.visibleSeq(at: $0) },
+            index: { log.visibleIndex(atOrBefore: $0) })
     }
 
     /// The seqs of the rows to draw, oldest first.
     public func visibleSeqs(rows: Int) -> [Int] {
-        let count = log.visibleCount
-        guard rows > 0, count > 0 else { return [] }
-        var first: Int
-        if let s = selected, let sel = log.visibleIndex(atOrBefore: s) {
-            first = log.visibleIndex(atOrBefore: top) ?? 0
-            if sel < first { first = sel }
-            if sel >= first + rows { first = sel - rows + 1 }
-            first = max(0, min(first, count - rows))
-        } else {
-            first = max(0, count - rows)
-        }
-        let last = min(count - 1, first + rows - 1)
-        return (first...last).map { log.visibleSeq(at: $0) }
+        FollowingScroll.visibleSeqs(
+            selected: selected, top: top, rows: rows, count: log.visibleCount, seq: { log.visibleSeq(at: $0) },
+            index: { log.visibleIndex(atOrBefore: $0) })
     }
 }

@@ -63,12 +63,7 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // FIN without a close frame: nothing more comes from this end.
-        if let event = event as? NIOCore.ChannelEvent, event == .inputClosed {
-            context.close(promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
+        ClosingOnFIN.handle(event, context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

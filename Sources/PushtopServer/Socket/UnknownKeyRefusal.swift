@@ -65,11 +65,7 @@ final class UnknownKeyRefusal: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? NIOCore.ChannelEvent, event == .inputClosed {
-            context.close(promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
+        ClosingOnFIN.handle(event, context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -107,12 +107,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // FIN without a close frame: nothing more can be read, so nobody will answer a close handshake.
-        if let event = event as? ChannelEvent, event == .inputClosed {
-            context.close(promise: nil)
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
+        ClosingOnFIN.handle(event, context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
