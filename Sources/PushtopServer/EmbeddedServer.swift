@@ -73,18 +73,9 @@ public final class EmbeddedServer: Sendable {
         let (listening, nowListening) = AsyncStream.makeStream(of: Void.self)
         let joins = JoinCount(expected: configuration.cluster == nil ? 0 : settings.count)
         if joins.isComplete { nowJoined.finish() }
-        var nodes: [AppNode] = []
-        for (index, app) in settings.enumerated() {
-            let simulates = configuration.simulate && index == 0
-            nodes.append(
-                try AppNode(
-                    app, server: configuration, ownsInbox: false, simulate: simulates, logger: logger,
-                    joined: {
-                        reporter.yield(.joined)
-                        if joins.arrive() { nowJoined.finish() }
-                    },
-                    simulating: { reporter.yield(.simulating) }, listening: simulates ? listening : nil))
-        }
+        let nodes = try appNodes(
+            configuration, settings: settings, logger: logger, reporter: reporter, joins: joins,
+            nowJoined: nowJoined, listening: listening)
         for (node, app) in zip(nodes, settings) where !app.enabled {
             await node.hub.apply(limits: app.limits, enabled: false)
         }
@@ -97,32 +88,11 @@ public final class EmbeddedServer: Sendable {
                     if case .bound = event { nowListening.finish() }
                     reporter.yield(event)
                 }, logger: logger))
-        let runTask = Task {
-            do {
-                try await serviceGroup.run()
-                reporter.yield(.failed(reason: "the server stopped at once"))
-            } catch {
-                reporter.yield(.failed(reason: "\(error)"))
-            }
-            reporter.finish()
-        }
-        var boundPort: Int?
-        let clustered = nodes.filter { $0.hub.backplane.isClustered }.count
-        var joinedCount = 0
-        var simulating = !configuration.simulate
-        var failure = "startup was cancelled"
-        waiting: for await event in startup {
-            switch event {
-            case .bound(let port): boundPort = port
-            case .joined: joinedCount += 1
-            case .simulating: simulating = true
-            case .failed(let reason):
-                failure = reason
-                break waiting
-            }
-            if boundPort != nil, joinedCount >= clustered, simulating { break }
-        }
-        guard let boundPort, joinedCount >= clustered, simulating else {
+        let runTask = run(serviceGroup, reporter: reporter)
+        let (boundPort, failure) = await startupOutcome(
+            startup, clustered: nodes.filter { $0.hub.backplane.isClustered }.count,
+            simulate: configuration.simulate)
+        guard let boundPort else {
             runTask.cancel()
             await runTask.value
             throw .couldNotStart(host: configuration.host, port: configuration.port, reason: failure)
@@ -135,6 +105,67 @@ public final class EmbeddedServer: Sendable {
         return EmbeddedServer(
             configuration: configuration, apps: apps, port: boundPort, serviceGroup: serviceGroup, runTask: runTask,
             logger: logger)
+    }
+
+    /// One node per app, the first one simulating when the configuration asks; each reports its join (the last one
+    /// ends `nowJoined`) and its simulator's start.
+    private static func appNodes(
+        _ configuration: ServerConfiguration, settings: [AppSettings], logger: Logger,
+        reporter: AsyncStream<StartupEvent>.Continuation, joins: JoinCount,
+        nowJoined: AsyncStream<Void>.Continuation, listening: AsyncStream<Void>
+    ) throws(EmbeddedServerError) -> [AppNode] {
+        var nodes: [AppNode] = []
+        for (index, app) in settings.enumerated() {
+            let simulates = configuration.simulate && index == 0
+            nodes.append(
+                try AppNode(
+                    app, server: configuration, ownsInbox: false, simulate: simulates, logger: logger,
+                    joined: {
+                        reporter.yield(.joined)
+                        if joins.arrive() { nowJoined.finish() }
+                    },
+                    simulating: { reporter.yield(.simulating) }, listening: simulates ? listening : nil))
+        }
+        return nodes
+    }
+
+    /// Runs the service group, reporting its end (a failure while starting) and finishing the startup stream.
+    private static func run(
+        _ serviceGroup: ServiceGroup, reporter: AsyncStream<StartupEvent>.Continuation
+    ) -> Task<Void, Never> {
+        Task {
+            do {
+                try await serviceGroup.run()
+                reporter.yield(.failed(reason: "the server stopped at once"))
+            } catch {
+                reporter.yield(.failed(reason: "\(error)"))
+            }
+            reporter.finish()
+        }
+    }
+
+    /// Waits until the port is bound, every clustered app joined and the simulation began: the port then, else
+    /// `nil` and why.
+    private static func startupOutcome(
+        _ startup: AsyncStream<StartupEvent>, clustered: Int, simulate: Bool
+    ) async -> (port: Int?, failure: String) {
+        var boundPort: Int?
+        var joinedCount = 0
+        var simulating = !simulate
+        var failure = "startup was cancelled"
+        waiting: for await event in startup {
+            switch event {
+            case .bound(let port): boundPort = port
+            case .joined: joinedCount += 1
+            case .simulating: simulating = true
+            case .failed(let reason):
+                failure = reason
+                break waiting
+            }
+            if boundPort != nil, joinedCount >= clustered, simulating { break }
+        }
+        guard let boundPort, joinedCount >= clustered, simulating else { return (nil, failure) }
+        return (boundPort, failure)
     }
 
     /// Refuses a list of apps that is empty or in which two apps share a key or an id.

@@ -43,23 +43,9 @@ extension PusherClient {
         }
         switch message.event {
         case PusherEventName.connectionEstablished:
-            guard let data = message.dataJSON, let socketID = data["socket_id"]?.stringValue else {
-                emit(.error(code: nil, message: "connection_established without a socket_id"))
-                return
-            }
-            let timeout = data["activity_timeout"]?.numberValue
-            perform(
-                machine.handle(.established(attempt: attempt, socketID: socketID, activityTimeout: timeout), now: t))
+            connectionEstablished(message, attempt: attempt, now: t)
         case PusherEventName.error:
-            let data = message.dataJSON
-            let code = data?["code"]?.intValue
-            let text = data?["message"]?.stringValue ?? message.dataText ?? "unknown error"
-            emit(.error(code: code, message: text))
-            perform(machine.handle(.errorReceived(attempt: attempt, code: code, message: text), now: t))
-            // Pusher refuses a sign-in with 4009; a server without sign-in names the event it does not support.
-            if user.phase == .awaitingServer, code == 4009 || text.contains(PusherEventName.signin) {
-                signInFinished(failure: (nil, "the server refused the sign-in: \(code.map { "\($0) " } ?? "")\(text)"))
-            }
+            errorReceived(message, attempt: attempt, now: t)
         case PusherEventName.signinSuccess:
             signinSucceeded(message)
         case PusherEventName.watchlistEvents:
@@ -74,35 +60,11 @@ extension PusherClient {
         case PusherEventName.subscriptionSucceeded:
             subscriptionSucceeded(message)
         case PusherEventName.subscriptionError:
-            if let channel = message.channel, channel == user.serverToUserChannel {
-                emit(
-                    .error(
-                        code: nil,
-                        message: "the server refused events to the user (\(channel)): \(message.dataText ?? "")"))
-                return
-            }
-            guard let channel = message.channel, channels[channel] != nil else { return }
-            let data = message.dataJSON
-            let status = data?["status"]?.intValue
-            let text =
-                data?["error"]?.stringValue ?? data?["message"]?.stringValue ?? data?["type"]?.stringValue
-                ?? message.dataText ?? "subscription refused"
-            channels[channel]?.state = .failed(text)
-            emit(.subscriptionError(channel: channel, status: status, message: text))
+            subscriptionRefused(message)
         case PusherEventName.memberAdded:
-            guard let channel = message.channel, channels[channel] != nil, let data = message.dataJSON,
-                let userID = data["user_id"].flatMap(PresenceRoster.userID(from:))
-            else { return }
-            let member = PresenceMember(userID: userID, userInfo: data["user_info"])
-            if channels[channel]!.roster.add(member) {
-                emit(.memberAdded(channel: channel, member: member))
-            }
+            memberAdded(message)
         case PusherEventName.memberRemoved:
-            guard let channel = message.channel, channels[channel] != nil,
-                let userID = message.dataJSON?["user_id"].flatMap(PresenceRoster.userID(from:)),
-                let removed = channels[channel]!.roster.remove(userID: userID)
-            else { return }
-            emit(.memberRemoved(channel: channel, member: removed))
+            memberRemoved(message)
         case PusherEventName.subscriptionCount:
             guard let channel = message.channel,
                 let count = message.dataJSON?["subscription_count"]?.intValue
@@ -112,6 +74,65 @@ extension PusherClient {
             if message.event.hasPrefix("pusher_internal:") { return }
             receiveChannelEvent(message, raw: raw, now: t, wall: wall)
         }
+    }
+
+    private func connectionEstablished(_ message: PusherMessage, attempt: Int, now t: Double) {
+        guard let data = message.dataJSON, let socketID = data["socket_id"]?.stringValue else {
+            emit(.error(code: nil, message: "connection_established without a socket_id"))
+            return
+        }
+        let timeout = data["activity_timeout"]?.numberValue
+        perform(
+            machine.handle(.established(attempt: attempt, socketID: socketID, activityTimeout: timeout), now: t))
+    }
+
+    private func errorReceived(_ message: PusherMessage, attempt: Int, now t: Double) {
+        let data = message.dataJSON
+        let code = data?["code"]?.intValue
+        let text = data?["message"]?.stringValue ?? message.dataText ?? "unknown error"
+        emit(.error(code: code, message: text))
+        perform(machine.handle(.errorReceived(attempt: attempt, code: code, message: text), now: t))
+        // Pusher refuses a sign-in with 4009; a server without sign-in names the event it does not support.
+        if user.phase == .awaitingServer, code == 4009 || text.contains(PusherEventName.signin) {
+            signInFinished(failure: (nil, "the server refused the sign-in: \(code.map { "\($0) " } ?? "")\(text)"))
+        }
+    }
+
+    /// A subscription the server refused: the user's own channel, or one of ours.
+    private func subscriptionRefused(_ message: PusherMessage) {
+        if let channel = message.channel, channel == user.serverToUserChannel {
+            emit(
+                .error(
+                    code: nil,
+                    message: "the server refused events to the user (\(channel)): \(message.dataText ?? "")"))
+            return
+        }
+        guard let channel = message.channel, channels[channel] != nil else { return }
+        let data = message.dataJSON
+        let status = data?["status"]?.intValue
+        let text =
+            data?["error"]?.stringValue ?? data?["message"]?.stringValue ?? data?["type"]?.stringValue
+            ?? message.dataText ?? "subscription refused"
+        channels[channel]?.state = .failed(text)
+        emit(.subscriptionError(channel: channel, status: status, message: text))
+    }
+
+    private func memberAdded(_ message: PusherMessage) {
+        guard let channel = message.channel, channels[channel] != nil, let data = message.dataJSON,
+            let userID = data["user_id"].flatMap(PresenceRoster.userID(from:))
+        else { return }
+        let member = PresenceMember(userID: userID, userInfo: data["user_info"])
+        if channels[channel]!.roster.add(member) {
+            emit(.memberAdded(channel: channel, member: member))
+        }
+    }
+
+    private func memberRemoved(_ message: PusherMessage) {
+        guard let channel = message.channel, channels[channel] != nil,
+            let userID = message.dataJSON?["user_id"].flatMap(PresenceRoster.userID(from:)),
+            let removed = channels[channel]!.roster.remove(userID: userID)
+        else { return }
+        emit(.memberRemoved(channel: channel, member: removed))
     }
 
     /// An event that is not the protocol's own: for a channel, or for the signed-in user.

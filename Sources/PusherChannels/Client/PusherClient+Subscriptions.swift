@@ -165,62 +165,80 @@ extension PusherClient {
         result: Result<ChannelAuthorization, any Error>, trace: AuthorizationTrace
     ) {
         defer { flush() }
-        guard var record = channels[name], record.authorizationGeneration == generation,
+        guard let record = channels[name], record.authorizationGeneration == generation,
             attempt == machine.attempt, machine.state == .connected
         else { return }
         emit(.authorization(trace))
-        let refreshing = record.refreshingKey
         switch result {
         case .failure(let error):
-            let status = (error as? AuthError)?.status
-            let text = (error as? AuthError)?.description ?? String(describing: error)
-            logger.warning("authorization failed for \(name): \(text)")
-            if refreshing {
-                // The subscription stands; only the held events are lost.
-                dropHeldEncrypted(name, reason: "could not fetch a fresh key: \(text)")
-                return
-            }
-            record.state = .failed(text)
-            channels[name] = record
-            emit(.subscriptionError(channel: name, status: status, message: text))
+            authorizationFailed(name, record: record, error: error)
         case .success(let authorization):
-            var sharedKey: [UInt8]?
-            if record.kind == .encrypted {
-                guard let secret = authorization.sharedSecret, let bytes = Data(base64Encoded: secret),
-                    bytes.count == ClientSecretBox.keySize
-                else {
-                    let text = "authorization for an encrypted channel has no valid shared_secret"
-                    if refreshing {
-                        dropHeldEncrypted(name, reason: text)
-                    } else {
-                        record.state = .failed(text)
-                        channels[name] = record
-                        emit(.subscriptionError(channel: name, status: nil, message: text))
-                    }
-                    return
+            authorized(name, record: record, authorization: authorization)
+        }
+    }
+
+    private func authorizationFailed(_ name: String, record: ChannelSubscription, error: any Error) {
+        var record = record
+        let status = (error as? AuthError)?.status
+        let text = (error as? AuthError)?.description ?? String(describing: error)
+        logger.warning("authorization failed for \(name): \(text)")
+        if record.refreshingKey {
+            // The subscription stands; only the held events are lost.
+            dropHeldEncrypted(name, reason: "could not fetch a fresh key: \(text)")
+            return
+        }
+        record.state = .failed(text)
+        channels[name] = record
+        emit(.subscriptionError(channel: name, status: status, message: text))
+    }
+
+    /// A fresh key for an encrypted channel delivers the events held for it; any other authorization subscribes.
+    private func authorized(_ name: String, record: ChannelSubscription, authorization: ChannelAuthorization) {
+        var record = record
+        let refreshing = record.refreshingKey
+        var sharedKey: [UInt8]?
+        if record.kind == .encrypted {
+            guard let secret = authorization.sharedSecret, let bytes = Data(base64Encoded: secret),
+                bytes.count == ClientSecretBox.keySize
+            else {
+                let text = "authorization for an encrypted channel has no valid shared_secret"
+                if refreshing {
+                    dropHeldEncrypted(name, reason: text)
+                } else {
+                    record.state = .failed(text)
+                    channels[name] = record
+                    emit(.subscriptionError(channel: name, status: nil, message: text))
                 }
-                sharedKey = Array(bytes)
-            }
-            if refreshing {
-                record.refreshingKey = false
-                record.sharedSecret = sharedKey
-                let held = record.heldEncrypted
-                record.heldEncrypted = []
-                channels[name] = record
-                for message in held { decryptAndDeliver(message, channel: name, mayRefresh: false) }
                 return
             }
-            record.sharedSecret = sharedKey
-            record.keyRefreshed = false
-            if record.kind == .presence, let channelData = authorization.channelData {
-                let me = JSONValue.parseIfJSON(channelData)?["user_id"].flatMap(PresenceRoster.userID(from:))
-                record.roster = PresenceRoster(me: me)
-            }
-            record.state = .subscribing
-            channels[name] = record
-            var data: [String: JSONValue] = ["channel": .string(name), "auth": .string(authorization.auth)]
-            if let channelData = authorization.channelData { data["channel_data"] = .string(channelData) }
-            send(PusherMessage(event: PusherEventName.subscribe, data: .object(data)))
+            sharedKey = Array(bytes)
         }
+        if refreshing {
+            record.refreshingKey = false
+            record.sharedSecret = sharedKey
+            let held = record.heldEncrypted
+            record.heldEncrypted = []
+            channels[name] = record
+            for message in held { decryptAndDeliver(message, channel: name, mayRefresh: false) }
+            return
+        }
+        sendSubscribe(name, record: record, authorization: authorization, sharedKey: sharedKey)
+    }
+
+    private func sendSubscribe(
+        _ name: String, record: ChannelSubscription, authorization: ChannelAuthorization, sharedKey: [UInt8]?
+    ) {
+        var record = record
+        record.sharedSecret = sharedKey
+        record.keyRefreshed = false
+        if record.kind == .presence, let channelData = authorization.channelData {
+            let me = JSONValue.parseIfJSON(channelData)?["user_id"].flatMap(PresenceRoster.userID(from:))
+            record.roster = PresenceRoster(me: me)
+        }
+        record.state = .subscribing
+        channels[name] = record
+        var data: [String: JSONValue] = ["channel": .string(name), "auth": .string(authorization.auth)]
+        if let channelData = authorization.channelData { data["channel_data"] = .string(channelData) }
+        send(PusherMessage(event: PusherEventName.subscribe, data: .object(data)))
     }
 }

@@ -3,33 +3,46 @@ import Foundation
 /// The report for people: failures first (expected, got, the frames), then a line per group, then the totals.
 public enum ReportText {
     public static func render(_ report: ConformanceReport, verbose: Bool = false) -> String {
-        var out = ""
-        let failures = report.cases.filter { $0.result == .fail }
-        if !failures.isEmpty {
-            out += "FAILURES (\(failures.count))\n\n"
-            for c in failures.sorted(by: { ($0.level, $0.id) < ($1.level, $1.id) }) {
-                out += "✗ \(c.id) [\(c.level.rawValue.uppercased())]\n"
-                out += "  \(c.title)\n"
-                if let expected = c.expected, let got = c.got {
-                    out += "  expected: \(expected)\n  got:      \(got)\n"
-                } else {
-                    out += "  \(c.message)\n"
-                }
-                out += "  source: \(c.source.page), \(c.source.section) <\(c.source.url)>\n"
-                if let evidence = c.evidence, !evidence.isEmpty {
-                    out += "  frames (>> sent, << received):\n"
-                    for line in evidence { out += "    \(line)\n" }
-                }
-                out += "\n"
-            }
-        }
+        var out = failures(report)
         if verbose {
             for c in report.cases where c.result != .fail {
                 out += "\(symbol(c.result)) \(c.id) [\(c.level.rawValue)] \(c.message)\n"
             }
             out += "\n"
         }
-        out += "GROUP".padding(toLength: 22, withPad: " ", startingAt: 0) + "pass  fail  unsupported  skipped\n"
+        out += groupTable(report)
+        out += skippedAndUnsupported(report)
+        out += totals(report)
+        return out
+    }
+
+    /// Each failure in full: what was expected and what came, the source, the frames.
+    private static func failures(_ report: ConformanceReport) -> String {
+        var out = ""
+        let failures = report.cases.filter { $0.result == .fail }
+        guard !failures.isEmpty else { return out }
+        out += "FAILURES (\(failures.count))\n\n"
+        for c in failures.sorted(by: { ($0.level, $0.id) < ($1.level, $1.id) }) {
+            out += "✗ \(c.id) [\(c.level.rawValue.uppercased())]\n"
+            out += "  \(c.title)\n"
+            if let expected = c.expected, let got = c.got {
+                out += "  expected: \(expected)\n  got:      \(got)\n"
+            } else {
+                out += "  \(c.message)\n"
+            }
+            out += "  source: \(c.source.page), \(c.source.section) <\(c.source.url)>\n"
+            if let evidence = c.evidence, !evidence.isEmpty {
+                out += "  frames (>> sent, << received):\n"
+                for line in evidence { out += "    \(line)\n" }
+            }
+            out += "\n"
+        }
+        return out
+    }
+
+    /// A line per group, in the order the groups first appear: its counts by verdict.
+    private static func groupTable(_ report: ConformanceReport) -> String {
+        var out = "GROUP".padding(toLength: 22, withPad: " ", startingAt: 0) + "pass  fail  unsupported  skipped\n"
         var groups: [String] = []
         for c in report.cases where !groups.contains(c.group) { groups.append(c.group) }
         for group in groups {
@@ -41,6 +54,12 @@ public enum ReportText {
                 + n(.fail).padding(toLength: 6, withPad: " ", startingAt: 0)
                 + n(.unsupported).padding(toLength: 13, withPad: " ", startingAt: 0) + n(.skipped) + "\n"
         }
+        return out
+    }
+
+    /// Why cases were skipped, and which features the server does not support, with their counts.
+    private static func skippedAndUnsupported(_ report: ConformanceReport) -> String {
+        var out = ""
         let skipped = report.cases.filter { $0.result == .skipped }
         let reasons = Dictionary(grouping: skipped, by: \.message)
         if !reasons.isEmpty {
@@ -57,13 +76,15 @@ public enum ReportText {
                 _ = feature
             }
         }
+        return out
+    }
+
+    private static func totals(_ report: ConformanceReport) -> String {
         let s = report.summary
-        out +=
-            "\n\(s.pass) passed, \(s.fail) failed (must \(s.failedByLevel["must"] ?? 0), should "
+        return "\n\(s.pass) passed, \(s.fail) failed (must \(s.failedByLevel["must"] ?? 0), should "
             + "\(s.failedByLevel["should"] ?? 0), optional \(s.failedByLevel["optional"] ?? 0)), \(s.unsupported) "
             + "unsupported, \(s.skipped) skipped of \(s.total) cases in \(String(format: "%.1f", report.seconds)) s; "
             + "\(report.messages) messages; server \(report.server.joined(separator: ", "))\n"
-        return out
     }
 
     static func symbol(_ verdict: CaseVerdict) -> String {

@@ -23,59 +23,70 @@ extension FaultRule {
         let headParts = head.split(separator: ":", maxSplits: 1).map(String.init)
         let name = headParts[0].lowercased()
         let argument = headParts.count > 1 ? headParts[1] : nil
-        let action: Action
+        self.init(action: try Self.parsedAction(name, argument: argument, rule: text))
+        for part in parts.dropFirst() {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2, !pair[1].isEmpty else { throw fail("'\(part)' is not KEY=VALUE") }
+            try set(pair[0], to: pair[1], rule: text)
+        }
+    }
+
+    /// The action a rule's head names, with its argument (`close:4200`, `delay:500ms`).
+    private static func parsedAction(
+        _ name: String, argument: String?, rule text: String
+    ) throws(FaultRuleError) -> Action {
+        func fail(_ problem: String) -> FaultRuleError { FaultRuleError(rule: text, problem: problem) }
         switch name {
         case "close":
             guard let argument, let code = Int(argument), code == 1006 || (1000...4999).contains(code) else {
                 throw fail("close needs a close code, e.g. close:4200 (1006 drops the connection)")
             }
-            action = .close(code: code)
+            return .close(code: code)
         case "refuse-subscribe", "refuse":
             let count = argument.map { Int($0) } ?? 1
             guard let count, count > 0 else { throw fail("refuse-subscribe takes a positive count") }
-            action = .refuseSubscriptions(count: count)
-        case "drop": action = .drop
-        case "duplicate": action = .duplicate
+            return .refuseSubscriptions(count: count)
+        case "drop": return .drop
+        case "duplicate": return .duplicate
         case "delay":
             guard let argument, let seconds = Self.seconds(argument, defaultUnit: 0.001), seconds >= 0 else {
                 throw fail("delay needs a time, e.g. delay:500ms or delay:2s")
             }
-            action = .delay(milliseconds: Int((seconds * 1000).rounded()))
-        case "stall": action = .stall
+            return .delay(milliseconds: Int((seconds * 1000).rounded()))
+        case "stall": return .stall
         case "outage":
             guard let argument, let seconds = Self.seconds(argument, defaultUnit: 1), seconds > 0 else {
                 throw fail("outage needs a duration, e.g. outage:10s")
             }
-            action = .outage(seconds: seconds)
+            return .outage(seconds: seconds)
         default:
             throw fail("unknown action '\(name)': close, refuse-subscribe, drop, duplicate, delay, stall or outage")
         }
-        self.init(action: action)
-        for part in parts.dropFirst() {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2, !pair[1].isEmpty else { throw fail("'\(part)' is not KEY=VALUE") }
-            let value = pair[1]
-            switch pair[0].lowercased() {
-            case "channel": channel = value
-            case "event": event = value
-            case "socket": socketID = value
-            case "user": userID = value
-            case "fraction":
-                guard let share = Double(value), share > 0, share <= 1 else {
-                    throw fail("fraction must be more than 0 and at most 1")
-                }
-                fraction = share
-            case "after":
-                guard let seconds = Self.seconds(value, defaultUnit: 1), seconds >= 0 else {
-                    throw fail("after needs a time, e.g. after=5s")
-                }
-                after = seconds
-            case "times":
-                guard let count = Int(value), count > 0 else { throw fail("times must be a positive number") }
-                times = count
-            default:
-                throw fail("unknown key '\(pair[0])': channel, event, socket, user, fraction, after or times")
+    }
+
+    /// Sets what a `KEY=VALUE` part names.
+    private mutating func set(_ key: String, to value: String, rule text: String) throws(FaultRuleError) {
+        func fail(_ problem: String) -> FaultRuleError { FaultRuleError(rule: text, problem: problem) }
+        switch key.lowercased() {
+        case "channel": channel = value
+        case "event": event = value
+        case "socket": socketID = value
+        case "user": userID = value
+        case "fraction":
+            guard let share = Double(value), share > 0, share <= 1 else {
+                throw fail("fraction must be more than 0 and at most 1")
             }
+            fraction = share
+        case "after":
+            guard let seconds = Self.seconds(value, defaultUnit: 1), seconds >= 0 else {
+                throw fail("after needs a time, e.g. after=5s")
+            }
+            after = seconds
+        case "times":
+            guard let count = Int(value), count > 0 else { throw fail("times must be a positive number") }
+            times = count
+        default:
+            throw fail("unknown key '\(key)': channel, event, socket, user, fraction, after or times")
         }
     }
 

@@ -142,6 +142,33 @@ struct ProxyRoutes: Sendable {
         let uri = request.uri.description
         var outgoing = HTTPClientRequest(url: core.configuration.apiBase + uri)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        copyHeaders(of: request, caller: caller, to: &outgoing)
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: Self.maxBodyBytes)
+        } catch {
+            return ConsoleEndpoint.error(413, "Request body too large for the proxy")
+        }
+        if body.readableBytes > 0 || request.method == .post || request.method == .put {
+            outgoing.body = .bytes(body)
+        }
+        do {
+            let response = try await client.execute(outgoing, timeout: .seconds(30))
+            let answer = try await response.body.collect(upTo: Self.maxBodyBytes)
+            if (200..<300).contains(Int(response.status.code)), request.method == .post {
+                apiMessages(path: request.uri.path, body: body, caller: caller)
+            }
+            return Response(
+                status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+                headers: Self.passedHeaders(of: response), body: ResponseBody(byteBuffer: answer))
+        } catch {
+            return upstreamFailed(request, caller: caller, error: error)
+        }
+    }
+
+    /// The request's headers for the upstream: hop-by-hop ones and the proxy's own peer field left out, the caller
+    /// added to `X-Forwarded-For`.
+    private func copyHeaders(of request: Request, caller: String?, to outgoing: inout HTTPClientRequest) {
         var forwardedFor: [String] = []
         for field in request.headers {
             let name = field.name.canonicalName
@@ -158,45 +185,34 @@ struct ProxyRoutes: Sendable {
         if !forwardedFor.isEmpty {
             outgoing.headers.add(name: "X-Forwarded-For", value: forwardedFor.joined(separator: ", "))
         }
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: Self.maxBodyBytes)
-        } catch {
-            return ConsoleEndpoint.error(413, "Request body too large for the proxy")
+    }
+
+    /// The upstream's answer headers for the caller, without the hop-by-hop ones.
+    private static func passedHeaders(of response: HTTPClientResponse) -> HTTPFields {
+        var headers = HTTPFields()
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            guard !["content-length", "transfer-encoding", "connection", "keep-alive"].contains(lower),
+                let field = HTTPFields.Element.Name(name)
+            else { continue }
+            headers.append(.init(name: field, value: value))
         }
-        if body.readableBytes > 0 || request.method == .post || request.method == .put {
-            outgoing.body = .bytes(body)
-        }
-        do {
-            let response = try await client.execute(outgoing, timeout: .seconds(30))
-            let answer = try await response.body.collect(upTo: Self.maxBodyBytes)
-            if (200..<300).contains(Int(response.status.code)), request.method == .post {
-                apiMessages(path: request.uri.path, body: body, caller: caller)
-            }
-            var headers = HTTPFields()
-            for (name, value) in response.headers {
-                let lower = name.lowercased()
-                guard !["content-length", "transfer-encoding", "connection", "keep-alive"].contains(lower),
-                    let field = HTTPFields.Element.Name(name)
-                else { continue }
-                headers.append(.init(name: field, value: value))
-            }
-            return Response(
-                status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
-                headers: headers, body: ResponseBody(byteBuffer: answer))
-        } catch {
-            core.logger.notice(
-                "the upstream's HTTP API did not answer",
-                metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-            var row = ConsoleRow(type: .apiError, timeMs: ConsoleClock.nowMs())
-            row.status = 502
-            row.reason = "the upstream's HTTP API did not answer: \(error)"
-            row.url = "\(request.method.rawValue) \(request.uri.path)"
-            row.remoteAddress = caller
-            row.rule = "upstream"
-            core.post(row)
-            return ConsoleEndpoint.error(502, "The upstream's HTTP API did not answer (pushtop proxy)")
-        }
+        return headers
+    }
+
+    /// A 502 when the upstream's HTTP API did not answer: logged and shown on the console.
+    private func upstreamFailed(_ request: Request, caller: String?, error: any Error) -> Response {
+        core.logger.notice(
+            "the upstream's HTTP API did not answer",
+            metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+        var row = ConsoleRow(type: .apiError, timeMs: ConsoleClock.nowMs())
+        row.status = 502
+        row.reason = "the upstream's HTTP API did not answer: \(error)"
+        row.url = "\(request.method.rawValue) \(request.uri.path)"
+        row.remoteAddress = caller
+        row.rule = "upstream"
+        core.post(row)
+        return ConsoleEndpoint.error(502, "The upstream's HTTP API did not answer (pushtop proxy)")
     }
 
     /// `api_message` rows for a publish the upstream accepted.

@@ -96,40 +96,11 @@ extension Relay {
             guard let channel = message.channel else { return 1 }
             subscribed(channel)
         case "pusher:subscription_error":
-            let data = message.dataJSON
-            if let channel = message.channel { pendingSubscriptions[channel] = nil }
-            core.console.emit {
-                var row = ConsoleRow(type: .error, timeMs: ConsoleClock.nowMs())
-                row.socketID = socketID
-                row.channel = message.channel
-                row.status = data?["status"]?.intValue
-                row.reason = data?["error"]?.stringValue ?? data?["message"]?.stringValue ?? message.dataText
-                row.rule = data?["type"]?.stringValue ?? "subscription"
-                return row
-            }
+            subscriptionRefused(message)
         case PusherEventName.error:
-            let data = message.dataJSON
-            core.console.emit {
-                var row = ConsoleRow(type: .error, timeMs: ConsoleClock.nowMs())
-                row.socketID = socketID
-                row.code = data?["code"]?.intValue
-                row.reason = data?["message"]?.stringValue ?? message.dataText
-                row.rule = "pusher_error"
-                return row
-            }
+            upstreamError(message)
         case "pusher_internal:member_added", "pusher_internal:member_removed":
-            guard core.console.isActive, let channel = message.channel, let socketID else { break }
-            let data = message.dataJSON
-            let user = data?["user_id"].map { $0.stringValue ?? $0.jsonString } ?? ""
-            let name = event == "pusher_internal:member_added" ? "member_added" : "member_removed"
-            var row = ConsoleRow(type: .presenceEvent, timeMs: ConsoleClock.nowMs())
-            row.channel = channel
-            row.event = name
-            row.userID = user
-            row.userInfo = data?["user_info"]
-            core.ledger.deliver(
-                DeliveryLedger.Key(channel: channel, event: name, data: user), to: socketID, orOpen: row,
-                on: eventLoop)
+            memberChanged(message, event: event)
         default:
             if event.hasPrefix("client-"), let channel = message.channel, let socketID, core.console.isActive {
                 core.ledger.deliver(
@@ -137,6 +108,54 @@ extension Relay {
                     orOpen: nil, on: eventLoop)
             }
         }
+        return copiesAfterEventFault(message, event: event, payload: payload)
+    }
+
+    private func subscriptionRefused(_ message: PusherMessage) {
+        let data = message.dataJSON
+        if let channel = message.channel { pendingSubscriptions[channel] = nil }
+        core.console.emit {
+            var row = ConsoleRow(type: .error, timeMs: ConsoleClock.nowMs())
+            row.socketID = socketID
+            row.channel = message.channel
+            row.status = data?["status"]?.intValue
+            row.reason = data?["error"]?.stringValue ?? data?["message"]?.stringValue ?? message.dataText
+            row.rule = data?["type"]?.stringValue ?? "subscription"
+            return row
+        }
+    }
+
+    private func upstreamError(_ message: PusherMessage) {
+        let data = message.dataJSON
+        core.console.emit {
+            var row = ConsoleRow(type: .error, timeMs: ConsoleClock.nowMs())
+            row.socketID = socketID
+            row.code = data?["code"]?.intValue
+            row.reason = data?["message"]?.stringValue ?? message.dataText
+            row.rule = "pusher_error"
+            return row
+        }
+    }
+
+    /// A presence change for the console, matched in the delivery ledger.
+    private func memberChanged(_ message: PusherMessage, event: String) {
+        guard core.console.isActive, let channel = message.channel, let socketID else { return }
+        let data = message.dataJSON
+        let user = data?["user_id"].map { $0.stringValue ?? $0.jsonString } ?? ""
+        let name = event == "pusher_internal:member_added" ? "member_added" : "member_removed"
+        var row = ConsoleRow(type: .presenceEvent, timeMs: ConsoleClock.nowMs())
+        row.channel = channel
+        row.event = name
+        row.userID = user
+        row.userInfo = data?["user_info"]
+        core.ledger.deliver(
+            DeliveryLedger.Key(channel: channel, event: name, data: user), to: socketID, orOpen: row,
+            on: eventLoop)
+    }
+
+    /// How many times an upstream event is passed on under the event faults (0: dropped or held back).
+    @inline(__always)
+    private func copiesAfterEventFault(_ message: PusherMessage, event: String, payload: ByteBuffer) -> Int {
         guard core.faults.hasEventRules, !event.hasPrefix("pusher:"), !event.hasPrefix("pusher_internal:"),
             let entry = core.faults.eventFault(
                 channel: message.channel, event: event, socketID: socketID, userID: userID, connectionNumber: number)

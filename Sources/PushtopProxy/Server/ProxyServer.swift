@@ -51,13 +51,7 @@ public final class ProxyServer: Sendable {
             throw .remoteNotAllowed(host: configuration.host)
         }
         let core = try ProxyCore(configuration: configuration, logger: logger)
-        var clientConfiguration = HTTPClient.Configuration()
-        if let caFile = configuration.caFile {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.file(caFile)]
-            clientConfiguration.tlsConfiguration = tls
-        }
-        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let httpClient = makeHTTPClient(configuration)
         let router = Router(context: BasicRequestContext.self)
         ProxyRoutes(core: core, client: httpClient).register(on: router)
         let (startup, report) = AsyncStream.makeStream(of: Startup.self)
@@ -75,15 +69,7 @@ public final class ProxyServer: Sendable {
             services: [.init(service: application)], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
         let serviceGroup = ServiceGroup(configuration: groupConfiguration)
-        let runTask = Task {
-            do {
-                try await serviceGroup.run()
-                report.yield(.failed("the proxy stopped at once"))
-            } catch {
-                report.yield(.failed("\(error)"))
-            }
-            report.finish()
-        }
+        let runTask = run(serviceGroup, report: report)
         var failure = "startup was cancelled"
         for await event in startup {
             switch event {
@@ -105,6 +91,32 @@ public final class ProxyServer: Sendable {
         await runTask.value
         try? await httpClient.shutdown()
         throw .couldNotStart(host: configuration.host, port: configuration.port, reason: failure)
+    }
+
+    /// The client for the upstream's HTTP API, trusting the configuration's CA file too.
+    private static func makeHTTPClient(_ configuration: ProxyConfiguration) -> HTTPClient {
+        var clientConfiguration = HTTPClient.Configuration()
+        if let caFile = configuration.caFile {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.file(caFile)]
+            clientConfiguration.tlsConfiguration = tls
+        }
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    }
+
+    /// Runs the service group, reporting its end (a failure while starting) and finishing the startup stream.
+    private static func run(
+        _ serviceGroup: ServiceGroup, report: AsyncStream<Startup>.Continuation
+    ) -> Task<Void, Never> {
+        Task {
+            do {
+                try await serviceGroup.run()
+                report.yield(.failed("the proxy stopped at once"))
+            } catch {
+                report.yield(.failed("\(error)"))
+            }
+            report.finish()
+        }
     }
 
     /// Adds a fault rule now (as the control endpoint does).

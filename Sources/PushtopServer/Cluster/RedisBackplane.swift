@@ -124,40 +124,11 @@ public final class RedisBackplane: Backplane {
         case .terminate(let userID):
             publish(.terminate(userID: userID))
         case .subscribed(let channel, let socketID, nil):
-            script(RedisScripts.subscribe, [.string(channel), countEvents ? "1" : "0"]) { [weak self] reply in
-                guard case .success(let value) = reply, let count = value.integer, let hub = self?.hub else { return }
-                if count == 1 { hub.consoleChannel(.occupied, channel: channel) }
-                guard let webhooks = hub.webhooks else { return }
-                if count == 1 { webhooks.enqueue(.channelOccupied(channel: channel)) }
-                // The node whose script changed the count reports it: one subscription_count per change.
-                if webhooks.wantsSubscriptionCounts {
-                    webhooks.enqueue(.subscriptionCount(channel: channel, count: Int(count)))
-                }
-                _ = socketID
-            }
+            subscribed(channel: channel, socketID: socketID)
         case .subscribed(let channel, let socketID, let member?):
             join(channel: channel, socketID: socketID, member: member)
         case .left(let channel, let socketID, let presence):
-            let arguments: [RedisCommand.Argument] = [
-                .string(channel), .string(socketID), presence ? "1" : "0", countEvents ? "1" : "0",
-            ]
-            script(RedisScripts.leave, arguments) { [weak self] reply in
-                guard case .success(let value) = reply, let parts = value.array, parts.count == 2,
-                    let count = parts[0].integer, count >= 0, let hub = self?.hub
-                else { return }
-                if let removed = parts[1].string, !removed.isEmpty {
-                    hub.consolePresence("member_removed", channel: channel, userID: removed, socketID: socketID)
-                }
-                if count == 0 { hub.consoleChannel(.vacated, channel: channel) }
-                guard let webhooks = hub.webhooks else { return }
-                if let removed = parts[1].string, !removed.isEmpty {
-                    webhooks.enqueue(.memberRemoved(channel: channel, userID: removed))
-                }
-                if count == 0 { webhooks.enqueue(.channelVacated(channel: channel)) }
-                if count > 0, !presence, webhooks.wantsSubscriptionCounts {
-                    webhooks.enqueue(.subscriptionCount(channel: channel, count: Int(count)))
-                }
-            }
+            left(channel: channel, socketID: socketID, presence: presence)
         case .signedIn(let userID, let socketID, let watchlist):
             script(RedisScripts.signIn, [.string(socketID), .string(userID)] + watchlist.map { .string($0) }) {
                 [weak self] reply in
@@ -170,6 +141,45 @@ public final class RedisBackplane: Backplane {
             script(RedisScripts.signOut, [.string(socketID)]) { _ in }
         case .resync(let snapshot):
             resync(snapshot)
+        }
+    }
+
+    /// A subscription to a channel without presence: the cluster's count; the first one reports the channel occupied.
+    private func subscribed(channel: String, socketID: String) {
+        script(RedisScripts.subscribe, [.string(channel), countEvents ? "1" : "0"]) { [weak self] reply in
+            guard case .success(let value) = reply, let count = value.integer, let hub = self?.hub else { return }
+            if count == 1 { hub.consoleChannel(.occupied, channel: channel) }
+            guard let webhooks = hub.webhooks else { return }
+            if count == 1 { webhooks.enqueue(.channelOccupied(channel: channel)) }
+            // The node whose script changed the count reports it: one subscription_count per change.
+            if webhooks.wantsSubscriptionCounts {
+                webhooks.enqueue(.subscriptionCount(channel: channel, count: Int(count)))
+            }
+            _ = socketID
+        }
+    }
+
+    /// A subscription gone: the cluster's count and presence; the last one reports the channel vacated.
+    private func left(channel: String, socketID: String, presence: Bool) {
+        let arguments: [RedisCommand.Argument] = [
+            .string(channel), .string(socketID), presence ? "1" : "0", countEvents ? "1" : "0",
+        ]
+        script(RedisScripts.leave, arguments) { [weak self] reply in
+            guard case .success(let value) = reply, let parts = value.array, parts.count == 2,
+                let count = parts[0].integer, count >= 0, let hub = self?.hub
+            else { return }
+            if let removed = parts[1].string, !removed.isEmpty {
+                hub.consolePresence("member_removed", channel: channel, userID: removed, socketID: socketID)
+            }
+            if count == 0 { hub.consoleChannel(.vacated, channel: channel) }
+            guard let webhooks = hub.webhooks else { return }
+            if let removed = parts[1].string, !removed.isEmpty {
+                webhooks.enqueue(.memberRemoved(channel: channel, userID: removed))
+            }
+            if count == 0 { webhooks.enqueue(.channelVacated(channel: channel)) }
+            if count > 0, !presence, webhooks.wantsSubscriptionCounts {
+                webhooks.enqueue(.subscriptionCount(channel: channel, count: Int(count)))
+            }
         }
     }
 

@@ -74,17 +74,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case (.stopped, _):
             return
         case (_, .head(let head)):
-            let path = head.uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(head.uri[..<$0]) } ?? head.uri
-            if let (appID, route) = HTTPAPIRoute.match(path: path) {
-                let length = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 256
-                let capacity = min(max(length, 0), HTTPAPICore.maxBodyBytes)
-                reading = .api(head, appID: appID, route, context.channel.allocator.buffer(capacity: capacity))
-            } else {
-                let number = append(
-                    Entry(answer: .passed([part], handedOn: false), version: head.version, keepAlive: true))
-                reading = .passing(number)
-                drain(context: context)
-            }
+            readHead(head, part: part, context: context)
         case (.api(let head, let appID, let route, var body), .body(var bytes)):
             reading = .idle  // the state's reference goes, so the body grows in place
             if let held = body?.readableBytes, held + bytes.readableBytes <= HTTPAPICore.maxBodyBytes {
@@ -94,42 +84,72 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             reading = .api(head, appID: appID, route, body)
         case (.api(let head, let appID, let route, let body), .end):
-            reading = .idle
-            let number = append(Entry(answer: .pending, version: head.version, keepAlive: head.isKeepAlive))
-            let decision = core.decide(
-                HTTPAPICore.Request(
-                    method: head.method, uri: head.uri, appID: appID, route: route,
-                    body: body.map { Array($0.readableBytesView) }, remoteAddress: remoteAddress(context),
-                    loop: context.eventLoop))
-            switch decision {
-            case .answer(let response):
-                entries[offset: number - firstNumber].answer = .ready(response)
-            case .later(let work):
-                let promise = context.eventLoop.makePromise(of: APIResponse.self)
-                promise.completeWithTask { await work() }
-                promise.futureResult.assumeIsolated().whenSuccess { [self] response in
-                    guard open, number >= firstNumber, number - firstNumber < entries.count else { return }
-                    entries[offset: number - firstNumber].answer = .ready(response)
-                    drain(context: context)
-                }
-            }
-            if !head.isKeepAlive { reading = .stopped }
-            drain(context: context)
+            readEnd(head, appID: appID, route: route, body: body, context: context)
         case (.passing(let number), _):
-            let index = number - firstNumber
-            if case .end = part { reading = .idle }
-            guard index >= 0, index < entries.count,
-                case .passed(var parts, let handedOn) = entries[offset: index].answer
-            else { return }
-            if handedOn {
-                context.fireChannelRead(data)
-            } else {
-                parts.append(part)
-                entries[offset: index].answer = .passed(parts, handedOn: false)
-            }
+            readPassing(number, part: part, data: data, context: context)
         case (.idle, _):
             // Unreachable in order (a body or end without a head): nothing to do.
             return
+        }
+    }
+
+    /// A request's head: an API request starts being read, any other takes its place in the queue to be handed on.
+    @inline(__always)
+    private func readHead(_ head: HTTPRequestHead, part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        let path = head.uri.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(head.uri[..<$0]) } ?? head.uri
+        if let (appID, route) = HTTPAPIRoute.match(path: path) {
+            let length = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 256
+            let capacity = min(max(length, 0), HTTPAPICore.maxBodyBytes)
+            reading = .api(head, appID: appID, route, context.channel.allocator.buffer(capacity: capacity))
+        } else {
+            let number = append(
+                Entry(answer: .passed([part], handedOn: false), version: head.version, keepAlive: true))
+            reading = .passing(number)
+            drain(context: context)
+        }
+    }
+
+    /// An API request read in full: decided now, its answer written in its turn.
+    @inline(__always)
+    private func readEnd(
+        _ head: HTTPRequestHead, appID: String?, route: HTTPAPIRoute, body: ByteBuffer?, context: ChannelHandlerContext
+    ) {
+        reading = .idle
+        let number = append(Entry(answer: .pending, version: head.version, keepAlive: head.isKeepAlive))
+        let decision = core.decide(
+            HTTPAPICore.Request(
+                method: head.method, uri: head.uri, appID: appID, route: route,
+                body: body.map { Array($0.readableBytesView) }, remoteAddress: remoteAddress(context),
+                loop: context.eventLoop))
+        switch decision {
+        case .answer(let response):
+            entries[offset: number - firstNumber].answer = .ready(response)
+        case .later(let work):
+            let promise = context.eventLoop.makePromise(of: APIResponse.self)
+            promise.completeWithTask { await work() }
+            promise.futureResult.assumeIsolated().whenSuccess { [self] response in
+                guard open, number >= firstNumber, number - firstNumber < entries.count else { return }
+                entries[offset: number - firstNumber].answer = .ready(response)
+                drain(context: context)
+            }
+        }
+        if !head.isKeepAlive { reading = .stopped }
+        drain(context: context)
+    }
+
+    /// A part of someone else's request: handed on if its head was, held with the others otherwise.
+    @inline(__always)
+    private func readPassing(_ number: Int, part: HTTPServerRequestPart, data: NIOAny, context: ChannelHandlerContext) {
+        let index = number - firstNumber
+        if case .end = part { reading = .idle }
+        guard index >= 0, index < entries.count,
+            case .passed(var parts, let handedOn) = entries[offset: index].answer
+        else { return }
+        if handedOn {
+            context.fireChannelRead(data)
+        } else {
+            parts.append(part)
+            entries[offset: index].answer = .passed(parts, handedOn: false)
         }
     }
 
