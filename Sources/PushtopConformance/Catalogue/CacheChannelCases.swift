@@ -4,8 +4,8 @@ import PusherProtocol
 enum CacheChannelCases {
     static func replayed(_ ctx: CaseContext, kind: String) async throws -> CaseOutcome {
         let channel = ctx.channel(kind)
-        try ok(await ctx.trigger(channels: [channel], event: "conform-first", data: "1"), "the first event")
-        try ok(await ctx.trigger(channels: [channel], event: "conform-last", data: "2"), "the last event")
+        try await ctx.publish("conform-first", on: [channel], data: "1", what: "the first event")
+        try await ctx.publish("conform-last", on: [channel], data: "2", what: "the last event")
         let c = try await ctx.connect()
         try await ctx.mustSubscribe(c, channel)
         guard let message = await ctx.event(c, "conform-last", channel: channel) else {
@@ -30,7 +30,7 @@ enum CacheChannelCases {
                 return .pass("pusher:cache_miss")
             }
             let cached = ctx.channel("cache-", "cached")
-            try ok(await ctx.trigger(channels: [cached], event: "conform-cached", data: "1"), "the event to cache")
+            try await ctx.publish("conform-cached", on: [cached], data: "1", what: "the event to cache")
             let d = try await ctx.subscribed(cached)
             guard await ctx.event(d, "conform-cached", channel: cached) != nil else {
                 return .unsupported(
@@ -51,7 +51,7 @@ enum CacheChannelCases {
             "No pusher:cache_miss when an event is cached.", feature: .cacheChannels
         ) { ctx in
             let channel = ctx.channel("cache-")
-            try ok(await ctx.trigger(channels: [channel], event: "conform-cached", data: "{}"), "the event")
+            try await ctx.publish("conform-cached", on: [channel], what: "the event")
             let c = try await ctx.subscribed(channel)
             try await ctx.mustReceive(c, "conform-cached", channel: channel)
             try await ctx.barrier([c], channel: channel)
@@ -62,10 +62,7 @@ enum CacheChannelCases {
             "cache.private-replayed", .optional, .cacheChannels,
             "private-cache- channels need auth and replay their last event.", feature: .cacheChannels
         ) { ctx in
-            let c = try await ctx.connect()
-            _ = try refused(
-                await ctx.subscribe(c, ctx.channel("private-cache-"), auth: "\(ctx.target.key):00"),
-                "a wrong signature", ctx)
+            _ = try await ctx.mustRefuseWrongSignature(ctx.channel("private-cache-"))
             return try await replayed(ctx, kind: "private-cache-")
         },
         ConformanceCase(

@@ -14,49 +14,36 @@ enum ClusterCases {
     static let all: [ConformanceCase] = [
         clusterCase("cluster.publish-anywhere", "An event published through node B reaches a subscriber on node A.") {
             ctx in
-            let channel = ctx.channel()
-            let c = try await ctx.subscribed(channel, node: 0)
-            try ok(
-                await ctx.trigger(node: 1, channels: [channel], event: "conform-cross", data: "{}"), "the trigger on B")
-            try await ctx.mustReceive(c, "conform-cross", channel: channel)
+            try await ctx.deliveredToSubscriber(
+                "conform-cross", on: ctx.channel(), subscriberNode: 0, node: 1, what: "the trigger on B")
             return .pass("delivered across nodes")
         },
         clusterCase("cluster.one-roster", "A member on node A is in the roster of a subscriber on node B.") { ctx in
             let channel = ctx.channel("presence-")
             let user = ctx.user("on-a")
             _ = try await ctx.subscribed(channel, node: 0, user: user)
-            let b = try await ctx.connect(node: 1)
-            let frame = try await ctx.mustSubscribe(b, channel)
+            let frame = try await ctx.subscriptionSucceeded(channel, node: 1)
             let ids = PresenceCases.presence(frame)?["ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
             try check(ids.contains(user), "\(user) in B's roster", frame.text ?? "-", ctx)
             return .pass("roster \(ids)")
         },
         clusterCase("cluster.member-added-across", "A member joining on node A is announced to members on node B.") {
             ctx in
-            let channel = ctx.channel("presence-")
-            let watcher = try await ctx.subscribed(channel, node: 1)
-            let user = ctx.user()
-            _ = try await ctx.subscribed(channel, node: 0, user: user)
-            let added = try await ctx.mustReceive(watcher, PusherEventName.memberAdded, channel: channel)
-            try check(
-                added.dataJSON?["user_id"]?.stringValue == user, "member_added \(user)", added.dataText ?? "-", ctx)
+            let watch = try await PresenceWatch(ctx, watcherNode: 1, node: 0)
+            try await watch.mustAnnounce(ctx, PusherEventName.memberAdded, expected: "member_added \(watch.user)")
             return .pass("announced on B")
         },
         clusterCase("cluster.member-removed-across", "A member leaving node A is removed for members on node B.") {
             ctx in
-            let channel = ctx.channel("presence-")
-            let watcher = try await ctx.subscribed(channel, node: 1)
-            let user = ctx.user()
-            let c = try await ctx.subscribed(channel, node: 0, user: user)
-            try await ctx.mustReceive(watcher, PusherEventName.memberAdded, channel: channel)
-            ctx.unsubscribe(c, channel)
-            try await ctx.mustReceive(watcher, PusherEventName.memberRemoved, channel: channel)
+            let watch = try await PresenceWatch(ctx, watcherNode: 1, node: 0)
+            try await ctx.mustReceive(watch.watcher, PusherEventName.memberAdded, channel: watch.channel)
+            ctx.unsubscribe(watch.member, watch.channel)
+            try await ctx.mustReceive(watch.watcher, PusherEventName.memberRemoved, channel: watch.channel)
             return .pass("removed on B")
         },
         clusterCase("cluster.member-once-per-user-across", "A user connected to both nodes is announced once.") { ctx in
-            let channel = ctx.channel("presence-"), marker = ctx.channel("", "marker")
-            let watcher = try await ctx.subscribed(channel, node: 0)
-            try await ctx.mustSubscribe(watcher, marker)
+            let watch = try await MarkedPresenceWatch(ctx, node: 0)
+            let channel = watch.channel, marker = watch.marker, watcher = watch.watcher
             let user = ctx.user()
             _ = try await ctx.subscribed(channel, node: 0, user: user)
             _ = try await ctx.subscribed(channel, node: 1, user: user)
@@ -95,22 +82,18 @@ enum ClusterCases {
             let channel = ctx.channel("presence-")
             let user = ctx.user()
             _ = try await ctx.subscribed(channel, node: 0, user: user)
-            let answer = await HTTPAPICases.poll(ctx, "/channels/\(channel)/users", node: 1) {
-                ($0.json?["users"]?.arrayValue ?? []).contains { $0["id"]?.stringValue == user }
-            }
-            try check(
-                (answer.json?["users"]?.arrayValue ?? []).contains { $0["id"]?.stringValue == user },
-                "\(user) in B's users", answer.description, ctx)
+            let answer = try await HTTPAPICases.mustPoll(
+                ctx, "/channels/\(channel)/users", node: 1, until: "\(user) in B's users"
+            ) { ($0.json?["users"]?.arrayValue ?? []).contains { $0["id"]?.stringValue == user } }
             return .pass(answer.body)
         },
         clusterCase("cluster.channels-from-any-node", "Node B's GET /channels lists a channel occupied on node A.") {
             ctx in
             let channel = ctx.channel()
             _ = try await ctx.subscribed(channel, node: 0)
-            let answer = await HTTPAPICases.poll(ctx, "/channels", query: ["filter_by_prefix": ctx.prefix], node: 1) {
-                $0.json?["channels"]?[channel] != nil
-            }
-            try check(answer.json?["channels"]?[channel] != nil, "\(channel) listed by B", answer.description, ctx)
+            _ = try await HTTPAPICases.mustPoll(
+                ctx, "/channels", query: ["filter_by_prefix": ctx.prefix], node: 1, until: "\(channel) listed by B"
+            ) { $0.json?["channels"]?[channel] != nil }
             return .pass("listed")
         },
         clusterCase("cluster.client-event-across", "A client event sent on node A reaches a subscriber on node B.") {

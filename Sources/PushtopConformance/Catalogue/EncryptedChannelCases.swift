@@ -31,10 +31,7 @@ enum EncryptedChannelCases {
             "encrypted.refused-without-auth", .optional, .encrypted,
             "A private-encrypted- subscription without a valid auth is refused.", feature: .encryptedChannels
         ) { ctx in
-            let c = try await ctx.connect()
-            return try refused(
-                await ctx.subscribe(c, ctx.channel("private-encrypted-"), auth: "\(ctx.target.key):00"),
-                "a wrong signature", ctx)
+            try await ctx.mustRefuseWrongSignature(ctx.channel("private-encrypted-"))
         },
         ConformanceCase(
             "encrypted.ciphertext-relayed", .optional, .encrypted,
@@ -42,12 +39,10 @@ enum EncryptedChannelCases {
             feature: .encryptedChannels
         ) { ctx in
             let channel = ctx.channel("private-encrypted-")
-            let c = try await ctx.subscribed(channel)
             let key = ChannelAuthSignature.sharedSecret(channel: channel, masterKey: masterKey)
             let plaintext = #"{"secret":"only clients read this 🔐"}"#
             let sealed = try ClientSecretBox.sealPusherPayload(plaintext, key: key)
-            try ok(await ctx.trigger(channels: [channel], event: "conform-sealed", data: sealed), "the trigger")
-            let message = try await ctx.mustReceive(c, "conform-sealed", channel: channel)
+            let message = try await ctx.deliveredToSubscriber("conform-sealed", on: channel, data: sealed)
             guard let text = message.dataText else { throw failure("data", message.jsonString, ctx) }
             try check(
                 JSONValue.parseIfJSON(text) == JSONValue.parseIfJSON(sealed), "the sealed payload unchanged", text, ctx)

@@ -55,6 +55,15 @@ extension CaseContext {
         return c
     }
 
+    /// The `pusher_internal:subscription_succeeded` frame a new connection gets for `channel` (signed as needed).
+    @discardableResult
+    func subscriptionSucceeded(_ channel: String, node: Int = 0, user: String? = nil, info: JSONValue? = nil)
+        async throws -> ProbeFrame
+    {
+        let c = try await connect(node: node)
+        return try await mustSubscribe(c, channel, user: user, info: info)
+    }
+
     /// Fails unless the server answers `connection` (ping → pong) and still accepts new connections and delivers an
     /// event to `sentinel`, a connection subscribed to `channel` before the hostile input.
     func stillServing(_ sentinel: ProbeConnection, channel: String) async throws -> String {

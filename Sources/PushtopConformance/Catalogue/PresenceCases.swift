@@ -18,21 +18,26 @@ enum PresenceCases {
         ctx.received(c, event, channel: channel).filter { $0.dataJSON?["user_id"]?.stringValue == user }.count
     }
 
+    /// Passes when a presence subscription with `channelData`, signed over it, is refused.
+    static func refusedSigned(_ ctx: CaseContext, channelData: String, _ what: String) async throws -> CaseOutcome {
+        let channel = ctx.channel("presence-")
+        return try await ctx.mustRefuseSubscription(
+            channel, auth: { ctx.auth($0, channel, channelData: channelData) }, channelData: channelData, what)
+    }
+
     static let all: [ConformanceCase] = [
         ConformanceCase(
             "presence.subscribe", .must, auth,
             "A presence channel with auth over socket_id:channel:channel_data is subscribed."
         ) { ctx in
-            let c = try await ctx.connect()
-            try await ctx.mustSubscribe(c, ctx.channel("presence-"))
+            try await ctx.subscriptionSucceeded(ctx.channel("presence-"))
             return .pass("subscribed")
         },
         ConformanceCase(
             "presence.succeeded-roster-shape", .must, events,
             "subscription_succeeded carries presence: ids, hash and count."
         ) { ctx in
-            let c = try await ctx.connect()
-            let frame = try await ctx.mustSubscribe(c, ctx.channel("presence-"))
+            let frame = try await ctx.subscriptionSucceeded(ctx.channel("presence-"))
             guard let presence = presence(frame), presence["ids"]?.arrayValue != nil,
                 presence["hash"]?.objectValue != nil,
                 presence["count"]?.intValue != nil
@@ -43,9 +48,8 @@ enum PresenceCases {
             "presence.roster-includes-subscriber", .should, DocSource.presence,
             "The subscriber is in its own roster (ids, hash and count)."
         ) { ctx in
-            let c = try await ctx.connect()
             let user = ctx.user()
-            let frame = try await ctx.mustSubscribe(c, ctx.channel("presence-"), user: user)
+            let frame = try await ctx.subscriptionSucceeded(ctx.channel("presence-"), user: user)
             let ids = presence(frame)?["ids"]?.arrayValue?.compactMap(\.stringValue) ?? []
             try check(
                 ids.contains(user) && presence(frame)?["hash"]?[user] != nil, "\(user) in ids and hash",
@@ -59,8 +63,7 @@ enum PresenceCases {
             let channel = ctx.channel("presence-")
             let first = ctx.user("first")
             _ = try await ctx.subscribed(channel, user: first, info: ["name": "First"])
-            let c = try await ctx.connect()
-            let frame = try await ctx.mustSubscribe(c, channel)
+            let frame = try await ctx.subscriptionSucceeded(channel)
             let info = presence(frame)?["hash"]?[first]
             try check(info == ["name": "First"], "hash[\(first)] = {\"name\":\"First\"}", frame.text ?? "-", ctx)
             return .pass("existing member listed with its info")
@@ -75,8 +78,7 @@ enum PresenceCases {
             ]
             let watcher = try await ctx.subscribed(channel)
             let user = ctx.user()
-            let c = try await ctx.connect()
-            let frame = try await ctx.mustSubscribe(c, channel, user: user, info: info)
+            let frame = try await ctx.subscriptionSucceeded(channel, user: user, info: info)
             let added = try await ctx.mustReceive(watcher, PusherEventName.memberAdded, channel: channel)
             try check(
                 added.dataJSON?["user_info"] == info, "member_added user_info \(info.jsonString)",
@@ -89,34 +91,21 @@ enum PresenceCases {
             "presence.refused-without-auth", .must, auth,
             "A presence subscription without auth is refused."
         ) { ctx in
-            let c = try await ctx.connect()
             let channel = ctx.channel("presence-")
-            let from = c.socket.count
-            c.socket.send(
-                event: PusherEventName.subscribe,
-                data: .object([
-                    "channel": .string(channel),
-                    "channel_data": .string(ctx.channelData(user: ctx.user())),
-                ]))
-            return try refused(
-                await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience), "no auth", ctx)
+            return try await ctx.mustRefuseSubscription(
+                channel,
+                sending: { _ in
+                    ["channel": .string(channel), "channel_data": .string(ctx.channelData(user: ctx.user()))]
+                }, "no auth")
         },
         ConformanceCase(
             "presence.refused-without-channel-data", .must, auth,
             "A presence subscription without channel_data is refused."
         ) { ctx in
-            let c = try await ctx.connect()
             let channel = ctx.channel("presence-")
-            let from = c.socket.count
-            c.socket.send(
-                event: PusherEventName.subscribe,
-                data: .object([
-                    "channel": .string(channel),
-                    "auth": .string(ctx.auth(c, channel)),
-                ]))
-            return try refused(
-                await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience),
-                "no channel_data", ctx)
+            return try await ctx.mustRefuseSubscription(
+                channel, sending: { ["channel": .string(channel), "auth": .string(ctx.auth($0, channel))] },
+                "no channel_data")
         },
         ConformanceCase(
             "presence.channel-data-bound-to-signature", .must, auth,
@@ -147,36 +136,22 @@ enum PresenceCases {
             "presence.refused-channel-data-not-json", .must, auth,
             "channel_data that is not JSON is refused (even when signed)."
         ) { ctx in
-            let c = try await ctx.connect()
-            let channel = ctx.channel("presence-")
-            let data = "not json"
-            return try refused(
-                await ctx.subscribe(
-                    c, channel, auth: ctx.auth(c, channel, channelData: data),
-                    channelData: data), "channel_data that is not JSON", ctx)
+            try await refusedSigned(ctx, channelData: "not json", "channel_data that is not JSON")
         },
         ConformanceCase(
             "presence.refused-without-user-id", .must, auth,
             "channel_data without user_id is refused (even when signed)."
         ) { ctx in
-            let c = try await ctx.connect()
-            let channel = ctx.channel("presence-")
-            let data = #"{"user_info":{"name":"nobody"}}"#
-            return try refused(
-                await ctx.subscribe(
-                    c, channel, auth: ctx.auth(c, channel, channelData: data),
-                    channelData: data), "channel_data without user_id", ctx)
+            try await refusedSigned(
+                ctx, channelData: #"{"user_info":{"name":"nobody"}}"#, "channel_data without user_id")
         },
         ConformanceCase(
             "presence.member-added", .must, events,
             "Members get pusher_internal:member_added with user_id and user_info when another user joins."
         ) { ctx in
-            let channel = ctx.channel("presence-")
-            let watcher = try await ctx.subscribed(channel)
-            let user = ctx.user()
-            _ = try await ctx.subscribed(channel, user: user, info: ["name": "New"])
-            let added = try await ctx.mustReceive(watcher, PusherEventName.memberAdded, channel: channel)
-            try check(added.dataJSON?["user_id"]?.stringValue == user, "user_id \(user)", added.dataText ?? "-", ctx)
+            let watch = try await PresenceWatch(ctx, info: ["name": "New"])
+            let added = try await watch.mustAnnounce(
+                ctx, PusherEventName.memberAdded, expected: "user_id \(watch.user)")
             return .pass(added.dataText ?? "")
         },
         ConformanceCase(
@@ -197,43 +172,32 @@ enum PresenceCases {
             "presence.member-removed-on-unsubscribe", .must, events,
             "Members get member_removed when a user unsubscribes."
         ) { ctx in
-            let channel = ctx.channel("presence-")
-            let watcher = try await ctx.subscribed(channel)
-            let user = ctx.user()
-            let c = try await ctx.subscribed(channel, user: user)
-            ctx.unsubscribe(c, channel)
-            let removed = try await ctx.mustReceive(watcher, PusherEventName.memberRemoved, channel: channel)
-            try check(
-                removed.dataJSON?["user_id"]?.stringValue == user, "user_id \(user)", removed.dataText ?? "-", ctx)
+            let watch = try await PresenceWatch(ctx)
+            ctx.unsubscribe(watch.member, watch.channel)
+            let removed = try await watch.mustAnnounce(
+                ctx, PusherEventName.memberRemoved, expected: "user_id \(watch.user)")
             return .pass(removed.dataText ?? "")
         },
         ConformanceCase(
             "presence.member-removed-on-disconnect", .must, events,
             "Members get member_removed when a user's connection drops without a goodbye."
         ) { ctx in
-            let channel = ctx.channel("presence-")
-            let watcher = try await ctx.subscribed(channel)
-            let user = ctx.user()
-            let c = try await ctx.subscribed(channel, user: user)
-            c.socket.drop()
-            let removed = try await ctx.mustReceive(
-                watcher, PusherEventName.memberRemoved, channel: channel, timeout: 10)
-            try check(
-                removed.dataJSON?["user_id"]?.stringValue == user, "user_id \(user)", removed.dataText ?? "-", ctx)
+            let watch = try await PresenceWatch(ctx)
+            watch.member.socket.drop()
+            try await watch.mustAnnounce(
+                ctx, PusherEventName.memberRemoved, timeout: 10, expected: "user_id \(watch.user)")
             return .pass("removed")
         },
         ConformanceCase(
             "presence.member-added-once-per-user", .should, DocSource.presence,
             "A user with two connections (two tabs) is one member: one member_added."
         ) { ctx in
-            let channel = ctx.channel("presence-"), marker = ctx.channel("", "marker")
-            let watcher = try await ctx.subscribed(channel)
-            try await ctx.mustSubscribe(watcher, marker)
+            let watch = try await MarkedPresenceWatch(ctx)
             let user = ctx.user()
-            _ = try await ctx.subscribed(channel, user: user)
-            _ = try await ctx.subscribed(channel, user: user)
-            try await ctx.barrier([watcher], channel: marker)
-            let count = memberEvents(ctx, watcher, PusherEventName.memberAdded, channel, user: user)
+            _ = try await ctx.subscribed(watch.channel, user: user)
+            _ = try await ctx.subscribed(watch.channel, user: user)
+            try await ctx.barrier([watch.watcher], channel: watch.marker)
+            let count = memberEvents(ctx, watch.watcher, PusherEventName.memberAdded, watch.channel, user: user)
             try check(
                 count == 1, "one member_added for \(user)", "\(count) (one per connection, as Reverb before PR #216)",
                 ctx)
@@ -243,19 +207,17 @@ enum PresenceCases {
             "presence.member-removed-once-per-user", .should, DocSource.presence,
             "member_removed comes only when a user's last connection leaves."
         ) { ctx in
-            let channel = ctx.channel("presence-"), marker = ctx.channel("", "marker")
-            let watcher = try await ctx.subscribed(channel)
-            try await ctx.mustSubscribe(watcher, marker)
-            let user = ctx.user()
+            let watch = try await MarkedPresenceWatch(ctx)
+            let channel = watch.channel, user = ctx.user()
             let tab1 = try await ctx.subscribed(channel, user: user)
             let tab2 = try await ctx.subscribed(channel, user: user)
             ctx.unsubscribe(tab1, channel)
             _ = await ctx.roundTrip(tab1)
-            try await ctx.barrier([watcher], channel: marker)
-            let early = memberEvents(ctx, watcher, PusherEventName.memberRemoved, channel, user: user)
+            try await ctx.barrier([watch.watcher], channel: watch.marker)
+            let early = memberEvents(ctx, watch.watcher, PusherEventName.memberRemoved, channel, user: user)
             try check(early == 0, "no member_removed while the user has another connection", "member_removed came", ctx)
             ctx.unsubscribe(tab2, channel)
-            try await ctx.mustReceive(watcher, PusherEventName.memberRemoved, channel: channel)
+            try await ctx.mustReceive(watch.watcher, PusherEventName.memberRemoved, channel: channel)
             return .pass("removed once, with the last connection")
         },
         ConformanceCase(
@@ -266,8 +228,7 @@ enum PresenceCases {
             let user = ctx.user()
             _ = try await ctx.subscribed(channel, user: user)
             _ = try await ctx.subscribed(channel, user: user)
-            let c = try await ctx.connect()
-            let frame = try await ctx.mustSubscribe(c, channel)
+            let frame = try await ctx.subscriptionSucceeded(channel)
             let count = presence(frame)?["count"]?.intValue
             try check(
                 count == 2, "count 2 (two users, three connections)", "count \(count.map(String.init) ?? "-")", ctx)
@@ -277,14 +238,12 @@ enum PresenceCases {
             "presence.rejoin-announced", .must, events,
             "A user who left and comes back is announced again with member_added."
         ) { ctx in
-            let channel = ctx.channel("presence-")
-            let watcher = try await ctx.subscribed(channel)
-            let user = ctx.user()
-            let c = try await ctx.subscribed(channel, user: user)
-            ctx.unsubscribe(c, channel)
+            let watch = try await PresenceWatch(ctx)
+            let channel = watch.channel, watcher = watch.watcher
+            ctx.unsubscribe(watch.member, channel)
             try await ctx.mustReceive(watcher, PusherEventName.memberRemoved, channel: channel)
             let from = watcher.socket.count
-            try await ctx.mustSubscribe(c, channel, user: user)
+            try await ctx.mustSubscribe(watch.member, channel, user: watch.user)
             try await ctx.mustReceive(watcher, PusherEventName.memberAdded, channel: channel, from: from)
             return .pass("added, removed, added")
         },
@@ -292,28 +251,22 @@ enum PresenceCases {
             "presence.events-delivered", .must, events,
             "Events triggered on a presence channel reach its members."
         ) { ctx in
-            let channel = ctx.channel("presence-")
-            let c = try await ctx.subscribed(channel)
-            try ok(await ctx.trigger(channels: [channel], event: "conform-presence", data: "{}"), "the trigger")
-            try await ctx.mustReceive(c, "conform-presence", channel: channel)
+            try await ctx.deliveredToSubscriber("conform-presence", on: ctx.channel("presence-"))
             return .pass("delivered")
         },
         ConformanceCase(
             "presence.user-info-over-1kb-refused", .should, DocSource.presenceLimits,
             "user_info over 1 KB is refused."
         ) { ctx in
-            let c = try await ctx.connect()
             let info: JSONValue = ["blob": .string(String(repeating: "x", count: 1100))]
-            return try refused(await ctx.subscribe(c, ctx.channel("presence-"), info: info), "1.1 KB of user_info", ctx)
+            return try await ctx.mustRefuseSubscription(ctx.channel("presence-"), info: info, "1.1 KB of user_info")
         },
         ConformanceCase(
             "presence.user-id-over-128-refused", .should, DocSource.presenceLimits,
             "A user_id longer than 128 characters is refused."
         ) { ctx in
-            let c = try await ctx.connect()
-            return try refused(
-                await ctx.subscribe(c, ctx.channel("presence-"), user: String(repeating: "u", count: 129)),
-                "a 129-character user_id", ctx)
+            try await ctx.mustRefuseSubscription(
+                ctx.channel("presence-"), user: String(repeating: "u", count: 129), "a 129-character user_id")
         },
         ConformanceCase(
             "presence.member-limit-100", .should, DocSource.presenceLimits,

@@ -7,12 +7,11 @@ enum PrivateChannelCases {
         url: "https://pusher.com/docs/channels/library_auth_reference/auth-signatures/#private-channel")
     static let subscribe = DocSource.protocol7("pusher:subscribe (private channels)", anchor: "pusher-subscribe")
 
-    static func refusedAuth(_ ctx: CaseContext, _ what: String, _ auth: (ProbeConnection, String) -> String)
+    static func refusedAuth(_ ctx: CaseContext, _ what: String, _ auth: @escaping (ProbeConnection, String) -> String)
         async throws -> CaseOutcome
     {
-        let c = try await ctx.connect()
         let channel = ctx.channel("private-")
-        return try refused(await ctx.subscribe(c, channel, auth: auth(c, channel)), what, ctx)
+        return try await ctx.mustRefuseSubscription(channel, auth: { auth($0, channel) }, what)
     }
 
     static let all: [ConformanceCase] = [
@@ -20,30 +19,23 @@ enum PrivateChannelCases {
             "private.subscribe", .must, auth,
             "A private channel with a valid auth (key:HMAC-SHA256 of socket_id:channel) is subscribed."
         ) { ctx in
-            let c = try await ctx.connect()
-            try await ctx.mustSubscribe(c, ctx.channel("private-"))
+            try await ctx.subscriptionSucceeded(ctx.channel("private-"))
             return .pass("subscribed")
         },
         ConformanceCase(
             "private.events-delivered", .must, subscribe,
             "Events triggered on a private channel reach its subscribers."
         ) { ctx in
-            let channel = ctx.channel("private-")
-            let c = try await ctx.subscribed(channel)
-            try ok(await ctx.trigger(channels: [channel], event: "conform-private", data: "{}"), "the trigger")
-            try await ctx.mustReceive(c, "conform-private", channel: channel)
+            try await ctx.deliveredToSubscriber("conform-private", on: ctx.channel("private-"))
             return .pass("delivered")
         },
         ConformanceCase(
             "private.refused-without-auth", .must, subscribe,
             "A private subscription without auth is refused."
         ) { ctx in
-            let c = try await ctx.connect()
             let channel = ctx.channel("private-")
-            let from = c.socket.count
-            c.socket.send(event: PusherEventName.subscribe, data: .object(["channel": .string(channel)]))
-            return try refused(
-                await ctx.answer(to: c, channel: channel, from: from, wait: ctx.patience), "no auth", ctx)
+            return try await ctx.mustRefuseSubscription(
+                channel, sending: { _ in ["channel": .string(channel)] }, "no auth")
         },
         ConformanceCase(
             "private.refused-bad-signature", .must, auth,

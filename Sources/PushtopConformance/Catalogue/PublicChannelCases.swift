@@ -7,10 +7,7 @@ enum PublicChannelCases {
 
     /// Triggers `data` and checks that it arrives byte for byte.
     static func verbatim(_ data: String, _ ctx: CaseContext) async throws -> CaseOutcome {
-        let channel = ctx.channel()
-        let c = try await ctx.subscribed(channel)
-        try ok(await ctx.trigger(channels: [channel], event: "conform-data", data: data), "the trigger")
-        let message = try await ctx.mustReceive(c, "conform-data", channel: channel)
+        let message = try await ctx.deliveredToSubscriber("conform-data", on: ctx.channel(), data: data)
         guard case .string(let got)? = message.data else {
             throw failure("data as a string", message.data?.jsonString ?? "none", ctx)
         }
@@ -23,18 +20,14 @@ enum PublicChannelCases {
             "public.subscribe", .must, subscription,
             "pusher:subscribe to a public channel is answered with pusher_internal:subscription_succeeded."
         ) { ctx in
-            let c = try await ctx.connect()
-            let frame = try await ctx.mustSubscribe(c, ctx.channel())
+            let frame = try await ctx.subscriptionSucceeded(ctx.channel())
             return .pass(frame.text ?? "")
         },
         ConformanceCase(
             "public.event-delivered", .must, channelEvents,
             "An event triggered through the HTTP API reaches a subscriber with its channel, name and data."
         ) { ctx in
-            let channel = ctx.channel()
-            let c = try await ctx.subscribed(channel)
-            try ok(await ctx.trigger(channels: [channel], event: "conform-event", data: #"{"n":1}"#), "the trigger")
-            let message = try await ctx.mustReceive(c, "conform-event", channel: channel)
+            let message = try await ctx.deliveredToSubscriber("conform-event", on: ctx.channel(), data: #"{"n":1}"#)
             try check(message.dataText == #"{"n":1}"#, #"data {"n":1}"#, message.dataText ?? "none", ctx)
             return .pass("delivered")
         },
@@ -60,11 +53,8 @@ enum PublicChannelCases {
             "public.event-name-kept", .must, channelEvents,
             "Event names with colons, dots and dashes arrive unchanged."
         ) { ctx in
-            let channel = ctx.channel()
-            let c = try await ctx.subscribed(channel)
             let name = "App\\Events\\Conform:order.shipped-v1"
-            try ok(await ctx.trigger(channels: [channel], event: name, data: "{}"), "the trigger")
-            try await ctx.mustReceive(c, name, channel: channel)
+            try await ctx.deliveredToSubscriber(name, on: ctx.channel())
             return .pass(name)
         },
         ConformanceCase(
@@ -77,7 +67,7 @@ enum PublicChannelCases {
             try await ctx.mustSubscribe(c, kept)
             ctx.unsubscribe(c, gone)
             _ = await ctx.roundTrip(c)
-            try ok(await ctx.trigger(channels: [gone], event: "conform-after", data: "{}"), "the trigger")
+            try await ctx.publish("conform-after", on: [gone])
             try await ctx.barrier([c], channel: kept)
             try check(
                 ctx.received(c, "conform-after").isEmpty, "no event on \(gone) after unsubscribing", "it arrived", ctx)
@@ -92,8 +82,7 @@ enum PublicChannelCases {
             ctx.unsubscribe(c, channel)
             _ = await ctx.roundTrip(c)
             try await ctx.mustSubscribe(c, channel)
-            try ok(await ctx.trigger(channels: [channel], event: "conform-again", data: "{}"), "the trigger")
-            try await ctx.mustReceive(c, "conform-again", channel: channel)
+            try await ctx.mustDeliver("conform-again", on: channel, to: [c])
             return .pass("subscribed again, event delivered")
         },
         ConformanceCase(
@@ -104,7 +93,7 @@ enum PublicChannelCases {
             let c = try await ctx.subscribed(channel)
             _ = await ctx.subscribe(c, channel, wait: 1)
             try await ctx.mustSubscribe(c, marker)
-            try ok(await ctx.trigger(channels: [channel], event: "conform-once", data: "{}"), "the trigger")
+            try await ctx.publish("conform-once", on: [channel])
             try await ctx.barrier([c], channel: marker)
             await ctx.settle(0.2)
             let count = ctx.received(c, "conform-once", channel: channel).count
@@ -118,9 +107,7 @@ enum PublicChannelCases {
             let c = try await ctx.connect()
             let channels = (1...5).map { ctx.channel("", "c\($0)") }
             for channel in channels { try await ctx.mustSubscribe(c, channel) }
-            for channel in channels {
-                try ok(await ctx.trigger(channels: [channel], event: "conform-each", data: "{}"), "the trigger")
-            }
+            for channel in channels { try await ctx.publish("conform-each", on: [channel]) }
             for channel in channels { try await ctx.mustReceive(c, "conform-each", channel: channel) }
             return .pass("5 channels, 5 events")
         },
@@ -131,8 +118,7 @@ enum PublicChannelCases {
             let channel = ctx.channel()
             var connections: [ProbeConnection] = []
             for _ in 0..<5 { connections.append(try await ctx.subscribed(channel)) }
-            try ok(await ctx.trigger(channels: [channel], event: "conform-fan", data: "{}"), "the trigger")
-            for c in connections { try await ctx.mustReceive(c, "conform-fan", channel: channel) }
+            try await ctx.mustDeliver("conform-fan", on: channel, to: connections)
             return .pass("5 of 5 subscribers")
         },
         ConformanceCase(
@@ -142,8 +128,7 @@ enum PublicChannelCases {
             let channel = ctx.channel(), other = ctx.channel("", "other")
             let subscriber = try await ctx.subscribed(channel)
             let outsider = try await ctx.subscribed(other)
-            try ok(await ctx.trigger(channels: [channel], event: "conform-private-talk", data: "{}"), "the trigger")
-            try await ctx.mustReceive(subscriber, "conform-private-talk", channel: channel)
+            try await ctx.mustDeliver("conform-private-talk", on: channel, to: [subscriber])
             try await ctx.barrier([outsider], channel: other)
             try check(
                 ctx.received(outsider, "conform-private-talk").isEmpty, "nothing for the outsider", "it arrived", ctx)
@@ -156,7 +141,7 @@ enum PublicChannelCases {
             let channel = ctx.channel()
             let c = try await ctx.subscribed(channel)
             for n in 1...20 {
-                try ok(await ctx.trigger(channels: [channel], event: "conform-seq", data: "\(n)"), "trigger \(n)")
+                try await ctx.publish("conform-seq", on: [channel], data: "\(n)", what: "trigger \(n)")
             }
             try await ctx.barrier([c], channel: channel)
             let seen = ctx.received(c, "conform-seq", channel: channel).compactMap(\.dataText)
@@ -167,17 +152,14 @@ enum PublicChannelCases {
             "public.invalid-name-refused", .must, DocSource.channelNames,
             "A channel name with characters outside A-Z a-z 0-9 _ - = @ , . ; is refused."
         ) { ctx in
-            let c = try await ctx.connect()
-            return try refused(
-                await ctx.subscribe(c, ctx.channel("", "bad name!")), "a channel name with a space and '!'", ctx)
+            try await ctx.mustRefuseSubscription(ctx.channel("", "bad name!"), "a channel name with a space and '!'")
         },
         ConformanceCase(
             "public.name-over-164-refused", .must, DocSource.channelNames,
             "A channel name longer than 164 characters is refused."
         ) { ctx in
-            let c = try await ctx.connect()
             let name = ctx.channel() + String(repeating: "x", count: 165 - ctx.channel().count)
-            return try refused(await ctx.subscribe(c, name), "a 165-character channel name", ctx)
+            return try await ctx.mustRefuseSubscription(name, "a 165-character channel name")
         },
         ConformanceCase(
             "public.name-of-164-accepted", .must, DocSource.channelNames,
@@ -195,8 +177,7 @@ enum PublicChannelCases {
             let c = try await ctx.connect()
             let name = ctx.channel("", "a_b-c=d@e,f.g;h")
             try await ctx.mustSubscribe(c, name)
-            try ok(await ctx.trigger(channels: [name], event: "conform-punct", data: "{}"), "the trigger")
-            try await ctx.mustReceive(c, "conform-punct", channel: name)
+            try await ctx.mustDeliver("conform-punct", on: name, to: [c])
             return .pass(name)
         },
         ConformanceCase(

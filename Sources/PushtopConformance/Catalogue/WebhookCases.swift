@@ -76,6 +76,13 @@ enum WebhookCases {
         return post
     }
 
+    /// Subscribes a connection to a new public channel of the case and returns the channel_occupied webhook it sends.
+    static func occupiedPost(_ ctx: CaseContext) async throws -> WebhookListener.Received {
+        let channel = ctx.channel()
+        _ = try await ctx.subscribed(channel)
+        return try await mustWait(ctx, "channel_occupied", channel)
+    }
+
     static func webhookCase(
         _ id: String, _ source: DocSource, _ title: String, serverWait: ServerWait? = nil,
         body: @escaping @Sendable (CaseContext) async throws -> CaseOutcome
@@ -133,9 +140,7 @@ enum WebhookCases {
             "webhooks.signed", security,
             "X-Pusher-Key is the app key and X-Pusher-Signature the HMAC-SHA256 of the body with the secret."
         ) { ctx in
-            let channel = ctx.channel()
-            _ = try await ctx.subscribed(channel)
-            let post = try await mustWait(ctx, "channel_occupied", channel)
+            let post = try await occupiedPost(ctx)
             try check(
                 post.headers["x-pusher-key"] == ctx.target.key, "X-Pusher-Key \(ctx.target.key)",
                 post.headers["x-pusher-key"] ?? "no header")
@@ -145,9 +150,7 @@ enum WebhookCases {
             return .pass("key and signature verify")
         },
         webhookCase("webhooks.json-content-type", format, "Webhooks are posted as application/json.") { ctx in
-            let channel = ctx.channel()
-            _ = try await ctx.subscribed(channel)
-            let post = try await mustWait(ctx, "channel_occupied", channel)
+            let post = try await occupiedPost(ctx)
             let type = post.headers["content-type"] ?? "none"
             try check(
                 post.method == "POST" && type.lowercased().hasPrefix("application/json"), "POST application/json",
@@ -159,9 +162,7 @@ enum WebhookCases {
     static let lifecycle: [ConformanceCase] = [
         webhookCase("webhooks.channel-occupied", occupied, "The first subscriber of a channel sends channel_occupied.")
         { ctx in
-            let channel = ctx.channel()
-            _ = try await ctx.subscribed(channel)
-            _ = try await mustWait(ctx, "channel_occupied", channel)
+            _ = try await occupiedPost(ctx)
             return .pass("channel_occupied")
         },
         webhookCase("webhooks.channel-vacated", occupied, "The last subscriber leaving sends channel_vacated.") { ctx in
