@@ -1,4 +1,5 @@
 import Foundation
+import PushtopConformance
 import PushtopTestSupport
 import Testing
 
@@ -7,8 +8,8 @@ import Testing
 #endif
 
 /// `pushtop conform`, the real binary against a real `pushtop serve`: serve passes every case; each documented
-/// deviation, reproduced by a rewriting proxy, fails exactly its case; bad usage and a server that cannot be tested
-/// are said once with exit 2.
+/// deviation, reproduced by the deviation table's proxy (``DeviationProxy`` with a row of ``DeviationSetups``), fails
+/// exactly its cases; bad usage and a server that cannot be tested are said once with exit 2.
 @Suite(.serialized) struct ConformCommandTests {
     /// What a `--format json` run printed.
     struct Run {
@@ -66,24 +67,36 @@ import Testing
         return Run(code: code, report: report, stderr: stderr, text: text)
     }
 
-    /// A `serve` node and, in front of it, a proxy that deviates from the protocol as `deviation` says; the
+    /// A `serve` node of the table's app (``Rewrites``) and, in front of it, a ``DeviationProxy`` that deviates from
+    /// the protocol as the deviation table's row `name` says (a row made by the proxy's rewrite alone); with `hooks`,
+    /// serve posts its webhooks to conform's listener there (through the proxy, for a row that rewrites them). The
     /// caller stops both.
-    static func nodeBehindProxy(_ deviation: PusherRewritingProxy.Deviation) async throws -> (
-        ServeNode, PusherRewritingProxy
-    ) {
-        let node = try await ServeNode.start()
+    static func nodeBehindProxy(_ name: String, hooks: Int? = nil) async throws -> (ServeNode, DeviationProxy) {
+        let setup = try #require(DeviationSetups.all[name], "no row \(name) in the deviation table")
+        let listener = hooks.map { "http://127.0.0.1:\($0)/" }
+        let proxy = try await DeviationProxy.start(
+            upstreamPort: 0, key: Rewrites.key, secret: Rewrites.secret, rewrite: setup.rewrite,
+            webhookTarget: listener)
         do {
-            let proxy = try await PusherRewritingProxy.start(
-                upstreamPort: node.port, key: ServeNode.key, secret: ServeNode.secret, deviation: deviation)
+            let webhook = setup.webhooks ? proxy.webhookURL : listener
+            let node = try await ServeNode.start(
+                key: Rewrites.key, secret: Rewrites.secret, appID: Rewrites.appID,
+                extra: webhook.map { ["--webhook", $0] } ?? [])
+            proxy.hub.setUpstream(node.port)
             return (node, proxy)
         } catch {
-            await node.stop()
+            proxy.stop()
             throw error
         }
     }
 
     static func app(_ node: ServeNode) -> [String] {
-        ["--port", "\(node.port)", "--key", ServeNode.key, "--secret", ServeNode.secret, "--app-id", ServeNode.appID]
+        ["--port", "\(node.port)", "--key", node.key, "--secret", node.secret, "--app-id", node.appID]
+    }
+
+    /// The proxy's address and the table's app.
+    static func app(_ proxy: DeviationProxy) -> [String] {
+        ["--port", "\(proxy.port)", "--key", Rewrites.key, "--secret", Rewrites.secret, "--app-id", Rewrites.appID]
     }
 
     @Test func servePassesEveryCaseOnOneNode() async throws {
@@ -162,65 +175,51 @@ import Testing
             "only the destructive cases are skipped")
     }
 
-    /// Each deviation of a real server, and the cases that must fail for it (and no other case of the groups run).
-    static let deviations: [(PusherRewritingProxy.Deviation, groups: [String], fails: Set<String>, names: String)] = [
-        (.memberEventsPerConnection, ["presence"], ["presence.member-added-once-per-user"], "one per connection"),
-        (
-            .dropTriggeredEvents, ["public"],
-            [
-                "public.event-delivered", "public.event-data-json-verbatim", "public.event-data-text-verbatim",
-                "public.event-data-unicode", "public.event-name-kept", "public.unsubscribe-stops-delivery",
-                "public.resubscribe",
-                "public.duplicate-subscribe-delivers-once", "public.several-channels-one-connection", "public.fan-out",
-                "public.not-to-others", "public.order-kept", "public.name-punctuation-accepted",
-            ], "within"
-        ),
-        (.acceptAnyPath, ["connection"], ["connection.other-paths-refused"], "pusher:connection_established"),
-        (.unboundPresenceData, ["presence"], ["presence.channel-data-bound-to-signature"], "not bound"),
-        (.echoClientEvents, ["client-events"], ["client-events.not-echoed"], "received its own client event"),
-        (.acceptStaleTimestamps, ["api"], ["api.stale-timestamp-401"], "HTTP 200"),
-        (.ignoreSocketIDExclusion, ["api"], ["api.socket-id-excluded", "api.batch-socket-id-excluded"], "received"),
-        (.reverseBatches, ["api"], ["api.batch-order-kept"], "got 9 8 7 6 5 4 3 2 1 0"),
-        (
-            .keepDisconnectedSubscribers, ["api"],
-            [
-                "api.channels-drops-on-close", "api.channels-drops-on-drop", "api.channel-unoccupied-on-close",
-                "api.channel-unoccupied-on-drop",
-            ], "occupied: false"
-        ),
+    /// Deviations of real servers, rows of the deviation table (``CaseDeviations``, ``DeviationSetups``) that the
+    /// proxy's rewrite makes alone, and what the message of the first case each fails names.
+    static let deviations: [(name: String, names: String)] = [
+        ("member-events-per-connection", "one per connection"),
+        ("drop-api-events", "within"),
+        ("any-path-accepted", "pusher:connection_established"),
+        ("channel-data-unbound", "not bound"),
+        ("client-events-echoed", "received its own client event"),
+        ("stale-timestamps-accepted", "HTTP 200"),
+        ("socket-id-ignored", "received"),
+        ("batch-reversed", "got 9 8 7 6 5 4 3 2 1 0"),
+        ("keeps-disconnected-subscribers", "occupied: false"),
     ]
 
-    @Test(arguments: 0..<deviations.count)
-    func eachDeviationFailsExactlyItsCase(_ index: Int) async throws {
-        let (deviation, groups, fails, names) = Self.deviations[index]
-        let (node, proxy) = try await Self.nodeBehindProxy(deviation)
+    /// The binary fails exactly the cases the row says, and no other case of the row's run.
+    @Test(arguments: deviations.map(\.name))
+    func eachDeviationFailsExactlyItsCase(_ name: String) async throws {
+        let deviation = try #require(CaseDeviations.all.first { $0.name == name })
+        let setup = try #require(DeviationSetups.all[name])
+        let names = try #require(Self.deviations.first { $0.name == name }?.names)
+        let hooks = setup.webhooks ? try freeLocalPort() : nil
+        let (node, proxy) = try await Self.nodeBehindProxy(name, hooks: hooks)
         defer {
             proxy.stop()
             Task { await node.stop() }
         }
         let run = try await Self.conform(
-            [
-                "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
-                "--app-id", ServeNode.appID,
-            ] + groups.flatMap { ["--case", $0] })
-        #expect(run.code == 1, "\(deviation): \(run.stderr)")
-        #expect(run.ids("fail") == fails, "\(deviation):\n\(run.failures)")
-        let first = fails.sorted().first!
-        #expect(run.message(first).contains(names), "\(deviation): \(run.message(first))")
+            Self.app(proxy) + (hooks.map { ["--webhook-listen", "127.0.0.1:\($0)"] } ?? [])
+                + (setup.destructive ? ["--destructive"] : []) + deviation.selection.flatMap { ["--case", $0] })
+        #expect(run.code == 1, "\(name): \(run.stderr)")
+        #expect(run.ids("fail") == Set(deviation.fails), "\(name):\n\(run.failures)")
+        let first = try #require(deviation.fails.sorted().first)
+        #expect(run.message(first).contains(names), "\(name): \(run.message(first))")
     }
 
     @Test func unwrappedWebhooksFailOnlyTheFormatCase() async throws {
         let hooks = try freeLocalPort()
-        // serve → proxy (unwraps each batch) → conform's listener; the proxy's WebSocket side is not used.
-        let probe = try await PusherRewritingProxy.start(
-            upstreamPort: 1, key: ServeNode.key, secret: ServeNode.secret,
-            deviation: .unwrappedWebhooks,
-            webhookTarget: "http://127.0.0.1:\(hooks)/")
-        defer { probe.stop() }
-        let node = try await ServeNode.start(extra: ["--webhook", probe.webhookURL])
-        defer { Task { await node.stop() } }
+        // serve → proxy (unwraps each batch) → conform's listener.
+        let (node, proxy) = try await Self.nodeBehindProxy("webhooks-unwrapped", hooks: hooks)
+        defer {
+            proxy.stop()
+            Task { await node.stop() }
+        }
         let run = try await Self.conform(
-            Self.app(node) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--case", "webhooks"])
+            Self.app(proxy) + ["--webhook-listen", "127.0.0.1:\(hooks)", "--case", "webhooks"])
         #expect(run.code == 1, "\(run.stderr)")
         #expect(run.ids("fail") == ["webhooks.wrapped-in-events"], "\(run.failures)")
         #expect(run.message("webhooks.wrapped-in-events").contains("events array"))
@@ -228,18 +227,14 @@ import Testing
 
     @Test func aServerThatKeepsDisconnectedSubscribersFailsTheVacatedByDisconnectWebhooks() async throws {
         let hooks = try freeLocalPort()
-        let node = try await ServeNode.start(extra: ["--webhook", "http://127.0.0.1:\(hooks)/"])
-        let proxy = try await PusherRewritingProxy.start(
-            upstreamPort: node.port, key: ServeNode.key, secret: ServeNode.secret,
-            deviation: .keepDisconnectedSubscribers)
+        let (node, proxy) = try await Self.nodeBehindProxy("keeps-disconnected-subscribers", hooks: hooks)
         defer {
             proxy.stop()
             Task { await node.stop() }
         }
         let run = try await Self.conform(
-            [
-                "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
-                "--app-id", ServeNode.appID, "--webhook-listen", "127.0.0.1:\(hooks)",
+            Self.app(proxy) + [
+                "--webhook-listen", "127.0.0.1:\(hooks)",
                 "--case", "webhooks.vacated-on-close", "--case", "webhooks.vacated-on-drop",
                 "--case", "webhooks.member-removed-on-close", "--case", "webhooks.member-removed-on-drop",
                 "--case", "webhooks.channel-vacated", "--case", "webhooks.member-removed",
@@ -257,31 +252,28 @@ import Testing
     }
 
     @Test func anEventToOnlyTheFirst100SubscribersFailsTheReachCase() async throws {
-        let (node, proxy) = try await Self.nodeBehindProxy(.deliverToFirst100)
+        let (node, proxy) = try await Self.nodeBehindProxy("reach-first-100")
         defer {
             proxy.stop()
             Task { await node.stop() }
         }
-        let run = try await Self.conform([
-            "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
-            "--app-id", ServeNode.appID, "--destructive", "--case", "api.event-reaches-300-subscribers",
-            "--case", "api.batch-order-kept",
-        ])
+        let run = try await Self.conform(
+            Self.app(proxy) + [
+                "--destructive", "--case", "api.event-reaches-300-subscribers", "--case", "api.batch-order-kept",
+            ])
         #expect(run.code == 1, "\(run.stderr)")
         #expect(run.ids("fail") == ["api.event-reaches-300-subscribers"], "\(run.failures)")
         #expect(run.message("api.event-reaches-300-subscribers").contains("got 100 of 300 received it"))
     }
 
     @Test func theMarkdownReportIsForAnIssue() async throws {
-        let (node, proxy) = try await Self.nodeBehindProxy(.echoClientEvents)
+        let (node, proxy) = try await Self.nodeBehindProxy("client-events-echoed")
         defer {
             proxy.stop()
             Task { await node.stop() }
         }
-        let (code, out, _) = try await Self.run([
-            "conform", "--format", "markdown", "--port", "\(proxy.port)", "--key", ServeNode.key,
-            "--secret", ServeNode.secret, "--app-id", ServeNode.appID, "--case", "client-events",
-        ])
+        let (code, out, _) = try await Self.run(
+            ["conform", "--format", "markdown"] + Self.app(proxy) + ["--case", "client-events"])
         #expect(code == 1)
         #expect(out.hasPrefix("## pushtop conform: 127.0.0.1:\(proxy.port)"), "\(out.prefix(200))")
         #expect(out.contains("#### `client-events.not-echoed` (MUST)"), "\(out)")
@@ -367,7 +359,7 @@ import Testing
     }
 
     @Test func theDiffSaysWhatChangesForAnApp() async throws {
-        let (node, proxy) = try await Self.nodeBehindProxy(.echoClientEvents)
+        let (node, proxy) = try await Self.nodeBehindProxy("client-events-echoed")
         defer {
             proxy.stop()
             Task { await node.stop() }
@@ -378,10 +370,7 @@ import Testing
         let a = dir.appendingPathComponent("serve.json").path, b = dir.appendingPathComponent("echo.json").path
         let first = try await Self.conform(Self.app(node) + ["--case", "client-events", "--output", a])
         #expect(first.code == 0)
-        let second = try await Self.conform([
-            "--port", "\(proxy.port)", "--key", ServeNode.key, "--secret", ServeNode.secret,
-            "--app-id", ServeNode.appID, "--case", "client-events", "--output", b,
-        ])
+        let second = try await Self.conform(Self.app(proxy) + ["--case", "client-events", "--output", b])
         #expect(second.code == 1)
         let diff = try PushtopProcess(["conform", "--diff", a, b])
         #expect(try await diff.exitCode() == 0)
@@ -392,15 +381,13 @@ import Testing
     }
 
     @Test func junitReportsFailuresForCI() async throws {
-        let (node, proxy) = try await Self.nodeBehindProxy(.echoClientEvents)
+        let (node, proxy) = try await Self.nodeBehindProxy("client-events-echoed")
         defer {
             proxy.stop()
             Task { await node.stop() }
         }
-        let process = try PushtopProcess([
-            "conform", "--format", "junit", "--port", "\(proxy.port)", "--key", ServeNode.key,
-            "--secret", ServeNode.secret, "--app-id", ServeNode.appID, "--case", "client-events",
-        ])
+        let process = try PushtopProcess(
+            ["conform", "--format", "junit"] + Self.app(proxy) + ["--case", "client-events"])
         #expect(try await process.exitCode(timeout: 60) == 1)
         let xml = process.lines.joined(separator: "\n")
         #expect(xml.hasPrefix("<?xml"))

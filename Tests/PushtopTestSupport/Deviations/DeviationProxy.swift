@@ -12,12 +12,15 @@ import Synchronization
 
 /// A proxy in front of a real server that deviates from the protocol as one ``ProxyRewrite`` says: WebSocket frames
 /// rewritten, dropped, added, delayed or sent to other connections; HTTP API requests and answers altered; webhooks
-/// reshaped; or the whole server "stopped" by a hostile input. The deviations of the falsifiability table are made of
-/// it (``DeviationTableTests``).
-final class DeviationProxy: Sendable {
-    let port: Int
+/// reshaped; or the whole server "stopped" by a hostile input. The deviations of the falsifiability table
+/// (``DeviationSetups``) are made of it, in front of an in-process server (`DeviationTableTests`) or of a
+/// `pushtop serve` process (`ConformCommandTests`).
+public final class DeviationProxy: Sendable {
+    /// The loopback port it listens on (WebSocket, HTTP API and the webhook relay).
+    public let port: Int
     private let task: Mutex<Task<Void, Never>?>
-    let hub: ProxyHub
+    /// Its shared state: ``ProxyHub/setUpstream(_:)`` points it at a server started after it.
+    public let hub: ProxyHub
 
     private init(port: Int, task: Task<Void, Never>, hub: ProxyHub) {
         self.port = port
@@ -26,12 +29,13 @@ final class DeviationProxy: Sendable {
     }
 
     /// Where the server should post webhooks to have them rewritten and relayed to the hub's webhook target.
-    var webhookURL: String { "http://127.0.0.1:\(port)/deviation-webhook-relay" }
+    public var webhookURL: String { "http://127.0.0.1:\(port)/deviation-webhook-relay" }
 
-    /// Starts a proxy on 127.0.0.1 for the server at `upstreamPort`.
-    static func start(upstreamPort: Int, key: String, secret: String, rewrite: ProxyRewrite, webhookTarget: String?)
-        async throws -> DeviationProxy
-    {
+    /// Starts a proxy on 127.0.0.1 for the server at `upstreamPort` (0: set later, ``ProxyHub/setUpstream(_:)``) of the
+    /// app `key` and `secret` (what it signs anew with); the rewritten webhooks go to `webhookTarget`.
+    public static func start(
+        upstreamPort: Int, key: String, secret: String, rewrite: ProxyRewrite, webhookTarget: String?
+    ) async throws -> DeviationProxy {
         let hub = ProxyHub(
             upstreamPort: upstreamPort, key: key, secret: secret, rewrite: rewrite, webhookTarget: webhookTarget)
         let router = Router()
@@ -64,7 +68,8 @@ final class DeviationProxy: Sendable {
         return DeviationProxy(port: port, task: task, hub: hub)
     }
 
-    func stop() {
+    /// Closes every connection, refuses what comes next and stops listening.
+    public func stop() {
         hub.goDown()
         task.withLock { $0?.cancel() }
     }
@@ -105,7 +110,7 @@ struct WebhookPost: Sendable {
 }
 
 /// What a deviation changes; every default passes things through unchanged.
-struct ProxyRewrite: Sendable {
+public struct ProxyRewrite: Sendable {
     /// The upstream URI for a WebSocket path, or `nil` to refuse the upgrade.
     var upgrade: @Sendable (_ path: String, _ key: String) -> String? = { path, _ in
         path.hasPrefix("/app/") ? path : nil
@@ -139,6 +144,9 @@ struct ProxyRewrite: Sendable {
     /// Whether the server's side of a connection stays open (and subscribed) when its client leaves, with a close
     /// frame or by dropping the TCP connection, until the proxy stops: a server that never notices a disconnect.
     var keepsDisconnected = false
+
+    /// A rewrite that changes nothing.
+    public init() {}
 }
 
 /// One proxied connection as a rewrite sees it.
@@ -195,7 +203,7 @@ final class ProxyLink: Sendable {
 }
 
 /// The proxy's shared state and its forwarding.
-final class ProxyHub: Sendable {
+public final class ProxyHub: Sendable {
     private let upstream: Atomic<Int>
     var upstreamPort: Int { upstream.load(ordering: .relaxed) }
     let key: String
@@ -222,7 +230,7 @@ final class ProxyHub: Sendable {
     var isDown: Bool { state.withLock { $0.down } }
 
     /// Points the proxy at another server port (one started after the proxy, to post its webhooks through it).
-    func setUpstream(_ port: Int) { upstream.store(port, ordering: .relaxed) }
+    public func setUpstream(_ port: Int) { upstream.store(port, ordering: .relaxed) }
 
     /// The connections open through this proxy.
     var links: [ProxyLink] { state.withLock { s in s.links.values.map(\.0) } }

@@ -4,28 +4,35 @@ import PushtopConformance
 import PushtopServer
 
 /// How each deviation of ``CaseDeviations`` is made: a rewrite in the proxy, the server's configuration, the nodes.
-struct DeviationSetup: Sendable {
-    var rewrite = ProxyRewrite()
-    var configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
+public struct DeviationSetup: Sendable {
+    /// What the proxy in front of the server (node A's, with two nodes) changes.
+    public var rewrite = ProxyRewrite()
+    /// The in-process server's configuration (limits, clocks, webhook options), changed.
+    public var configure: @Sendable (inout ServerConfiguration) -> Void = { _ in }
     /// Two nodes: two proxies in front of one server, or (`clustered` false) each in front of a server of its own.
-    var nodes = 1
-    var clustered = true
+    public var nodes = 1
+    /// With two nodes: both proxies in front of one server (a cluster), or not.
+    public var clustered = true
     /// Node B's rewrite, when it differs from node A's (two proxies in front of one server).
-    var nodeB: ProxyRewrite?
-    var webhooks = false
-    var destructive = false
+    public var nodeB: ProxyRewrite?
+    /// The server posts its webhooks through the proxy (``DeviationProxy/webhookURL``), which relays them, rewritten,
+    /// to conform's listener.
+    public var webhooks = false
+    /// Runs the destructive cases (`--destructive`).
+    public var destructive = false
     /// Opcodes of the server's WebSocket frames dropped on the wire (a TCP proxy in front of the server).
-    var dropServerFrames: Set<UInt8> = []
+    public var dropServerFrames: Set<UInt8> = []
     /// With `dropServerFrames` holding `0x8`: the TCP connection ends where the server's close frame was (a server
     /// that drops the connection without a close frame).
-    var endAtDroppedClose = false
+    public var endAtDroppedClose = false
     /// Runs the cases that wait on the server's own clocks (`--long`; the server's activity timeout kept short).
-    var long = false
+    public var long = false
 }
 
 /// Small pieces the rewrites are made of.
-enum Rewrites {
-    static let key = "pushtop-key", secret = "pushtop-secret", appID = "1"
+public enum Rewrites {
+    /// The app the rewrites sign for: the server behind the proxy serves it.
+    public static let key = "pushtop-key", secret = "pushtop-secret", appID = "1"
 
     /// An event of the app (not `pusher:`, `pusher_internal:` or a client event).
     static func isAppEvent(_ m: PusherMessage) -> Bool {

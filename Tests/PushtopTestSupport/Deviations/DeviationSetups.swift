@@ -4,7 +4,7 @@ import PushtopConformance
 import PushtopServer
 
 /// Each deviation of ``CaseDeviations``, made: keyed by its name.
-enum DeviationSetups {
+public enum DeviationSetups {
     typealias R = Rewrites
 
     static func rewrite(_ r: ProxyRewrite) -> DeviationSetup { DeviationSetup(rewrite: r) }
@@ -12,9 +12,10 @@ enum DeviationSetups {
         DeviationSetup(configure: { f(&$0.limits) })
     }
 
-    static let all: [String: DeviationSetup] = connection.merging(channels) { a, _ in a }.merging(presence) { a, _ in a
-    }
-    .merging(api) { a, _ in a }.merging(features) { a, _ in a }.merging(others) { a, _ in a }
+    /// The setup of every deviation of ``CaseDeviations/all``, by its name.
+    public static let all: [String: DeviationSetup] = connection.merging(channels) { a, _ in a }
+        .merging(presence) { a, _ in a }.merging(api) { a, _ in a }.merging(features) { a, _ in a }
+        .merging(others) { a, _ in a }
 
     // MARK: - Connection
 
