@@ -4,7 +4,7 @@ import NIOSSL
 
 /// The real transport: a SwiftNIO pipeline on the client's event loop.
 ///
-/// ``WebSocketDialer`` (TCP, NIOSSL with SNI for host names, the upgrade with the deflate offer, NIOWebSocket's frame
+/// `WebSocketDialer` (TCP, NIOSSL with SNI for host names, the upgrade with the deflate offer, NIOWebSocket's frame
 /// codec, every byte that came with the `101` kept) → `PusherFrameHandler`, which reassembles, inflates
 /// (permessage-deflate, compress-nio), decodes Pusher messages and hands each read burst to the client at once.
 public struct WebSocketTransport: PusherTransport {
