@@ -16,6 +16,9 @@ import NIOWebSocket
 /// On upgrade the guards leave, the socket gets its write-buffer water marks, and the listener's `upgraded` closure
 /// installs its WebSocket handler; a plain request is handed to Hummingbird as an async channel.
 package enum WebSocketServerPipeline {
+    /// The name the listener's own HTTP handler is added under, so that the upgrade removes it whatever its type.
+    private static let httpHandlerName = "pushtop.http-handler"
+
     /// What the first request of a connection became.
     package enum Result: Sendable {
         /// A WebSocket, now owned by the handlers `upgraded` installed.
@@ -103,7 +106,9 @@ package enum WebSocketServerPipeline {
                 requestTimeout: guards.requestTimeout, idleTimeout: guards.idleTimeout, logger: logger),
             position: .before(upgradeHandler))
         // Before the validator and the upgrader: their answers pass back through it, in their turn.
-        if let httpHandler { try operations.addHandler(httpHandler, position: .before(upgradeHandler)) }
+        if let httpHandler {
+            try operations.addHandler(httpHandler, name: httpHandlerName, position: .before(upgradeHandler))
+        }
         try operations.addHandler(
             WebSocketHandshakeValidator(endpoints: guards.endpoints, refused: refused),
             position: .before(upgradeHandler))
@@ -141,8 +146,11 @@ package enum WebSocketServerPipeline {
             try operations.handler(type: HTTPRequestDeadlineHandler.self),
             try operations.handler(type: WebSocketHandshakeValidator.self),
         ]
-        if let api = try? operations.handler(type: HTTPAPIHandler.self) { leaving.append(api) }
         for handler in leaving { operations.removeHandler(handler, promise: nil) }
+        // The listener's own HTTP handler, whatever its type, by the name it was added under.
+        if (try? operations.context(name: httpHandlerName)) != nil {
+            operations.removeHandler(name: httpHandlerName, promise: nil)
+        }
         try channel.syncOptions?.setOption(
             ChannelOptions.writeBufferWaterMark,
             value: .init(low: guards.maxPendingOutboundBytes / 2, high: guards.maxPendingOutboundBytes))
