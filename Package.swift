@@ -146,6 +146,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // `pushtop conform --client`: judges an app's own Pusher client from what it sends through the proxy.
+        .target(
+            name: "PushtopClientConformance",
+            dependencies: [
+                "PusherProtocol", "PushtopConformance", "PushtopProxy",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // Non-UI code that the dashboard and the headless commands share: the TOML reader, `TextFile`, the canary
         // audit, the roster agreement rule.
         .target(
@@ -163,7 +172,7 @@ let package = Package(
             name: "PushtopCLI",
             dependencies: [
                 "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopKit", "PushtopConformance",
-                "PushtopProxy",
+                "PushtopProxy", "PushtopClientConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift", condition: tools),
@@ -286,7 +295,8 @@ let package = Package(
         .testTarget(
             name: "PushtopProxyTests",
             dependencies: [
-                "PushtopProxy", "PusherProtocol", "PushtopServer", "PushtopTestSupport",
+                "PushtopProxy", "PusherProtocol", "PushtopServer", "PushtopTestSupport", "PushtopClientConformance",
+                "PushtopConformance",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict

@@ -23,6 +23,13 @@ struct ConformCommand: AsyncParsableCommand {
               pushtop conform --node 10.0.0.1:6001 --node 10.0.0.2:6001 --key KEY --secret SECRET
               pushtop conform --list
               pushtop conform --diff soketi.json reverb.json
+              pushtop conform --client --upstream ws://127.0.0.1:6001 --key KEY   (then point the app's client at 127.0.0.1:6002)
+
+            With --client it judges an app's Pusher client instead: it listens on --listen as a proxy to the app's \
+            server (--upstream), announces a short activity_timeout, and runs the client cases (pings, \
+            reconnection after 4200, 4100, 4009, a drop, a stall and an outage, refused subscriptions, client \
+            events) on the connections that arrive, one at a time. A case the client never gives a chance to \
+            judge is "not observed". Exits as for a server.
             """
     )
 
@@ -100,12 +107,15 @@ struct ConformCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Text format: a line for every case, not only the failures.")
     var verbose = false
 
+    @OptionGroup(title: "Judging an app's client (--client)") var client: ClientJudgeOptions
+
     /// Whether this process runs `conform` (bad usage then exits 2, as CI scripts expect).
     static func isInvocation(_ arguments: [String] = CommandLine.arguments) -> Bool {
         arguments.dropFirst().first == "conform"
     }
 
     func validate() throws {
+        if client.enabled { return try validateClient() }
         if !diff.isEmpty, diff.count != 2 {
             throw ValidationError("--diff takes two JSON reports: --diff A.json B.json")
         }
@@ -129,6 +139,7 @@ struct ConformCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if client.enabled { return try await runClient() }
         if list { return printList() }
         if diff.count == 2 { return try runDiff() }
         let api = try self.api.overlaid(by: envFile, command: "conform", purpose: "conform signs its API requests")
@@ -166,6 +177,11 @@ struct ConformCommand: AsyncParsableCommand {
         if let note = runner.longRunNote { StandardStreams.writeErr("pushtop conform: \(note)\n") }
         let report = await runner.run()
         await listener?.stop()
+        try finish(report)
+    }
+
+    /// Writes the report (`--output`, then standard output in `--format`); exits 1 when a case failed.
+    func finish(_ report: ConformanceReport) throws {
         if let output {
             do {
                 try Self.json(report).write(to: URL(fileURLWithPath: output), atomically: true, encoding: .utf8)

@@ -20,4 +20,7 @@ public enum CaseVerdict: String, Sendable, Hashable, Codable, CaseIterable {
     case unsupported
     /// Not run, with why: no webhook listener, not `--destructive`, fewer than two nodes.
     case skipped
+    /// A client's case (`conform --client`) whose situation never came about: the client never did what the case
+    /// needs (it has no private channel, it sent no client event) or the time limit ran out first.
+    case notObserved = "not_observed"
 }

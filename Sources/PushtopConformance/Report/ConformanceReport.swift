@@ -15,6 +15,20 @@ public struct ConformanceReport: Codable, Sendable, Hashable {
     public var messages: Int
     public var cases: [CaseRecord]
     public var summary: Summary
+    /// What was judged: a server (`pushtop conform`; absent in reports before clients were judged) or an app's
+    /// client (`pushtop conform --client`, where ``server`` names the upstream it was relayed to).
+    public var kind: Kind?
+    /// For a client run: the clients that connected, as their upgrade requests named them (path and query).
+    public var clients: [String]?
+
+    /// What a report judged.
+    public enum Kind: String, Codable, Sendable, Hashable {
+        case server
+        case client
+    }
+
+    /// How the totals line names what ``server`` lists.
+    public var subject: String { kind == .client ? "client relayed to" : "server" }
 
     public init(suite: String, server: [String], started: String, seconds: Double, messages: Int, cases: [CaseRecord]) {
         self.suite = suite
@@ -26,7 +40,7 @@ public struct ConformanceReport: Codable, Sendable, Hashable {
         self.summary = Summary(cases)
     }
 
-    /// Whether no case failed (unsupported and skipped are not failures).
+    /// Whether no case failed (unsupported, skipped and not observed are not failures).
     public var passed: Bool { summary.fail == 0 }
 }
 
@@ -75,6 +89,8 @@ public struct Summary: Codable, Sendable, Hashable {
     public var fail: Int
     public var unsupported: Int
     public var skipped: Int
+    /// Client cases whose situation never came about (`conform --client`); absent from server reports.
+    public var notObserved: Int?
     /// Failures per level (`must`, `should`, `optional`).
     public var failedByLevel: [String: Int]
 
@@ -84,6 +100,8 @@ public struct Summary: Codable, Sendable, Hashable {
         fail = cases.filter { $0.result == .fail }.count
         unsupported = cases.filter { $0.result == .unsupported }.count
         skipped = cases.filter { $0.result == .skipped }.count
+        let notObserved = cases.filter { $0.result == .notObserved }.count
+        self.notObserved = notObserved > 0 ? notObserved : nil
         var byLevel: [String: Int] = [:]
         for level in ConformanceLevel.allCases {
             byLevel[level.rawValue] = cases.filter { $0.level == level && $0.result == .fail }.count

@@ -91,6 +91,7 @@ public struct ReportDiff: Sendable, Hashable {
         case .fail?: return "fails"
         case .unsupported?: return "is not supported"
         case .skipped?: return "was not checked"
+        case .notObserved?: return "was not observed"
         case nil: return "is not in that run"
         }
     }

@@ -7,14 +7,14 @@ public enum ReportJUnit {
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         out +=
             #"<testsuites name="pushtop conform" tests="\#(report.summary.total)" failures="\#(report.summary.fail)" "#
-            + #"skipped="\#(report.summary.skipped + report.summary.unsupported)" time="\#(time(report.seconds))">"#
+            + #"skipped="\#(report.summary.skipped + report.summary.unsupported + (report.summary.notObserved ?? 0))" time="\#(time(report.seconds))">"#
             + "\n"
         var groups: [String] = []
         for c in report.cases where !groups.contains(c.group) { groups.append(c.group) }
         for group in groups {
             let cases = report.cases.filter { $0.group == group }
             let failures = cases.filter { $0.result == .fail }.count
-            let skipped = cases.filter { $0.result == .skipped || $0.result == .unsupported }.count
+            let skipped = cases.filter { $0.result != .pass && $0.result != .fail }.count
             out +=
                 #"  <testsuite name="\#(escape(group))" tests="\#(cases.count)" failures="\#(failures)" "#
                 + #"skipped="\#(skipped)" time="\#(time(cases.map(\.seconds).reduce(0, +)))">"# + "\n"
@@ -29,7 +29,7 @@ public enum ReportJUnit {
                     out +=
                         "\n" + #"      <failure type="\#(c.level.rawValue)" message="\#(escape(c.message))">"#
                         + escape(body) + "</failure>\n    "
-                case .unsupported, .skipped:
+                case .unsupported, .skipped, .notObserved:
                     out +=
                         "\n" + #"      <skipped message="\#(escape("\(c.result.rawValue): \(c.message)"))"/>"#
                         + "\n    "

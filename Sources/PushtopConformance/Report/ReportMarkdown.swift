@@ -3,11 +3,12 @@
 public enum ReportMarkdown {
     public static func render(_ report: ConformanceReport) -> String {
         let s = report.summary
-        var out = "## pushtop conform: \(report.server.joined(separator: ", "))\n\n"
+        var out =
+            "## pushtop conform\(report.kind == .client ? " --client" : ""): \(report.server.joined(separator: ", "))\n\n"
         out +=
             "**\(s.pass) passed, \(s.fail) failed** (must \(s.failedByLevel["must"] ?? 0), should "
             + "\(s.failedByLevel["should"] ?? 0), optional \(s.failedByLevel["optional"] ?? 0)), \(s.unsupported) "
-            + "unsupported, \(s.skipped) skipped of \(s.total) cases in \(String(format: "%.1f", report.seconds)) s "
+            + "unsupported, \(s.skipped) skipped\(ReportText.notObserved(s)) of \(s.total) cases in \(String(format: "%.1f", report.seconds)) s "
             + "(suite \(report.suite), \(report.started)).\n"
         let failures = report.cases.filter { $0.result == .fail }.sorted { ($0.level, $0.id) < ($1.level, $1.id) }
         if !failures.isEmpty {
@@ -36,7 +37,7 @@ public enum ReportMarkdown {
             func n(_ v: CaseVerdict) -> Int { cases.filter { $0.result == v }.count }
             out += "| \(group) | \(n(.pass)) | \(n(.fail)) | \(n(.unsupported)) | \(n(.skipped)) |\n"
         }
-        let notRun = report.cases.filter { $0.result == .skipped || $0.result == .unsupported }
+        let notRun = report.cases.filter { $0.result != .pass && $0.result != .fail }
         let reasons = Dictionary(grouping: notRun) { "\($0.result.rawValue): \($0.message)" }
         if !reasons.isEmpty {
             out += "\n### Not run\n\n"

@@ -66,6 +66,11 @@ public enum ReportText {
             out += "\nskipped:\n"
             for (why, cases) in reasons.sorted(by: { $0.key < $1.key }) { out += "  \(cases.count) · \(why)\n" }
         }
+        let unobserved = report.cases.filter { $0.result == .notObserved }
+        if !unobserved.isEmpty {
+            out += "\nnot observed:\n"
+            for c in unobserved { out += "  ? \(c.id): \(c.message)\n" }
+        }
         let unsupported = Dictionary(grouping: report.cases.filter { $0.result == .unsupported }) {
             $0.message.components(separatedBy: ":").first ?? $0.message
         }
@@ -83,16 +88,24 @@ public enum ReportText {
         let s = report.summary
         return "\n\(s.pass) passed, \(s.fail) failed (must \(s.failedByLevel["must"] ?? 0), should "
             + "\(s.failedByLevel["should"] ?? 0), optional \(s.failedByLevel["optional"] ?? 0)), \(s.unsupported) "
-            + "unsupported, \(s.skipped) skipped of \(s.total) cases in \(String(format: "%.1f", report.seconds)) s; "
-            + "\(report.messages) messages; server \(report.server.joined(separator: ", "))\n"
+            + "unsupported, \(s.skipped) skipped\(notObserved(s)) of \(s.total) cases in "
+            + "\(String(format: "%.1f", report.seconds)) s; \(report.messages) messages; "
+            + "\(report.subject) \(report.server.joined(separator: ", "))\n"
     }
 
-    static func symbol(_ verdict: CaseVerdict) -> String {
+    /// `, N not observed` when a client run has such cases.
+    static func notObserved(_ summary: Summary) -> String {
+        summary.notObserved.map { ", \($0) not observed" } ?? ""
+    }
+
+    /// The sign of a verdict in text reports: ✓ ✗ – · ?.
+    public static func symbol(_ verdict: CaseVerdict) -> String {
         switch verdict {
         case .pass: return "✓"
         case .fail: return "✗"
         case .unsupported: return "–"
         case .skipped: return "·"
+        case .notObserved: return "?"
         }
     }
 }

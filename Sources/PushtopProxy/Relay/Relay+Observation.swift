@@ -85,13 +85,18 @@ extension Relay {
     }
 
     /// A message from the upstream: how many times to pass it on (0: dropped or held back by a fault).
-    func observeFromUpstream(_ payload: ByteBuffer) -> Int {
+    func observeFromUpstream(_ payload: inout ByteBuffer) -> Int {
         guard let message = decode(payload) else { return 1 }
         let event = message.event
         switch event {
         case PusherEventName.connectionEstablished:
             guard socketID == nil, let id = message.dataJSON?["socket_id"]?.stringValue else { return 1 }
             established(socketID: id)
+            if let announced = core.configuration.announcedActivityTimeout,
+                let rewritten = Self.announcing(activityTimeout: announced, in: message)
+            {
+                payload = rewritten
+            }
         case "pusher_internal:subscription_succeeded":
             guard let channel = message.channel else { return 1 }
             subscribed(channel)
@@ -109,6 +114,18 @@ extension Relay {
             }
         }
         return copiesAfterEventFault(message, event: event, payload: payload)
+    }
+
+    /// `pusher:connection_established` with `activity_timeout` lowered to `seconds` (`nil`: it is that low already).
+    static func announcing(activityTimeout seconds: Int, in message: PusherMessage) -> ByteBuffer? {
+        guard var data = message.dataJSON?.objectValue else { return nil }
+        if let current = data["activity_timeout"]?.intValue, current <= seconds { return nil }
+        data["activity_timeout"] = .number(Double(seconds))
+        let frame = JSONValue.orderedObject([
+            ("event", .string(PusherEventName.connectionEstablished)),
+            ("data", .string(JSONValue.object(data).jsonString)),
+        ])
+        return ByteBuffer(string: frame)
     }
 
     private func subscriptionRefused(_ message: PusherMessage) {

@@ -56,12 +56,15 @@ final class Relay: @unchecked Sendable {
         self.eventLoop = eventLoop
         self.number = number
         self.info = info
-        let address = info.remoteAddress ?? ""
+        remoteHost = Self.host(of: info.remoteAddress ?? "")
+    }
+
+    /// The host of `HOST:PORT` or `[IPv6]:PORT`.
+    static func host(of address: String) -> String {
         if address.hasPrefix("["), let end = address.firstIndex(of: "]") {
-            remoteHost = String(address[address.index(after: address.startIndex)..<end])
-        } else {
-            remoteHost = address.split(separator: ":").first.map(String.init) ?? address
+            return String(address[address.index(after: address.startIndex)..<end])
         }
+        return address.split(separator: ":").first.map(String.init) ?? address
     }
 
     var logger: Logger { core.logger }
@@ -107,6 +110,9 @@ final class Relay: @unchecked Sendable {
 
     func received(from side: RelayEnd.Side, opcode: WebSocketOpcode, payload: ByteBuffer) {
         core.counters.relayed(from: side)
+        if side == .client, opcode == .text, let tap = core.tap {
+            tap(WireRecord(.message(connection: number, fromClient: true, text: String(buffer: payload))))
+        }
         guard !stalled else { return }
         switch side {
         case .client:
@@ -114,14 +120,25 @@ final class Relay: @unchecked Sendable {
             upstream?.send(opcode: opcode, payload: payload)
         case .upstream:
             var copies = 1
+            var payload = payload
             if opcode == .text, mustRead(payload) {
-                copies = observeFromUpstream(payload)
+                copies = observeFromUpstream(&payload)
             }
             for _ in 0..<copies { sendToClient(opcode: opcode, payload: payload) }
         }
     }
 
+    /// Writes `text` to the client as if the upstream had sent it (a judge's `pusher:ping`), and flushes.
+    func inject(_ text: String) {
+        guard !clientEnded, !stalled else { return }
+        sendToClient(opcode: .text, payload: ByteBuffer(string: text))
+        client?.flush()
+    }
+
     func sendToClient(opcode: WebSocketOpcode, payload: ByteBuffer) {
+        if opcode == .text, let tap = core.tap {
+            tap(WireRecord(.message(connection: number, fromClient: false, text: String(buffer: payload))))
+        }
         if let client {
             client.send(opcode: opcode, payload: payload)
         } else {
@@ -183,6 +200,11 @@ final class Relay: @unchecked Sendable {
 
     /// The `disconnection` row, once, when the client's socket has ended.
     private func reportDisconnection() {
+        core.tap?(
+            WireRecord(
+                .ended(
+                    connection: number, code: lifecycle.closing?.code,
+                    closedBy: lifecycle.closing.map { "\($0.by.rawValue)" })))
         if let socketID { core.unregister(socketID: socketID, relay: self) }
         core.recoveries.disconnected(self)
         // After the disconnection row: the channels it was the last socket in are vacated.

@@ -48,6 +48,10 @@ public struct ProxyConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(60)
     /// A client's write buffer's high water mark: past it the relay stops reading the upstream's side.
     public var maxPendingOutboundBytes = 1 << 20
+    /// The `activity_timeout` (seconds) clients are told in `pusher:connection_established` when the upstream's is
+    /// longer: a client then pings after this much silence (`pushtop conform --client` judges that in seconds, not
+    /// Pusher's 120). `nil`: the upstream's own, unchanged.
+    public var announcedActivityTimeout: Int?
 
     /// A proxy to `upstream`, on loopback port 6002 unless told.
     public init(

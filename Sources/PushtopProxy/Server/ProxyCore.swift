@@ -20,14 +20,17 @@ package final class ProxyCore: Sendable {
     let openFiles = OpenFiles()
     let upstream: WebSocketURL
     let sslContext: NIOSSLContext?
+    /// Where every upgrade, message and end is reported (a judge of clients, `pushtop conform --client`).
+    let tap: WireTap?
     private let relays = Mutex<[String: Relay]>([:])
     private let numbers = Atomic<Int>(0)
 
-    init(configuration: ProxyConfiguration, logger: Logger) throws(ProxyError) {
+    init(configuration: ProxyConfiguration, logger: Logger, tap: WireTap? = nil) throws(ProxyError) {
         guard let upstream = WebSocketURL(configuration.upstream) else { throw .badUpstream(configuration.upstream) }
         self.configuration = configuration
         self.logger = logger
         self.upstream = upstream
+        self.tap = tap
         if upstream.useTLS {
             do {
                 sslContext = try WebSocketDialer.makeTLSContext(caFile: configuration.caFile)
@@ -80,6 +83,9 @@ package final class ProxyCore: Sendable {
     }
 
     var allRelays: [Relay] { relays.withLock { Array($0.values) } }
+
+    /// The open relayed connection of this number (one the upstream gave a socket id).
+    func relay(number: Int) -> Relay? { relays.withLock { $0.values.first { $0.number == number } } }
 
     /// Adds a rule now: connection rules are armed on every open connection at once.
     @discardableResult

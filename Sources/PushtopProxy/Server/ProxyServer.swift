@@ -47,10 +47,17 @@ public final class ProxyServer: Sendable {
     public static func start(_ configuration: ProxyConfiguration, logger: Logger = Logger(label: "pushtop.proxy"))
         async throws(ProxyError) -> ProxyServer
     {
+        try await start(configuration, logger: logger, tap: nil)
+    }
+
+    /// Starts listening, reporting every upgrade, message and connection's end to `tap` (a judge of clients).
+    package static func start(_ configuration: ProxyConfiguration, logger: Logger, tap: WireTap?)
+        async throws(ProxyError) -> ProxyServer
+    {
         guard configuration.allowRemote || ProxyConfiguration.isLoopback(configuration.host) else {
             throw .remoteNotAllowed(host: configuration.host)
         }
-        let core = try ProxyCore(configuration: configuration, logger: logger)
+        let core = try ProxyCore(configuration: configuration, logger: logger, tap: tap)
         let httpClient = makeHTTPClient(configuration)
         let router = Router(context: BasicRequestContext.self)
         ProxyRoutes(core: core, client: httpClient).register(on: router)
@@ -123,6 +130,19 @@ public final class ProxyServer: Sendable {
     @discardableResult
     /// Returns the rule's id (the control endpoint's `DELETE` takes it).
     public func addFault(_ rule: FaultRule) -> Int { core.addFault(rule).id }
+
+    /// Writes `text` to the client of relayed connection `number` as if the upstream had sent it (a `pusher:ping`
+    /// a judge sends); `false` when that connection is not open.
+    @discardableResult
+    package func sendToClient(connection number: Int, text: String) -> Bool {
+        guard let relay = core.relay(number: number) else { return false }
+        relay.onLoop { relay.inject(text) }
+        return true
+    }
+
+    /// Removes a fault rule; `false` when no rule has that id.
+    @discardableResult
+    package func removeFault(id: Int) -> Bool { core.faults.remove(id: id) }
 
     /// The report `pushtop proxy --report` prints at exit.
     public var report: ProxyReport { ProxyReport(core: core) }

@@ -76,6 +76,11 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
         connectionInfo.tls = false
         let info = connectionInfo
         if let entry = core.faults.outage() {
+            core.tap?(
+                WireRecord(
+                    .attempt(
+                        connection: nil, remoteHost: Self.host(info.remoteAddress), target: head.uri,
+                        refusal: "outage")))
             core.counters.refusedConnection()
             var row = ConsoleRow(type: .fault, timeMs: ConsoleClock.nowMs())
             row.fault = entry.text
@@ -89,6 +94,9 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
         let relay = Relay(
             core: core, eventLoop: channel.eventLoop, number: core.nextConnectionNumber(), info: info,
             protocolVersion: query["protocol"].flatMap { Int($0) })
+        core.tap?(
+            WireRecord(
+                .attempt(connection: relay.number, remoteHost: relay.remoteHost, target: head.uri, refusal: nil)))
         return UpstreamDialer.connect(core: core, relay: relay, head: head, on: channel.eventLoop).map {
             _ -> HTTPHeaders? in
             core.counters.connected()
@@ -108,6 +116,11 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
             channel.close(promise: nil)
             throw error
         }
+    }
+
+    /// The host of `address` (`HOST:PORT` or `[IPv6]:PORT`), as ``Relay/remoteHost``.
+    static func host(_ address: String?) -> String {
+        Relay.host(of: address ?? "")
     }
 
     /// A handshake the validator refused (it answers the client): an `error` row says why.
