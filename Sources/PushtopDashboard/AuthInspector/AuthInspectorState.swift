@@ -35,13 +35,13 @@ public struct AuthInspectorState: Sendable {
 
     /// Performs a key; `channels` is the channel list's order (for previous / next).
     mutating func perform(_ action: AuthAction, channels: [String], page: Int = 10) -> Outcome {
+        // The view clamps the scroll to its last line: the end is far down.
+        if let moved = Scrolling.apply(action, to: scroll, page: page, last: Int.max / 2) {
+            scroll = moved
+            return .none
+        }
         switch action {
-        case .up: scroll = max(0, scroll - 1)
-        case .down: scroll += 1
-        case .pageUp: scroll = max(0, scroll - page)
-        case .pageDown: scroll += page
-        case .top: scroll = 0
-        case .bottom: scroll = Int.max / 2  // the state clamps it to the view's last line
+        case .up, .down, .pageUp, .pageDown, .top, .bottom: break  // scrolled above
         case .previous, .next:
             let traced = channels.filter { traces[$0] != nil } + traces.keys.sorted().filter { !channels.contains($0) }
             guard !traced.isEmpty else { return .none }

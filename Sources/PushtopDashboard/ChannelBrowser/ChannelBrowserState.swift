@@ -81,14 +81,12 @@ public struct ChannelBrowserState: Sendable {
 
     /// Performs a key; `page` is the rows a page moves (the list's height).
     mutating func perform(_ action: BrowserAction, page: Int = 10) -> Outcome {
-        let count = rows.count
+        if let moved = Scrolling.apply(action, to: selected, page: page, last: rows.count - 1) {
+            selected = moved
+            return .none
+        }
         switch action {
-        case .up: selected = Scrolling.apply(.up, to: selected, page: page, last: count - 1)!
-        case .down: selected = Scrolling.apply(.down, to: selected, page: page, last: count - 1)!
-        case .pageUp: selected = Scrolling.apply(.pageUp, to: selected, page: page, last: count - 1)!
-        case .pageDown: selected = Scrolling.apply(.pageDown, to: selected, page: page, last: count - 1)!
-        case .top: selected = 0
-        case .bottom: selected = max(0, count - 1)
+        case .up, .down, .pageUp, .pageDown, .top, .bottom: break  // moved the selection above
         case .subscribe:
             guard rows.indices.contains(selected) else { return .none }
             return .subscribe(rows[selected].name)

@@ -183,33 +183,21 @@ public struct ConsoleState: Sendable {
 
     /// Performs a console action; `rows` is the number of list rows shown.
     mutating func perform(_ action: ConsoleAction, rows: Int) -> Outcome {
-        if var d = detail {
+        if let d = detail {
+            if let scroll = Scrolling.detail(d.scroll, after: action, page: rows - 2) {
+                detail?.scroll = scroll
+                return .none
+            }
             switch action {
-            case .up: d.scroll = max(0, d.scroll - 1)
-            case .down: d.scroll += 1
-            case .pageUp: d.scroll = max(0, d.scroll - max(1, rows - 2))
-            case .pageDown: d.scroll += max(1, rows - 2)
-            case .top: d.scroll = 0
             case .open, .close:
                 detail = nil
                 return .none
             default: return performOnRow(action)
             }
-            detail = d
-            return .none
         }
-        let page = max(1, rows - 1)
+        if moveSelection(action, rows: rows) { return .none }
         switch action {
-        case .up: move(by: -1, rows: rows)
-        case .down: move(by: 1, rows: rows)
-        case .pageUp: move(by: -page, rows: rows)
-        case .pageDown: move(by: page, rows: rows)
-        case .top:
-            guard visibleCount > 0 else { break }
-            selected = log.shownSeq(at: 0)
-            top = selected!
-        case .bottom:
-            selected = nil
+        case .up, .down, .pageUp, .pageDown, .top, .bottom: break  // moved the selection above
         case .open:
             if let seq = selectedRow?.seq { detail = (seq, 0) }
         case .filter:
@@ -265,10 +253,11 @@ public struct ConsoleState: Sendable {
         }
     }
 
-    private mutating func move(by delta: Int, rows: Int) {
+    /// Moves the selection for a move key; `false` when `action` is not one.
+    private mutating func moveSelection(_ action: ConsoleAction, rows: Int) -> Bool {
         let (log, count) = (self.log, visibleCount)  // read before `selected` and `top` are lent out
-        FollowingScroll.move(
-            selected: &selected, top: &top, by: delta, rows: rows, count: count, seq: { log.shownSeq(at: $0) },
+        return FollowingScroll.perform(
+            action, selected: &selected, top: &top, rows: rows, count: count, seq: { log.shownSeq(at: $0) },
             index: { log.shownIndex(atOrBefore: $0) })
     }
 

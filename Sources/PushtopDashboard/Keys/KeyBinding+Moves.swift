@@ -1,6 +1,6 @@
-/// The moves every debugger view has (a line, a page, the ends); its action enum's cases of these names witness
+/// The moves every list and view has (a line, a page, the ends); its action enum's cases of these names witness
 /// them.
-public protocol ViewMoves: Sendable {
+public protocol ViewMoves: Sendable, Equatable {
     static var up: Self { get }
     static var down: Self { get }
     static var pageUp: Self { get }
@@ -9,6 +9,7 @@ public protocol ViewMoves: Sendable {
     static var bottom: Self { get }
 }
 
+extension Action: ViewMoves {}
 extension WireAction: ViewMoves {}
 extension AuthAction: ViewMoves {}
 extension BrowserAction: ViewMoves {}

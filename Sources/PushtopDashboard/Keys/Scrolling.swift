@@ -3,7 +3,7 @@
 public enum Scrolling {
     /// `offset` after `action`, kept within `0...last`; `page` is the rows a page moves. `nil` when `action`
     /// is not a move.
-    public static func apply(_ action: Action, to offset: Int, page: Int, last: Int) -> Int? {
+    public static func apply<Move: ViewMoves>(_ action: Move, to offset: Int, page: Int, last: Int) -> Int? {
         let last = max(0, last)
         let step = max(1, page)
         let target: Int
@@ -17,6 +17,12 @@ public enum Scrolling {
         default: return nil
         }
         return max(0, min(last, target))
+    }
+
+    /// An open detail's first line after `action`, `page` lines a page; the end key does not move it (how long
+    /// the detail is, its view knows). `nil` when `action` is not one of these moves.
+    static func detail<Move: ViewMoves>(_ offset: Int, after action: Move, page: Int) -> Int? {
+        action == .bottom ? nil : apply(action, to: offset, page: page, last: Int.max / 2)
     }
 }
 

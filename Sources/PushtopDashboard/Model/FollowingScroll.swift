@@ -30,6 +30,33 @@ enum FollowingScroll {
         top = seq(max(0, min(topIndex, count - 1)))
     }
 
+    /// Applies a move key (a line, a page, the ends) to a list of `count` rows shown `rows` at a time: `top` selects
+    /// the oldest row, `bottom` follows the newest again. `false` when `action` is not a move.
+    static func perform<Move: ViewMoves>(
+        _ action: Move, selected: inout Int?, top: inout Int, rows: Int, count: Int, seq: (Int) -> Int,
+        index: (Int) -> Int?
+    ) -> Bool {
+        let page = max(1, rows - 1)
+        let delta: Int
+        switch action {
+        case .up: delta = -1
+        case .down: delta = 1
+        case .pageUp: delta = -page
+        case .pageDown: delta = page
+        case .top:
+            guard count > 0 else { return true }
+            selected = seq(0)
+            top = seq(0)
+            return true
+        case .bottom:
+            selected = nil
+            return true
+        default: return false
+        }
+        move(selected: &selected, top: &top, by: delta, rows: rows, count: count, seq: seq, index: index)
+        return true
+    }
+
     /// The sequence numbers of the rows to draw in a window of `rows`, oldest first: the newest while following,
     /// else a window that holds the selection, as close to `top` as it can.
     static func visibleSeqs(

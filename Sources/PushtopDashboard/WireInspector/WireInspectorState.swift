@@ -71,31 +71,17 @@ public struct WireInspectorState: Sendable {
 
     /// Performs a wire action; `rows` is the number of list rows shown.
     mutating func perform(_ action: WireAction, rows: Int) -> Outcome {
-        if var d = detail {
-            switch action {
-            case .up: d.scroll = max(0, d.scroll - 1)
-            case .down: d.scroll += 1
-            case .pageUp: d.scroll = max(0, d.scroll - max(1, rows - 5))
-            case .pageDown: d.scroll += max(1, rows - 5)
-            case .top: d.scroll = 0
-            case .open, .close: detail = nil; return .none
-            case .bottom, .toggleKeepAlives, .filter: break
+        if let d = detail {
+            if let scroll = Scrolling.detail(d.scroll, after: action, page: rows - 5) {
+                detail?.scroll = scroll
+            } else if action == .open || action == .close {
+                detail = nil
             }
-            if detail != nil { detail = d }
             return .none
         }
-        let page = max(1, rows - 1)
+        if moveSelection(action, rows: rows) { return .none }
         switch action {
-        case .up: move(by: -1, rows: rows)
-        case .down: move(by: 1, rows: rows)
-        case .pageUp: move(by: -page, rows: rows)
-        case .pageDown: move(by: page, rows: rows)
-        case .top:
-            guard log.visibleCount > 0 else { break }
-            selected = log.visibleSeq(at: 0)
-            top = selected!
-        case .bottom:
-            selected = nil
+        case .up, .down, .pageUp, .pageDown, .top, .bottom: break  // moved the selection above
         case .open:
             if let seq = selected ?? newestSeq { detail = (seq, 0) }
         case .toggleKeepAlives:
@@ -122,10 +108,11 @@ public struct WireInspectorState: Sendable {
         log.visibleCount > 0 ? log.visibleSeq(at: log.visibleCount - 1) : nil
     }
 
-    private mutating func move(by delta: Int, rows: Int) {
+    /// Moves the selection for a move key; `false` when `action` is not one.
+    private mutating func moveSelection(_ action: WireAction, rows: Int) -> Bool {
         let (log, count) = (self.log, log.visibleCount)  // read before `selected` and `top` are lent out
-        FollowingScroll.move(
-            selected: &selected, top: &top, by: delta, rows: rows, count: count, seq: { log.visibleSeq(at: $0) },
+        return FollowingScroll.perform(
+            action, selected: &selected, top: &top, rows: rows, count: count, seq: { log.visibleSeq(at: $0) },
             index: { log.visibleIndex(atOrBefore: $0) })
     }
 
