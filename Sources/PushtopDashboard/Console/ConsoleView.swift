@@ -111,30 +111,18 @@ public enum ConsoleView {
         let offset = state.configuration.utcOffset
         for (i, seq) in seqs.enumerated() {
             guard let row = console.log.element(seq: seq) else { continue }
-            let r = rect.row + i
-            let selected = seq == console.selected
-            if selected {
-                canvas.fill(Rect(row: r, column: rect.column, height: 1, width: rect.width), role: .selection)
-            }
-            var col = rect.column + 1
-            let right = rect.right - 1
-            func put(_ text: String, _ w: Int, _ role: Role) {
-                guard w > 0, col < right else { return }
-                let maxW = min(w, right - col)
-                canvas.draw(
-                    DisplayWidth.truncate(text, to: maxW - 1), row: r, column: col, maxWidth: maxW,
-                    role: selected ? .selection : role)
-                col += maxW
-            }
+            var line = ColumnRow(row: rect.row + i, in: rect, selected: seq == console.selected, canvas: &canvas)
             let typeRole = Role.console(row.type)
-            put(Format.clock(Double(row.timeMs) / 1000, utcOffset: offset), columns.time, .eventTime)
-            put(row.node ?? "", columns.node, .dim)
-            put(row.type.rawValue, columns.type, typeRole)
-            put(row.channel ?? row.channels?.first ?? "", columns.channel, .eventChannel)
-            put(row.event ?? "", columns.event, .eventName)
-            put(row.socketID ?? "", columns.socket, .value)
-            put(row.userID ?? "", columns.user, row.userID.map(Role.member) ?? .value)
-            put(ConsoleRowText.summary(row), right - col, row.type == .gap ? typeRole : .eventData)
+            line.put(
+                Format.clock(Double(row.timeMs) / 1000, utcOffset: offset), columns.time, .eventTime, into: &canvas)
+            line.put(row.node ?? "", columns.node, .dim, into: &canvas)
+            line.put(row.type.rawValue, columns.type, typeRole, into: &canvas)
+            line.put(row.channel ?? row.channels?.first ?? "", columns.channel, .eventChannel, into: &canvas)
+            line.put(row.event ?? "", columns.event, .eventName, into: &canvas)
+            line.put(row.socketID ?? "", columns.socket, .value, into: &canvas)
+            line.put(row.userID ?? "", columns.user, row.userID.map(Role.member) ?? .value, into: &canvas)
+            line.put(
+                ConsoleRowText.summary(row), line.remaining, row.type == .gap ? typeRole : .eventData, into: &canvas)
         }
     }
 

@@ -57,25 +57,14 @@ public enum EventLogPaneView {
         let eventW = min(26, max(8, width / 5))
         for (offset, seq) in seqs.enumerated() {
             guard let entry = log.entry(seq: seq) else { continue }
-            let r = inner.row + offset
-            let selected = seq == state.logSelected
-            if selected {
-                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
-            }
-            var col = inner.column + 1
-            func put(_ text: String, _ w: Int, _ role: Role, last: Bool = false) {
-                guard col < inner.right - 1 else { return }
-                let maxW = min(w, inner.right - 1 - col)
-                // A one-column gap after every column but the last.
-                canvas.draw(
-                    DisplayWidth.truncate(text, to: last ? maxW : maxW - 1), row: r, column: col,
-                    maxWidth: maxW, role: selected ? .selection : role)
-                col += maxW
-            }
-            put(Format.clock(entry.time, utcOffset: state.configuration.utcOffset), timeW, .eventTime)
+            var line = ColumnRow(
+                row: inner.row + offset, in: inner, selected: seq == state.logSelected, canvas: &canvas)
+            line.put(
+                Format.clock(entry.time, utcOffset: state.configuration.utcOffset), timeW, .eventTime, into: &canvas)
             if appW > 0 {
                 // Several apps open: each entry's app (its profile's name).
-                put(state.apps.indices.contains(entry.app) ? state.apps[entry.app].label : "?", appW, .label)
+                let app = state.apps.indices.contains(entry.app) ? state.apps[entry.app].label : "?"
+                line.put(app, appW, .label, into: &canvas)
             }
             // The channel column (or a mark) and the roles of the channel, name and data columns, by kind; a user
             // event is sent to the signed-in user, not to a channel: "@user" in the channel column.
@@ -87,9 +76,9 @@ public enum EventLogPaneView {
                 case .user: ("@" + entry.channel, (.memberMe, .eventName, .eventData))
                 case .info: (entry.channel.isEmpty ? "·" : entry.channel, (.eventInfo, .eventInfo, .eventInfo))
                 }
-            put(channel, channelW, roles.channel)
-            put(entry.event, eventW, roles.name)
-            put(entry.summary, inner.right - 1 - col, roles.data, last: true)
+            line.put(channel, channelW, roles.channel, into: &canvas)
+            line.put(entry.event, eventW, roles.name, into: &canvas)
+            line.put(entry.summary, line.remaining, roles.data, last: true, into: &canvas)
         }
     }
 }

@@ -27,28 +27,15 @@ public enum WireInspectorView {
         }
         for (offset, seq) in seqs.enumerated() {
             guard let entry = log.entry(seq: seq) else { continue }
-            let r = inner.row + offset
-            let selected = seq == wire.selected
-            if selected {
-                canvas.fill(Rect(row: r, column: inner.column, height: 1, width: inner.width), role: .selection)
-            }
-            var col = inner.column + 1
-            func put(_ text: String, _ w: Int, _ role: Role) {
-                guard col < inner.right - 1 else { return }
-                let maxW = min(w, inner.right - 1 - col)
-                canvas.draw(
-                    DisplayWidth.truncate(text, to: maxW - 1), row: r, column: col, maxWidth: maxW,
-                    role: selected ? .selection : role)
-                col += maxW
-            }
+            var line = ColumnRow(row: inner.row + offset, in: inner, selected: seq == wire.selected, canvas: &canvas)
             let f = entry.frame
-            put(Format.clock(f.time, utcOffset: state.configuration.utcOffset), 13, .eventTime)
-            put(f.direction == .inbound ? "↓ in" : "↑ out", 6, f.direction == .inbound ? .eventChannel : .eventName)
-            put(f.kind.rawValue, 7, entry.isKeepAlive ? .dim : .label)
-            put(Format.bytes(f.size), 9, .value)
-            put(
-                summary(f), inner.right - 1 - col,
-                f.kind == .close ? .eventError : (entry.isKeepAlive ? .dim : .eventData))
+            let inbound = f.direction == .inbound
+            line.put(Format.clock(f.time, utcOffset: state.configuration.utcOffset), 13, .eventTime, into: &canvas)
+            line.put(inbound ? "↓ in" : "↑ out", 6, inbound ? .eventChannel : .eventName, into: &canvas)
+            line.put(f.kind.rawValue, 7, entry.isKeepAlive ? .dim : .label, into: &canvas)
+            line.put(Format.bytes(f.size), 9, .value, into: &canvas)
+            let summaryRole: Role = f.kind == .close ? .eventError : (entry.isKeepAlive ? .dim : .eventData)
+            line.put(summary(f), line.remaining, summaryRole, into: &canvas)
         }
         if let detail = wire.detail {
             WireFrameDetailView.draw(state, seq: detail.seq, scroll: detail.scroll, in: rect, into: &canvas)
