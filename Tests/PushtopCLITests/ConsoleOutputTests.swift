@@ -85,7 +85,7 @@ import Testing
     @Test func severalNodesGiveOneFeedEachAndPusherNone() throws {
         let command = try ConsoleCommand.parse(["--node", "a:1", "--node", "b:2", "--type", "gap", "--secret", "x1234"])
         let sources = ConsoleCommand.sources(
-            api: command.api, nodes: command.nodes.compactMap(NodeAddress.init),
+            api: command.api, nodes: command.nodes.addresses,
             filter: try ConsoleTypeFilter(parsing: command.types), webhookListen: nil)
         #expect(sources.feeds.map(\.description) == ["a:1", "b:2"])
         #expect(sources.feeds.allSatisfy { $0.types == [.gap] && $0.secret == "x1234" })

@@ -5,7 +5,7 @@ import PushtopDashboard
 
 /// `pushtop canary`: a delivery audit over time, headless. Publishes sequence-numbered events through the HTTP
 /// API (rotating through the nodes) and receives them on one connection per node.
-struct CanaryCommand: AsyncParsableCommand {
+struct CanaryCommand: AsyncParsableCommand, NodeOptionHelp {
     static let configuration = CommandConfiguration(
         commandName: "canary",
         abstract: "Audit delivery over time: publish numbered events through each node, receive them on every node.",
@@ -25,12 +25,9 @@ struct CanaryCommand: AsyncParsableCommand {
         help: ArgumentHelp("App id, for the HTTP API (env PUSHER_APP_ID).", valueName: "ID"))
     var appID: String?
 
-    @Option(
-        name: .customLong("node"),
-        help: ArgumentHelp(
-            "A node of the app (repeatable): one connection per node; canaries are published through each in turn. Default: --host and --port.",
-            valueName: "HOST:PORT"))
-    var nodes: [String] = []
+    @OptionGroup var nodes: NodeOption<CanaryCommand>
+    static let nodeHelp =
+        "A node of the app (repeatable): one connection per node; canaries are published through each in turn. Default: --host and --port."
 
     @Option(help: ArgumentHelp("Canaries published per second (e.g. 10 or 10/s).", valueName: "N/s"))
     var rate: String = "10"
@@ -66,12 +63,7 @@ struct CanaryCommand: AsyncParsableCommand {
                 throw ValidationError("--channel: encrypted channels are not supported by the canary")
             }
         }
-        for (i, node) in nodes.enumerated() {
-            guard let address = NodeAddress(node) else { throw ValidationError("--node: \(NodeAddress.problem(node))") }
-            if nodes[..<i].compactMap(NodeAddress.init).contains(address) {
-                throw ValidationError("--node \(node) is given twice")
-            }
-        }
+        try nodes.requireDistinct()
     }
 
     var parsedRate: Double? {
@@ -105,14 +97,14 @@ struct CanaryCommand: AsyncParsableCommand {
             throw ValidationError("--channel \(channel) needs authorization: give --secret or --auth-endpoint")
         }
         let useTLS = options.connection.useTLS
-        var addresses = (nodes.isEmpty ? profile.nodes ?? [] : nodes).compactMap(NodeAddress.init)
+        var addresses = nodes.addresses(or: profile)
         if addresses.isEmpty {
             addresses = [NodeAddress(host: options.resolvedHost, port: options.port ?? (useTLS ? 443 : 80))]
         }
         var runnerNodes: [CanaryRunner.Node] = []
         let clusterHost = options.host == nil
         for address in addresses {
-            if !clusterHost || !nodes.isEmpty { options.host = address.host }
+            if !clusterHost || !nodes.values.isEmpty { options.host = address.host }
             options.port = address.port
             let api =
                 clusterHost && options.host == nil

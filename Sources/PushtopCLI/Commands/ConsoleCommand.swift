@@ -6,7 +6,7 @@ import PushtopDashboard
 
 /// `pushtop console`: the app's debug console as JSON lines, from each `pushtop serve` node's debug feed and, with
 /// `--webhook-listen`, from the webhooks any Pusher-compatible server sends.
-struct ConsoleCommand: AsyncParsableCommand {
+struct ConsoleCommand: AsyncParsableCommand, NodeOptionHelp {
     static let configuration = CommandConfiguration(
         commandName: "console",
         abstract: "Print the app's debug console (connections, subscriptions, API calls, webhooks) as JSON lines.",
@@ -30,12 +30,9 @@ struct ConsoleCommand: AsyncParsableCommand {
 
     @OptionGroup var envFile: EnvFileOption
 
-    @Option(
-        name: .customLong("node"),
-        help: ArgumentHelp(
-            "A pushtop serve node to read (repeatable; instead of --host/--port). Several nodes of one --redis cluster: each row is printed once.",
-            valueName: "HOST:PORT"))
-    var nodes: [String] = []
+    @OptionGroup var nodes: NodeOption<ConsoleCommand>
+    static let nodeHelp =
+        "A pushtop serve node to read (repeatable; instead of --host/--port). Several nodes of one --redis cluster: each row is printed once."
 
     @Option(
         name: .customLong("webhook-listen"),
@@ -64,12 +61,7 @@ struct ConsoleCommand: AsyncParsableCommand {
     var logFile: String?
 
     mutating func validate() throws {
-        for node in nodes where NodeAddress(node) == nil {
-            throw ValidationError("--node: \(NodeAddress.problem(node))")
-        }
-        guard Set(nodes.compactMap(NodeAddress.init)).count == nodes.count else {
-            throw ValidationError("a --node is given twice")
-        }
+        try nodes.requireDistinct()
         if let webhookListen, Self.listenAddress(webhookListen) == nil {
             throw ValidationError("--webhook-listen: \(NodeAddress.problem(webhookListen)) (port 0: any free port)")
         }
@@ -93,7 +85,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         if let logFile { PushtopLogging.bootstrap(.file(logFile)) } else { PushtopLogging.bootstrap(.none) }
         let filter = try ConsoleTypeFilter(parsing: types)
         let sources = Self.sources(
-            api: api, nodes: nodes.compactMap(NodeAddress.init), filter: filter,
+            api: api, nodes: nodes.addresses, filter: filter,
             webhookListen: webhookListen.flatMap(Self.listenAddress))
         var recorder: RecordingWriter?
         if let record {

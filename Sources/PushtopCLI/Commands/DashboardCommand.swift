@@ -4,7 +4,7 @@ import PusherChannels
 import PushtopDashboard
 
 /// `pushtop [CONNECTION OPTIONS] [CHANNEL...]`: the dashboard on a real app; with no app configured, the demo.
-struct DashboardCommand: AsyncParsableCommand {
+struct DashboardCommand: AsyncParsableCommand, NodeOptionHelp {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
         abstract: "The terminal dashboard (the default command). With no app configured it runs the demo.",
@@ -23,12 +23,9 @@ struct DashboardCommand: AsyncParsableCommand {
     )
     var appID: String?
 
-    @Option(
-        name: .customLong("node"),
-        help: ArgumentHelp(
-            "A node of the app behind a load balancer (repeatable): one connection per node, a row each; with the secret and app id, a canary every few seconds and the nodes' presence rosters compared.",
-            valueName: "HOST:PORT"))
-    var nodes: [String] = []
+    @OptionGroup var nodes: NodeOption<DashboardCommand>
+    static let nodeHelp =
+        "A node of the app behind a load balancer (repeatable): one connection per node, a row each; with the secret and app id, a canary every few seconds and the nodes' presence rosters compared."
 
     @Option(
         name: .customLong("canary-interval"),
@@ -39,9 +36,6 @@ struct DashboardCommand: AsyncParsableCommand {
     var channels: [String] = []
 
     mutating func validate() throws {
-        for node in nodes where NodeAddress(node) == nil {
-            throw ValidationError("--node: \(NodeAddress.problem(node))")
-        }
         guard canaryInterval >= 0.5, canaryInterval.isFinite else {
             throw ValidationError("--canary-interval must be 0.5 s or more")
         }
@@ -64,14 +58,13 @@ struct DashboardCommand: AsyncParsableCommand {
         }
         var options = try connection.clientOptions(environment: environment, profile: profile)
         options.transport.readCoalescing = DashboardLauncher.readCoalescing
-        let nodeList = nodes.isEmpty ? profile.nodes ?? [] : nodes
-        if !nodeList.isEmpty {
+        let addresses = nodes.addresses(or: profile)
+        if !addresses.isEmpty {
             let secret =
                 connection.secret ?? environment["PUSHER_APP_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
                 ?? profile.secret
             let appID = self.appID ?? environment["PUSHER_APP_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? profile.appID
             let credentials = secret.map { KnownCredentials(key: options.key, secret: $0, appID: appID) }
-            let addresses = nodeList.compactMap(NodeAddress.init)
             let launch = try NodesLauncher(
                 addresses: addresses, options: options,
                 channels: channels + (profile.channels ?? []), signIn: connection.wantsSignIn(profile: profile),

@@ -4,7 +4,7 @@ import PusherChannels
 import PushtopDashboard
 
 /// `pushtop doctor`: checks a target end to end and says what to fix first.
-struct DoctorCommand: AsyncParsableCommand {
+struct DoctorCommand: AsyncParsableCommand, NodeOptionHelp {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
         abstract: "Check a Pusher app end to end: DNS, TCP, TLS, WebSocket, connection_established, auth, HTTP API.",
@@ -29,19 +29,13 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds each network step may take.", valueName: "SECONDS"))
     var timeout: Double = 10
 
-    @Option(
-        name: .customLong("node"),
-        help: ArgumentHelp(
-            "A node of the app (repeatable): checks each node, then one event published through the first node must reach every node.",
-            valueName: "HOST:PORT"))
-    var nodes: [String] = []
+    @OptionGroup var nodes: NodeOption<DoctorCommand>
+    static let nodeHelp =
+        "A node of the app (repeatable): checks each node, then one event published through the first node must reach every node."
 
     func validate() throws {
         guard timeout > 0, timeout.isFinite else {
             throw ValidationError("--timeout must be a positive number of seconds")
-        }
-        for node in nodes where NodeAddress(node) == nil {
-            throw ValidationError("--node: \(NodeAddress.problem(node))")
         }
     }
 
@@ -55,7 +49,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let secret = connection.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret
         // Unbuffered, so that each check shows as it completes.
         func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-        let nodeList = (nodes.isEmpty ? profile.nodes ?? [] : nodes).compactMap(NodeAddress.init)
+        let nodeList = nodes.addresses(or: profile)
         var results: [DoctorCheck] = []
         for node in nodeList.isEmpty ? [nil] : nodeList.map(Optional.some) {
             var target = options

@@ -5,7 +5,7 @@ import PusherChannels
 import PushtopDashboard
 
 /// `pushtop watch`: headless; one JSON object per line on stdout, commands on stdin with `--stdin`.
-struct WatchCommand: AsyncParsableCommand {
+struct WatchCommand: AsyncParsableCommand, NodeOptionHelp {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print channel events as JSON lines (headless, for scripts and tests).",
@@ -38,20 +38,14 @@ struct WatchCommand: AsyncParsableCommand {
     )
     var record: String?
 
-    @Option(
-        name: .customLong("node"),
-        help: ArgumentHelp(
-            "A node of the app (repeatable): one connection per node; each line names its node (\"node\":\"HOST:PORT\").",
-            valueName: "HOST:PORT"))
-    var nodes: [String] = []
+    @OptionGroup var nodes: NodeOption<WatchCommand>
+    static let nodeHelp =
+        "A node of the app (repeatable): one connection per node; each line names its node (\"node\":\"HOST:PORT\")."
 
     @Argument(help: "Channels to subscribe to.")
     var channels: [String] = []
 
     mutating func validate() throws {
-        for node in nodes where NodeAddress(node) == nil {
-            throw ValidationError("--node: \(NodeAddress.problem(node))")
-        }
         for channel in channels {
             do {
                 try ChannelName.validate(channel)
@@ -115,7 +109,7 @@ struct WatchCommand: AsyncParsableCommand {
         options: PusherClientOptions, profile: Profile, environment: [String: String],
         exit: AsyncStream<Int32>.Continuation
     ) throws -> [PusherClient] {
-        let nodeList = (nodes.isEmpty ? profile.nodes ?? [] : nodes).compactMap(NodeAddress.init)
+        let nodeList = nodes.addresses(or: profile)
         var created: [PusherClient] = []
         if nodeList.isEmpty {
             let client = PusherClient(options: options)
