@@ -103,29 +103,17 @@ struct ConsoleCommand: AsyncParsableCommand, NodeOptionHelp {
             }
         }
         let printer = ConsolePrinter(filter: filter, recorder: recorder)
-        let (exit, exitContinuation) = AsyncStream.makeStream(of: Int32.self)
-        let signals = SignalWatcher.terminationSignals()
-        let signalTask = Task {
-            for await _ in signals {
-                exitContinuation.yield(0)
-                return
-            }
-        }
+        let exit = ExitRequests()
         let sourcesTask = Task {
             let ended = await sources.run(into: printer, logger: Logger(label: "pushtop.console"))
             guard !Task.isCancelled else { return }
             // Every source gave up (a wrong secret, no feed and no webhooks): nothing more can come.
             let why = ended.map(ConsolePrinter.describe).joined(separator: "; ")
             StandardStreams.writeErr("pushtop console: no source left (\(why))\n")
-            exitContinuation.yield(1)
+            exit.continuation.yield(1)
         }
-        var status: Int32 = 0
-        for await code in exit {
-            status = code
-            break
-        }
+        let status = await exit.status()
         sourcesTask.cancel()
-        signalTask.cancel()
         await sourcesTask.value
         printer.finish()
         if status != 0 { throw ExitCode(status) }

@@ -67,37 +67,26 @@ struct WatchCommand: AsyncParsableCommand, NodeOptionHelp {
         let profile = try connection.loadProfile(environment: environment)
         var options = try connection.clientOptions(environment: environment, profile: profile)
         options.logger = Logger(label: "pushtop.watch")
-        let (exits, exit) = AsyncStream.makeStream(of: Int32.self)
-        let clients = try makeClients(options: options, profile: profile, environment: environment, exit: exit)
+        let exit = ExitRequests()
+        let clients = try makeClients(
+            options: options, profile: profile, environment: environment, exit: exit.continuation)
         for client in clients {
             for channel in channels + (profile.channels ?? []) { try await client.subscribe(channel) }
             if connection.wantsSignIn(profile: profile) { try await client.signIn() }
             await client.connect()
         }
 
-        let signals = SignalWatcher.terminationSignals()
-        let signalTask = Task {
-            for await _ in signals {
-                exit.yield(0)
-                return
-            }
-        }
         var stdinTask: Task<Void, Never>?
         if readStdin {
             stdinTask = Task {
                 for await line in StandardStreams.inputLines() {
                     for client in clients { await Self.perform(line: line, on: client) }
                 }
-                exit.yield(0)
+                exit.continuation.yield(0)
             }
         }
 
-        var code: Int32 = 0
-        for await value in exits {
-            code = value
-            break
-        }
-        signalTask.cancel()
+        let code = await exit.status()
         stdinTask?.cancel()
         // Sends a close frame and waits (up to a second) for the server's reply before the process ends.
         for client in clients { await client.shutdown(closeTimeout: .seconds(1)) }
