@@ -13,10 +13,22 @@ extension PusherHub {
         }
     }
 
-    func consoleRow(_ type: ConsoleRowType, socketID: String? = nil, channel: String? = nil) -> ConsoleRow {
+    nonisolated func consoleRow(_ type: ConsoleRowType, socketID: String? = nil, channel: String? = nil) -> ConsoleRow {
         var row = ConsoleRow(type: type, timeMs: ConsoleClock.nowMs())
         row.socketID = socketID
         row.channel = channel
+        return row
+    }
+
+    /// An `error` or `client_error` row: the code sent (if any), the reason, and the rule that refused or failed.
+    nonisolated func consoleErrorRow(
+        _ type: ConsoleRowType, socketID: String? = nil, channel: String? = nil, code: Int?, reason: String,
+        rule: String
+    ) -> ConsoleRow {
+        var row = consoleRow(type, socketID: socketID, channel: channel)
+        row.code = code
+        row.reason = reason
+        row.rule = rule
         return row
     }
 
@@ -36,10 +48,7 @@ extension PusherHub {
     /// A connection refused at once (4001, 4003, 4004, 4006–4008, 4200): an `error` row naming the rule.
     func consoleRefusedConnection(code: Int, reason: String, info: ConsoleConnectionInfo) {
         console.emit {
-            var row = consoleRow(.error)
-            row.code = code
-            row.reason = reason
-            row.rule = Self.connectionRule(code)
+            var row = consoleErrorRow(.error, code: code, reason: reason, rule: Self.connectionRule(code))
             row.remoteAddress = info.remoteAddress
             row.origin = info.origin
             row.clientLibrary = info.clientLibrary
@@ -83,10 +92,8 @@ extension PusherHub {
         _ id: ConnectionID, code: Int?, reason: String, rule: String, channel: String? = nil, status: Int? = nil
     ) {
         console.emit {
-            var row = consoleRow(.error, socketID: connections[id]?.socketID, channel: channel)
-            row.code = code
-            row.reason = reason
-            row.rule = rule
+            var row = consoleErrorRow(
+                .error, socketID: connections[id]?.socketID, channel: channel, code: code, reason: reason, rule: rule)
             row.status = status
             return row
         }
@@ -97,11 +104,10 @@ extension PusherHub {
         _ id: ConnectionID, code: Int?, reason: String, rule: String, channel: String?, event: String
     ) {
         console.emit {
-            var row = consoleRow(.clientError, socketID: connections[id]?.socketID, channel: channel)
+            var row = consoleErrorRow(
+                .clientError, socketID: connections[id]?.socketID, channel: channel, code: code, reason: reason,
+                rule: rule)
             row.event = event
-            row.code = code
-            row.reason = reason
-            row.rule = rule
             row.userID = channel.flatMap { connections[id]?.presenceUserIDs[$0] }
             return row
         }
@@ -128,9 +134,7 @@ extension PusherHub {
     /// `occupied` / `vacated` (as the webhooks decide them: the cluster's when clustered).
     nonisolated func consoleChannel(_ type: ConsoleRowType, channel: String, count: Int? = nil) {
         console.emit {
-            var row = ConsoleRow(type: type, timeMs: ConsoleClock.nowMs())
-            row.channel = channel
-            return row
+            consoleRow(type, channel: channel)
         }
     }
 
@@ -139,12 +143,10 @@ extension PusherHub {
         _ event: String, channel: String, userID: String, info: JSONValue? = nil, socketID: String? = nil
     ) {
         console.emit {
-            var row = ConsoleRow(type: .presenceEvent, timeMs: ConsoleClock.nowMs())
-            row.channel = channel
+            var row = consoleRow(.presenceEvent, socketID: socketID, channel: channel)
             row.event = event
             row.userID = userID
             row.userInfo = info
-            row.socketID = socketID
             return row
         }
     }

@@ -15,10 +15,9 @@ extension PusherHub {
     func recordSimulatorSealFailure(channel: String, reason: String) {
         stats.simulatorSealFailures += 1
         console.emit {
-            var row = consoleRow(.error, channel: channel)
-            row.rule = "simulator_seal"
-            row.reason = "the simulator could not encrypt an event: \(reason)"
-            return row
+            consoleErrorRow(
+                .error, channel: channel, code: nil, reason: "the simulator could not encrypt an event: \(reason)",
+                rule: "simulator_seal")
         }
     }
 }
