@@ -48,30 +48,30 @@ struct Poly1305 {
         let b0 = UInt64(r0), b1 = UInt64(r1), b2 = UInt64(r2), b3 = UInt64(r3), b4 = UInt64(r4)
         let t1s = UInt64(s1), t2s = UInt64(s2), t3s = UInt64(s3), t4s = UInt64(s4)
         let d0 = a0 &* b0 &+ a1 &* t4s &+ a2 &* t3s &+ a3 &* t2s &+ a4 &* t1s
-        var d1 = a0 &* b1 &+ a1 &* b0 &+ a2 &* t4s &+ a3 &* t3s &+ a4 &* t2s
-        var d2 = a0 &* b2 &+ a1 &* b1 &+ a2 &* b0 &+ a3 &* t4s &+ a4 &* t3s
-        var d3 = a0 &* b3 &+ a1 &* b2 &+ a2 &* b1 &+ a3 &* b0 &+ a4 &* t4s
-        var d4 = a0 &* b4 &+ a1 &* b3 &+ a2 &* b2 &+ a3 &* b1 &+ a4 &* b0
-        let m64 = UInt64(mask)
-        var c = d0 &>> 26
-        var n0 = UInt32(truncatingIfNeeded: d0 & m64)
-        d1 &+= c
-        c = d1 &>> 26
-        var n1 = UInt32(truncatingIfNeeded: d1 & m64)
-        d2 &+= c
-        c = d2 &>> 26
-        let n2 = UInt32(truncatingIfNeeded: d2 & m64)
-        d3 &+= c
-        c = d3 &>> 26
-        let n3 = UInt32(truncatingIfNeeded: d3 & m64)
-        d4 &+= c
-        c = d4 &>> 26
-        let n4 = UInt32(truncatingIfNeeded: d4 & m64)
+        let d1 = a0 &* b1 &+ a1 &* b0 &+ a2 &* t4s &+ a3 &* t3s &+ a4 &* t2s
+        let d2 = a0 &* b2 &+ a1 &* b1 &+ a2 &* b0 &+ a3 &* t4s &+ a4 &* t3s
+        let d3 = a0 &* b3 &+ a1 &* b2 &+ a2 &* b1 &+ a3 &* b0 &+ a4 &* t4s
+        let d4 = a0 &* b4 &+ a1 &* b3 &+ a2 &* b2 &+ a3 &* b1 &+ a4 &* b0
+        var c: UInt64 = 0
+        var n0 = Self.carry(d0, &c)
+        var n1 = Self.carry(d1, &c)
+        let n2 = Self.carry(d2, &c)
+        let n3 = Self.carry(d3, &c)
+        let n4 = Self.carry(d4, &c)
         n0 &+= UInt32(truncatingIfNeeded: c) &* 5
         let c32 = n0 &>> 26
         n0 &= mask
         n1 &+= c32
         (h0, h1, h2, h3, h4) = (n0, n1, n2, n3, n4)
+    }
+
+    /// One step of the carry chain: the 64-bit limb `d` plus the carry `c` in from the limb below; leaves the bits
+    /// above 26 in `c` for the limb above and returns the low 26.
+    @inline(__always)
+    private static func carry(_ d: UInt64, _ c: inout UInt64) -> UInt32 {
+        let sum = d &+ c
+        c = sum &>> 26
+        return UInt32(truncatingIfNeeded: sum & 0x3ff_ffff)
     }
 
     /// Absorbs a whole message (every call but the last must be a multiple of 16 bytes long; secretbox makes one
