@@ -93,10 +93,7 @@ extension RESPDecoder {
             case UInt8(ascii: "$"):
                 guard
                     let count = try length(
-                        start, end, limit: limits.maxBulkLength,
-                        tooLong: {
-                            RESPDecodingError.bulkTooLong(length: $0, limit: limits.maxBulkLength)
-                        })
+                        start, end, limit: limits.maxBulkLength, tooLong: RESPDecodingError.bulkTooLong)
                 else { return (.bulkString(nil), next) }
                 // Compared as a difference: `next + count + 2` overflows (a trap) for a count near Int.max, which
                 // a limit of Int.max ("no limit") lets through.
@@ -109,10 +106,7 @@ extension RESPDecoder {
             case UInt8(ascii: "*"):
                 guard
                     let count = try length(
-                        start, end, limit: limits.maxArrayLength,
-                        tooLong: {
-                            RESPDecodingError.arrayTooLong(count: $0, limit: limits.maxArrayLength)
-                        })
+                        start, end, limit: limits.maxArrayLength, tooLong: RESPDecodingError.arrayTooLong)
                 else { return (.array(nil), next) }
                 guard depth < limits.maxDepth || count == 0 else {
                     throw RESPDecodingError.tooDeep(limit: limits.maxDepth)
@@ -158,17 +152,18 @@ extension RESPDecoder {
             String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
         }
 
-        /// A signed decimal integer (no sign but '-', no spaces), checked for overflow.
         /// A bulk string's or an array's length header: `nil` for -1 (RESP2's null), else 0 up to `limit`.
-        private func length(_ start: Int, _ end: Int, limit: Int, tooLong: (Int64) -> RESPDecodingError) throws -> Int?
+        private func length(_ start: Int, _ end: Int, limit: Int, tooLong: (Int64, Int) -> RESPDecodingError) throws
+            -> Int?
         {
             let length = try integer(start, end)
             if length == -1 { return nil }
             guard length >= 0 else { throw RESPDecodingError.invalidLength(length) }
-            guard length <= limit else { throw tooLong(length) }
+            guard length <= limit else { throw tooLong(length, limit) }
             return Int(length)
         }
 
+        /// A signed decimal integer (no sign but '-', no spaces), checked for overflow.
         private func integer(_ start: Int, _ end: Int) throws -> Int64 {
             var index = start
             let negative = index < end && bytes[index] == UInt8(ascii: "-")
