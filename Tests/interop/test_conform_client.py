@@ -1,0 +1,171 @@
+"""`pushtop conform --client` judging clients through its proxy, with `pushtop serve` upstream.
+
+Each client case is shown able to fail: a scripted client broken in exactly one way (scripted_client.py --break)
+fails the case for that rule, and the same client unbroken passes every case. Then real clients get their true
+verdicts: pysher, `pushtop watch`, and pusher-js's Node build (when PUSHER_JS is set).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from conftest import APP_ID, BIN, KEY, SECRET, ServeProcess, wait_for
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTED = os.path.join(HERE, "scripted_client.py")
+PUSHER_JS = os.environ.get("PUSHER_JS")
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    server = ServeProcess()
+    yield server
+    server.stop()
+
+
+class Judge:
+    """`pushtop conform --client` on a free port in front of `upstream`, its verdicts read from --format json."""
+
+    def __init__(self, upstream, *extra, time_limit=240):
+        self.proc = subprocess.Popen(
+            [BIN, "conform", "--client", "--listen", "127.0.0.1:0", "--upstream",
+             f"ws://{upstream.host}:{upstream.port}", "--app-id", APP_ID, "--key", KEY, "--secret", SECRET,
+             "--activity-timeout", "2", "--time-limit", str(time_limit), "--format", "json", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.err = []
+        threading.Thread(target=lambda: [self.err.append(l) for l in self.proc.stderr], daemon=True).start()
+        line = wait_for(lambda: next((l for l in self.err if "point the client at" in l), None), timeout=20,
+                        what="the judge's listening line")
+        self.port = int(re.search(r"ws://127\.0\.0\.1:(\d+)", line).group(1))
+
+    def report(self, timeout=300):
+        out, _ = self.proc.communicate(timeout=timeout)
+        return json.loads(out)
+
+
+def verdicts(report):
+    return {c["id"]: c["result"] for c in report["cases"]}
+
+
+def scripted(port, broken=None):
+    args = [sys.executable, SCRIPTED, "127.0.0.1", str(port), KEY, SECRET, "--pong-timeout", "3"]
+    return subprocess.Popen(args + (["--break", broken] if broken else []), stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL)
+
+
+def judged(upstream, client_factory, *extra, time_limit=240, pong_timeout=5):
+    """A judge's report on the client `client_factory` starts; `pong_timeout`: what the client allows itself."""
+    judge = Judge(upstream, "--pong-timeout", str(pong_timeout), *extra, time_limit=time_limit)
+    client = client_factory(judge.port)
+    try:
+        return judge.report(timeout=time_limit + 30)
+    finally:
+        client.kill()
+        client.wait(10)
+
+
+def test_the_scripted_client_passes_every_case(upstream):
+    report = judged(upstream, scripted)
+    assert verdicts(report) == {c: "pass" for c in verdicts(report)}, json.dumps(report, indent=1)
+    assert report["kind"] == "client" and len(report["cases"]) == 15
+    assert any("client=scripted" in target for target in report["clients"])
+
+
+BROKEN = [
+    ("no-pong", "client.ping.answers-server-ping"),
+    ("no-activity-ping", "client.ping.pings-after-activity-timeout"),
+    ("ignores-stall", "client.ping.notices-stalled-connection"),
+    ("slow-reconnect-4200", "client.reconnect.at-once-after-4200"),
+    ("forgets-channels", "client.reconnect.resubscribes-after-4200"),
+    ("stale-auth", "client.reconnect.reauthorizes-after-4200"),
+    ("no-signin-again", "client.reconnect.signs-in-again-after-4200"),
+    ("closes-on-refusal", "client.subscription.survives-refusal"),
+    ("no-backoff-4100", "client.reconnect.backs-off-after-4100"),
+    ("no-reconnect-after-drop", "client.reconnect.after-dropped-connection"),
+    ("storm", "client.reconnect.no-storm-during-outage"),
+    ("reconnects-after-4009", "client.reconnect.not-unchanged-after-4009"),
+    ("malformed", "client.messages.well-formed"),
+    ("public-client-event", "client.events.private-or-presence-only"),
+    ("client-event-flood", "client.events.at-most-10-per-second"),
+]
+
+
+@pytest.mark.parametrize("broken,case", BROKEN, ids=[b for b, _ in BROKEN])
+def test_a_client_that_breaks_a_rule_fails_its_case(upstream, broken, case):
+    report = judged(upstream, lambda port: scripted(port, broken), "--case", case, time_limit=90)
+    [record] = report["cases"]
+    assert record["id"] == case
+    assert record["result"] == "fail", json.dumps(record, indent=1)
+    assert record["expected"] and record["got"] and record["evidence"]
+
+
+def test_the_catalogue_lists_every_case_with_its_level_and_source():
+    out = subprocess.run([BIN, "conform", "--client", "--list", "--format", "json"], capture_output=True,
+                         text=True, check=True).stdout
+    cases = json.loads(out)
+    assert {c["id"] for c in cases} == {case for _, case in BROKEN}
+    assert all(c["level"] in ("must", "should") and c["url"].startswith("https://pusher.com/") for c in cases)
+
+
+def test_a_client_that_never_comes_reports_not_observed_and_exits_0(upstream):
+    judge = Judge(upstream, "--case", "client.ping", time_limit=10)
+    report = judge.report(timeout=40)
+    assert judge.proc.returncode == 0
+    assert set(verdicts(report).values()) == {"not_observed"}
+    assert "no client connected" in report["cases"][0]["message"]
+
+
+def pysher_client(port):
+    code = f"""
+import sys, time, pysher
+client = pysher.Pusher({KEY!r}, secret={SECRET!r}, custom_host="127.0.0.1", port={port}, secure=False,
+                       reconnect_interval=1)
+client.connection.bind("pusher:connection_established", lambda _: (client.subscribe("news"),
+                       client.subscribe("private-room")))
+client.connect()
+sys.stdin.read()
+"""
+    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def watch_client(port):
+    return subprocess.Popen(
+        [BIN, "watch", "--host", "127.0.0.1", "--port", str(port), "--no-tls", "--key", KEY, "--secret", SECRET,
+         "--pong-timeout", "5", "news", "private-room", "presence-room"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+
+
+def test_pushtop_watch_passes_every_case_it_can_be_judged_on(upstream):
+    report = judged(upstream, watch_client)
+    results = verdicts(report)
+    failed = {c["id"]: c["got"] for c in report["cases"] if c["result"] == "fail"}
+    assert not failed, json.dumps(failed, indent=1)
+    assert results["client.reconnect.reauthorizes-after-4200"] == "pass"
+    assert results["client.events.private-or-presence-only"] == "not_observed"
+
+
+def test_pysher_gets_its_true_verdicts(upstream):
+    report = judged(upstream, pysher_client, pong_timeout=30)
+    results = verdicts(report)
+    print(json.dumps({c["id"]: [c["result"], c["message"]] for c in report["cases"]}, indent=1))
+    assert results["client.ping.answers-server-ping"] == "pass"
+    assert results["client.reconnect.resubscribes-after-4200"] == "pass"
+    assert results["client.messages.well-formed"] == "pass"
+
+
+@pytest.mark.skipif(not PUSHER_JS or not shutil.which("node"),
+                    reason="set PUSHER_JS to pusher-js's dist/node/pusher.js (and have node)")
+def test_pusherjs_passes_every_case_it_can_be_judged_on(upstream):
+    app = os.path.join(HERE, "pusherjs_app.js")
+    factory = lambda port: subprocess.Popen(
+        ["node", app, os.path.abspath(PUSHER_JS), "127.0.0.1", str(port), KEY, "alice", ""],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    report = judged(upstream, factory, pong_timeout=30)
+    failed = {c["id"]: c["got"] for c in report["cases"] if c["result"] == "fail"}
+    assert not failed, json.dumps(failed, indent=1)
