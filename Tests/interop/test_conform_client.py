@@ -123,8 +123,7 @@ def test_a_client_that_never_comes_reports_not_observed_and_exits_0(upstream):
 def pysher_client(port):
     code = f"""
 import sys, time, pysher
-client = pysher.Pusher({KEY!r}, secret={SECRET!r}, custom_host="127.0.0.1", port={port}, secure=False,
-                       reconnect_interval=1)
+client = pysher.Pusher({KEY!r}, secret={SECRET!r}, custom_host="127.0.0.1", port={port}, secure=False)
 client.connection.bind("pusher:connection_established", lambda _: (client.subscribe("news"),
                        client.subscribe("private-room")))
 client.connect()

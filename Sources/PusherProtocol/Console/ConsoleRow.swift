@@ -78,6 +78,8 @@ public struct ConsoleRow: Sendable, Hashable {
     /// On a `recovered` row: milliseconds from the fault to the new connection, and to its last resubscription.
     public var reconnectMs: Int64?
     public var resubscribeMs: Int64?
+    /// On a `verdict` row: `pass`, `fail` or `not_observed`.
+    public var verdict: String?
 
     public init(type: ConsoleRowType, timeMs: Int64) {
         self.type = type

@@ -32,6 +32,9 @@ public enum ConsoleRowType: String, Sendable, Hashable, CaseIterable {
     case fault
     /// What a client did after a fault: reconnected, resubscribed (with the times), or not.
     case recovered
+    /// A client case's verdict (`pushtop conform --client`): `rule` names the case, `verdict` the result
+    /// (`pass`, `fail`, `not_observed`), `reason` what was seen.
+    case verdict
 }
 
 /// Where a console row came from.

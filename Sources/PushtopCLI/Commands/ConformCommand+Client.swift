@@ -29,7 +29,8 @@ extension ConformCommand {
         let address = ProxyCommand.listenAddress(client.listen)!
         let proxy = ProxyConfiguration(
             host: address.host, port: address.port, upstream: client.upstream ?? ProxyCommand.upstream(api),
-            caFile: caFile, app: .init(id: api.appID, key: api.key, secret: api.secret))
+            caFile: caFile, allowRemote: client.allowRemote, app: .init(id: api.appID, key: api.key, secret: api.secret)
+        )
         let settings = ClientJudgeSettings(
             proxy: proxy, activityTimeout: client.activityTimeout,
             pongTimeout: .milliseconds(Int64(client.pongTimeout * 1000)),

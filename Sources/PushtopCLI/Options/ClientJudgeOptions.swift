@@ -14,6 +14,11 @@ struct ClientJudgeOptions: ParsableArguments {
         help: ArgumentHelp("With --client: where the client connects.", valueName: "HOST:PORT"))
     var listen: String = "127.0.0.1:6002"
 
+    @Flag(
+        name: .customLong("allow-remote"),
+        help: "With --client: allow --listen on an address other machines can reach (a phone, another computer).")
+    var allowRemote = false
+
     @Option(
         name: .customLong("upstream"),
         help: ArgumentHelp(

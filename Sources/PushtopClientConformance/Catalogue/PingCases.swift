@@ -77,6 +77,7 @@ enum PingCases {
         }
         let log = await context.log
         guard gaveUp else {
+            context.drop(connection)  // so that the next cases have a connection to work on
             throw CaseFailure(
                 expected:
                     "the stalled connection given up within \(Seconds.format(window)) s (activity_timeout \(announced) s + pong timeout \(Seconds.format(context.settings.pongTimeout)) s + 5 s)",

@@ -56,6 +56,9 @@ package final class ClientCaseContext: Sendable {
         proxy.addFault(FaultRule(action: action, socketID: connection.socketID, times: 1))
     }
 
+    /// Drops the client's connection whatever faults hold it (a stalled connection its client kept).
+    package func drop(_ connection: WireConnection) { proxy.dropClient(connection: connection.number) }
+
     /// Applies a rule as given (an outage, a refusal of the next subscription).
     package func fault(_ rule: FaultRule) -> Int { proxy.addFault(rule) }
 

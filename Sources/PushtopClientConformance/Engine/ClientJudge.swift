@@ -74,6 +74,7 @@ package final class ClientJudge: Sendable {
                 record = await Self.judge(clientCase, context)
             }
             progress(record)
+            proxy.postVerdict(case: record.id, verdict: record.result.rawValue, message: record.message)
             records.append(record)
         }
         let log = await wire.log

@@ -21,6 +21,7 @@ enum ConsoleRowText {
         case .webhookRejected: parts = webhookRejectedParts(row)
         case .webhookProblem: parts = [row.problem, row.cause].compactMap { $0 }
         case .fault, .recovered: parts = faultParts(row)
+        case .verdict: parts = [row.verdict, row.rule, row.reason].compactMap { $0 }
         }
         if row.source == .webhook, row.type != .webhookRejected, row.type != .webhookProblem {
             parts.append("(webhook)")

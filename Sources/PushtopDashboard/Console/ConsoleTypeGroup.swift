@@ -31,7 +31,7 @@ public enum ConsoleTypeGroup: Int, Sendable, Hashable, CaseIterable, Comparable 
         switch self {
         case .occupancy: return "occupied, vacated (and counts)"
         case .webhooks: return "webhook_* rows"
-        case .errors: return "errors, faults, recoveries"
+        case .errors: return "errors, faults, recoveries, verdicts"
         default: return types.map(\.rawValue).joined(separator: ", ")
         }
     }
@@ -50,7 +50,7 @@ public enum ConsoleTypeGroup: Int, Sendable, Hashable, CaseIterable, Comparable 
         case .apiMessage: return .apiMessages
         case .clientEvent: return .clientEvents
         case .presenceEvent: return .presence
-        case .error, .apiError, .clientError, .fault, .recovered: return .errors
+        case .error, .apiError, .clientError, .fault, .recovered, .verdict: return .errors
         case .webhookSent, .webhookFailed, .webhookRejected, .webhookProblem: return .webhooks
         case .gap: return nil
         }

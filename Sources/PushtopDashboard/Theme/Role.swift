@@ -91,7 +91,7 @@ public enum Role: String, Sendable, Hashable, CaseIterable {
         case .clientEvent: return .consoleClient
         case .presenceEvent: return .consolePresence
         case .error, .apiError, .clientError, .webhookRejected, .fault: return .consoleError
-        case .recovered: return .consoleConnection
+        case .recovered, .verdict: return .consoleConnection
         case .webhookSent, .webhookFailed, .webhookProblem: return .consoleWebhook
         case .gap: return .consoleGap
         }

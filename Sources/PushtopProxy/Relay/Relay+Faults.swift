@@ -69,6 +69,12 @@ extension Relay {
         }
     }
 
+    /// Drops the client's TCP connection now, stalled or not (a judge ending a connection its client kept).
+    func dropClient() {
+        guard !clientEnded else { return }
+        perform(lifecycle.faultClose(code: 1006, reason: "connection dropped without a close frame"))
+    }
+
     /// Relays nothing more either way: the client hears no pong and gives up on its own.
     func applyStall(_ entry: FaultBook.Entry) {
         fault = entry.text

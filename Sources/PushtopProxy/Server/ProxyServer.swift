@@ -140,6 +140,24 @@ public final class ProxyServer: Sendable {
         return true
     }
 
+    /// Posts a client case's verdict to the console feed as it lands (`pushtop conform --client`).
+    package func postVerdict(case id: String, verdict: String, message: String) {
+        var row = ConsoleRow(type: .verdict, timeMs: ConsoleClock.nowMs())
+        row.rule = id
+        row.verdict = verdict
+        row.reason = message
+        core.post(row)
+    }
+
+    /// Drops the client's TCP connection of relayed connection `number`, stalled or not; `false` when it is not
+    /// open.
+    @discardableResult
+    package func dropClient(connection number: Int) -> Bool {
+        guard let relay = core.relay(number: number) else { return false }
+        relay.onLoop { relay.dropClient() }
+        return true
+    }
+
     /// Removes a fault rule; `false` when no rule has that id.
     @discardableResult
     package func removeFault(id: Int) -> Bool { core.faults.remove(id: id) }
