@@ -153,9 +153,16 @@ def test_pysher_gets_its_true_verdicts(upstream):
     report = judged(upstream, pysher_client, pong_timeout=30)
     results = verdicts(report)
     print(json.dumps({c["id"]: [c["result"], c["message"]] for c in report["cases"]}, indent=1))
-    assert results["client.ping.answers-server-ping"] == "pass"
+    # pysher 1.0.8 departs from the protocol in three places, each its true verdict: it pings every 120 s whatever
+    # activity_timeout the server announces, so it neither pings after the announced silence nor notices a stalled
+    # connection within activity_timeout + 30 s; and it waits its reconnect_interval (10 s) even after a 4200.
+    failed = {k for k, v in results.items() if v == "fail"}
+    assert failed == {"client.ping.pings-after-activity-timeout", "client.ping.notices-stalled-connection",
+                      "client.reconnect.at-once-after-4200"}, json.dumps(report, indent=1)
+    at_once = next(c for c in report["cases"] if c["id"] == "client.reconnect.at-once-after-4200")
+    assert "reconnected after 10." in at_once["got"]
     assert results["client.reconnect.resubscribes-after-4200"] == "pass"
-    assert results["client.messages.well-formed"] == "pass"
+    assert results["client.reconnect.backs-off-after-4100"] == "pass"
 
 
 @pytest.mark.skipif(not PUSHER_JS or not shutil.which("node"),
