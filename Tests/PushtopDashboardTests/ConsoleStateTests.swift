@@ -54,6 +54,24 @@ struct ConsoleStateTests {
         #expect(state.view == .panes)
     }
 
+    @Test func aClientJudgesVerdictsShowAsTheyLandAndHideWithTheErrors() {
+        var state = console(ConsoleUpdate(rows: []), size: Size(rows: 30, columns: 260))
+        _ = state.reduce(
+            .console(
+                ConsoleUpdate(rows: [
+                    row(.verdict) {
+                        $0.rule = "client.reconnect.at-once-after-4200"
+                        $0.verdict = "fail"
+                        $0.reason = "expected a new connection at once after close 4200; got reconnected after 10.014 s"
+                    }
+                ])))
+        let screen = frame(state)
+        #expect(screen.contains("verdict"))
+        #expect(screen.contains("fail · client.reconnect.at-once-after-4200 · expected a new connection at once"))
+        state.press(.char("7"))  // errors, faults, recoveries, verdicts
+        #expect(!shownTypes(state).contains(.verdict))
+    }
+
     @Test func typeTogglesHideAndShowTheirRows() {
         var state = scenario()
         let all = shownTypes(state)
