@@ -3,49 +3,17 @@ import PusherProtocol
 import PushtopTestSupport
 import Testing
 
-/// The HTTP API against the real `pushtop serve` binary, as an unfriendly network and careless clients would use it:
-/// pipelined mixes, floods of unsigned requests, slowloris, request smuggling, broken chunked framing, oversized
-/// heads, keep-alive abuse. Each gets the answer a user should get, and none costs another app (or the owner)
-/// anything.
+/// The HTTP API as an unfriendly network and careless clients would use it: pipelined mixes, floods of unsigned
+/// requests, slowloris, request smuggling, broken chunked framing, oversized heads, keep-alive abuse. Each gets the
+/// answer a user should get, and none costs another app (or the owner) anything.
+///
+/// Every test runs against the real `pushtop serve` binary and against a real `pushtop proxy` in front of a Pusher
+/// server that is not pushtop (``AdversaryTarget``), with the same requests (``HTTPAdversary``) and the same
+/// expectations: the proxy answers a stranger as `serve` does, and what it refuses never reaches its upstream.
 @Suite("HTTP adversary", .serialized)
 struct HTTPAdversaryTests {
-    static let shop = (id: "1", key: "shop-key", secret: "shop-secret")
-    static let blog = (id: "2", key: "blog-key", secret: "blog-secret")
-
-    /// Two apps; the shop may make 10 API requests a second.
-    static let appsFile = """
-        [[apps]]
-        id = "1"
-        key = "shop-key"
-        secret = "shop-secret"
-        api_requests_per_second = 10
-
-        [[apps]]
-        id = "2"
-        key = "blog-key"
-        secret = "blog-secret"
-        """
-
-    /// `pushtop serve --apps-file` on a free port, with `extra` flags.
-    static func serve(_ extra: [String] = []) async throws -> (PushtopProcess, Int) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pushtop-adv-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("apps.toml").path
-        try appsFile.write(toFile: path, atomically: true, encoding: .utf8)
-        let process = try PushtopProcess(
-            ["serve", "--port", "0", "--apps-file", path, "--log-level", "error"] + extra)
-        let port = try await process.listeningPort("serve")
-        return (process, port)
-    }
-
-    static func withServe<T>(_ extra: [String] = [], _ body: (Int) async throws -> T) async throws -> T {
-        let (process, port) = try await serve(extra)
-        return try await runAndCleanUp({ try await body(port) }) {
-            process.signal(SIGTERM)
-            _ = try? await process.exitCode()
-        }
-    }
+    static let shop = AdversaryTarget.shop
+    static let blog = AdversaryTarget.blog
 
     static func publish(
         _ app: (id: String, key: String, secret: String), _ name: String, channel: String = "news",
@@ -77,8 +45,10 @@ struct HTTPAdversaryTests {
 
     /// Random mixes of every kind of request, written at once on one connection, get exactly the answers they get
     /// one by one, in the same order.
-    @Test func pipelinedMixesAreAnsweredAsOneByOne() async throws {
-        try await Self.withServe { port in
+    @Test(arguments: AdversaryTarget.allCases)
+    func pipelinedMixesAreAnsweredAsOneByOne(_ target: AdversaryTarget) async throws {
+        try await target.with { running in
+            let port = running.port
             let (socket, _) = try await TestSocket.subscribed(
                 "ws://127.0.0.1:\(port)/app/blog-key?protocol=7", to: "mix")
             let blog = Self.blog
@@ -114,9 +84,12 @@ struct HTTPAdversaryTests {
     }
 
     /// The owner publishes at half its quota (5 a second against 10) while strangers send 20 times the quota,
-    /// unsigned or signed with a guess: every owner request is accepted; every stranger gets 401, never 429.
-    @Test func anUnsignedFloodCostsTheOwnerNothing() async throws {
-        try await Self.withServe { port in
+    /// unsigned or signed with a guess: every owner request is accepted; every stranger gets 401, never 429. The
+    /// proxy passes the API through as it came: its upstream refused each stranger and published the owner's ten.
+    @Test(arguments: AdversaryTarget.allCases)
+    func anUnsignedFloodCostsTheOwnerNothing(_ target: AdversaryTarget) async throws {
+        try await target.with { running in
+            let port = running.port
             let flood = Task {
                 var statuses: [Int: Int] = [:]
                 let unsigned = SignedHTTPRequest(
@@ -139,6 +112,12 @@ struct HTTPAdversaryTests {
             let strangers = try await flood.value
             #expect(owner == Array(repeating: 200, count: 10), "the owner's answers: \(owner)")
             #expect(strangers == [401: 400], "the strangers' answers: \(strangers)")
+            if target == .proxy {
+                let events = running.passedOn.filter { $0.target.hasPrefix("/apps/1/events") }
+                #expect(events.count == 410, "requests passed on: \(events.count)")
+                #expect(events.filter { $0.body.contains("\"own") }.count == 10)
+                return
+            }
             #expect(try await Self.metric(#"pushtop_refused_total{reason="unsigned"}"#, port: port) == 200)
             #expect(try await Self.metric(#"pushtop_refused_total{reason="bad_signature"}"#, port: port) == 200)
             // The app counted its ten events, and nothing of the strangers'.
@@ -148,16 +127,18 @@ struct HTTPAdversaryTests {
 
     /// Slowloris on one app's endpoint: 40 connections that send half a head and stop. The other app's requests are
     /// answered meanwhile, and the slow connections are closed at the request timeout.
-    @Test func slowlorisOnOneAppLeavesTheOtherServedAndIsClosed() async throws {
+    @Test(arguments: AdversaryTarget.allCases)
+    func slowlorisOnOneAppLeavesTheOtherServedAndIsClosed(_ target: AdversaryTarget) async throws {
         // Long enough for the blog's ten requests on a loaded machine. A blog waiting behind the slow connections
         // would be answered only once the first of them was closed: `requestTimeout` after `started` at the earliest.
         let requestTimeout = 6.0
-        try await Self.withServe(["--request-timeout", "\(requestTimeout)"]) { port in
+        try await target.with(["--request-timeout", "\(requestTimeout)"]) { running in
+            let port = running.port
             let started = ContinuousClock.now
             let slow = try await offloaded {
                 try (0..<40).map { _ in
                     let socket = try RawSocket(port: port, timeout: LoadedMachine.bound(requestTimeout))
-                    try socket.send("POST /apps/1/events?auth_key=shop-key HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                    try socket.send(HTTPAdversary.slowHead(path: "/apps/1/events?auth_key=shop-key"))
                     return socket
                 }
             }
@@ -173,62 +154,53 @@ struct HTTPAdversaryTests {
     }
 
     /// Request smuggling and broken chunked framing, on a fresh connection and after a served request on the same
-    /// one: each gets 400 and a closed connection, never silence, and what it hid is never published.
-    @Test(arguments: [
-        ("content-length-and-chunked", "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
-        ("chunked-and-content-length", "Transfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n0\r\n\r\n"),
-        ("two-content-lengths", "Content-Length: 2\r\nContent-Length: 60\r\n\r\n{}"),
-        ("invalid-chunk-size", "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
-        ("chunk-size-2^64", "Transfer-Encoding: chunked\r\n\r\n10000000000000000\r\n{}\r\n0\r\n\r\n"),
-        ("chunk-size-overflowing", "Transfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n{}\r\n0\r\n\r\n"),
-        ("unknown-transfer-coding", "Transfer-Encoding: gzip, chunked, x\r\n\r\n0\r\n\r\n"),
-    ])
-    func smugglingAndBrokenFramingAre400AndClosed(name: String, framing: String) async throws {
-        try await Self.withServe { port in
+    /// one: each gets 400 and a closed connection, never silence, and what it hid is never published (nor, behind
+    /// the proxy, passed on).
+    @Test(arguments: AdversaryTarget.allCases, HTTPAdversary.framings)
+    func smugglingAndBrokenFramingAre400AndClosed(_ target: AdversaryTarget, _ framing: HTTPAdversary.Framing)
+        async throws
+    {
+        let name = framing.name
+        try await target.with { running in
+            let port = running.port
             let (socket, _) = try await TestSocket.subscribed(
                 "ws://127.0.0.1:\(port)/app/blog-key?protocol=7", to: "news")
-            let hidden = Self.publish(Self.blog, "smuggled")
-            let attack = "POST /apps/2/events HTTP/1.1\r\nHost: x\r\n" + framing + hidden
+            let attack = HTTPAdversary.smuggling(
+                framing, path: "/apps/2/events", hiding: Self.publish(Self.blog, "smuggled"))
             for prefix in ["", Self.publish(Self.blog, "served")] {
-                let (bytes, closed) = try await offloaded {
-                    let raw = try RawSocket(port: port, timeout: 5)
-                    try raw.send(prefix + attack)
-                    return raw.readToEnd()
-                }
-                let text = String(decoding: bytes, as: UTF8.self)
-                let statuses = text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
-                #expect(statuses == (prefix.isEmpty ? ["400"] : ["200", "400"]), "\(name): \(text)")
-                #expect(closed, "\(name): the connection stayed open")
+                let answers = try await HTTPAdversary.send(prefix + attack, port: port)
+                #expect(answers.statuses == (prefix.isEmpty ? [400] : [200, 400]), "\(name): \(answers.text)")
+                #expect(answers.closed, "\(name): the connection stayed open")
             }
             _ = try await socket.next("served")
             try await socket.roundTrip()
             #expect(await socket.all("smuggled").isEmpty, "\(name): the hidden request was published")
+            #expect(
+                !running.passedOn.contains { $0.body.contains("smuggled") || $0.target.contains("smuggled") },
+                "\(name): the hidden request was passed on: \(running.passedOn)")
             await socket.close()
         }
     }
 
     /// Oversized heads and targets, on a fresh connection and after a served publish on the same one: refused with a
     /// 4xx and closed, never silence; an oversized body: 413, and the connection goes on.
-    @Test func oversizedHeadersTargetsAndBodiesAreRefused() async throws {
-        try await Self.withServe { port in
-            let headers =
-                "GET /apps/1/channels HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n"
-            let target =
-                "GET /apps/1/channels?\(String(repeating: "a=1&", count: 30_000)) HTTP/1.1\r\nHost: x\r\n\r\n"
-            for (name, request, allowed) in [("header", headers, ["431"]), ("target", target, ["400", "414", "431"])] {
+    @Test(arguments: AdversaryTarget.allCases)
+    func oversizedHeadersTargetsAndBodiesAreRefused(_ target: AdversaryTarget) async throws {
+        try await target.with { running in
+            let port = running.port
+            for oversized in HTTPAdversary.oversized(path: "/apps/1/channels") {
                 for prefix in ["", Self.publish(Self.blog, "served")] {
-                    let (bytes, closed) = try await offloaded {
-                        let raw = try RawSocket(port: port, timeout: 5)
-                        try raw.send(prefix + request)
-                        return raw.readToEnd()
-                    }
-                    let text = String(decoding: bytes, as: UTF8.self)
-                    let statuses = text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
-                    #expect(statuses.count == (prefix.isEmpty ? 1 : 2), "\(name): \(text.prefix(300))")
-                    #expect(statuses.last.map(allowed.contains) == true, "\(name): \(text.prefix(300))")
-                    #expect(closed, "\(name): the connection stayed open")
+                    let answers = try await HTTPAdversary.send(prefix + oversized.request, port: port)
+                    let seen = "\(oversized.name): \(answers.text.prefix(300))"
+                    #expect(answers.statuses.count == (prefix.isEmpty ? 1 : 2), "\(seen)")
+                    #expect(answers.statuses.last.map(oversized.allowed.contains) == true, "\(seen)")
+                    #expect(answers.closed, "\(oversized.name): the connection stayed open")
                 }
             }
+            #expect(
+                !running.passedOn.contains {
+                    $0.target.contains("a=1&a=1") || $0.headers.contains { $0.name == "X-Big" }
+                })
             let body = #"{"name":"x","channels":["a"],"data":""# + String(repeating: "x", count: 1 << 20) + "\"}"
             let answers = try await RawSocket.oneByOne(
                 [
@@ -244,8 +216,10 @@ struct HTTPAdversaryTests {
     /// Keep-alive abuse: a thousand pipelined requests on one connection, publishes with a channel query every
     /// tenth, are all answered in order, and the publishes reach the subscriber in order; a connection left idle is
     /// closed at the idle timeout.
-    @Test func keepAliveAbuseIsServedInOrderAndIdleConnectionsClose() async throws {
-        try await Self.withServe(["--idle-timeout", "1"]) { port in
+    @Test(arguments: AdversaryTarget.allCases)
+    func keepAliveAbuseIsServedInOrderAndIdleConnectionsClose(_ target: AdversaryTarget) async throws {
+        try await target.with(["--idle-timeout", "1"]) { running in
+            let port = running.port
             let (socket, _) = try await TestSocket.subscribed(
                 "ws://127.0.0.1:\(port)/app/blog-key?protocol=7", to: "news")
             let requests = (0..<1000).map { n in

@@ -72,6 +72,9 @@ public final class PushtopProcess: Sendable {
     }
     public var stderr: String { output.err.withLock { $0 } }
 
+    /// The process has not exited (a crash or an early exit ends it).
+    public var isRunning: Bool { process.isRunning }
+
     /// The stdout lines parsed as JSON objects.
     public var objects: [[String: Any]] {
         lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }

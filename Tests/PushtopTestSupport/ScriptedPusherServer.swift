@@ -41,11 +41,23 @@ public final class ScriptedPusherServer: Sendable {
 
     private let state: Mutex<State>
     private let task = Mutex<Task<Void, Never>?>(nil)
+    private let api: ScriptedHTTPAPI
     public let port: Int
 
-    private init(behavior: Behavior, port: Int) {
+    private init(behavior: Behavior, port: Int, api: ScriptedHTTPAPI) {
         self.state = Mutex(State(behavior: behavior))
         self.port = port
+        self.api = api
+    }
+
+    /// Every plain HTTP request that reached the server, in order (recorded when ``Transport/apps`` is set).
+    public var httpRequests: [ScriptedHTTPAPI.Received] { api.received.withLock { $0 } }
+
+    /// The open connections subscribed to `channel` (`nil`: every open connection).
+    func subscribers(of channel: String?) -> [ScriptedConnection] {
+        connections.filter { connection in
+            connection.isOpen && (channel.map { connection.channels.contains($0) } ?? true)
+        }
     }
 
     public var behavior: Behavior {
@@ -66,11 +78,17 @@ public final class ScriptedPusherServer: Sendable {
         public var perMessageDeflate = false
         /// Send WebSocket pings this often (and close a connection that does not answer).
         public var autoPing: Duration?
+        /// Answer the HTTP API (``ScriptedHTTPAPI``) for these apps; none: plain requests get 404.
+        public var apps: [ScriptedHTTPAPI.App]
 
-        public init(tls: TLSConfiguration? = nil, perMessageDeflate: Bool = false, autoPing: Duration? = nil) {
+        public init(
+            tls: TLSConfiguration? = nil, perMessageDeflate: Bool = false, autoPing: Duration? = nil,
+            apps: [ScriptedHTTPAPI.App] = []
+        ) {
             self.tls = tls
             self.perMessageDeflate = perMessageDeflate
             self.autoPing = autoPing
+            self.apps = apps
         }
     }
 
@@ -90,8 +108,11 @@ public final class ScriptedPusherServer: Sendable {
                 try await server.handle(inbound: inbound, outbound: outbound)
             }
         }
+        let api = ScriptedHTTPAPI(apps: transport.apps)
+        let router = Router()
+        if !transport.apps.isEmpty { router.add(middleware: APIMiddleware(api: api, box: box)) }
         let app = Application(
-            router: Router(),
+            router: router,
             server: try transport.tls.map { try .tls(plain, tlsConfiguration: $0) } ?? plain,
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in
@@ -106,7 +127,7 @@ public final class ScriptedPusherServer: Sendable {
             port = p
             break
         }
-        let server = ScriptedPusherServer(behavior: behavior, port: port)
+        let server = ScriptedPusherServer(behavior: behavior, port: port, api: api)
         box.server = server
         server.task.withLock { $0 = runTask }
         return server
@@ -130,6 +151,7 @@ public final class ScriptedPusherServer: Sendable {
             s.connections.append(connection)
             return (s.behavior, connection)
         }
+        defer { connection.ended() }
         if let refuse = behavior.refuseWith {
             let error = PusherMessage(
                 event: PusherEventName.error,
@@ -219,6 +241,20 @@ private final class ServerBox: @unchecked Sendable {
     var server: ScriptedPusherServer?
 }
 
+/// Every plain request goes to the scripted HTTP API.
+private struct APIMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let api: ScriptedHTTPAPI
+    let box: ServerBox
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let box = self.box
+        return await api.answer(request) { box.server?.subscribers(of: $0) ?? [] }
+    }
+}
+
 /// One client connection to a ``ScriptedPusherServer``: what it sent, and a way to send to it.
 public final class ScriptedConnection: Sendable {
     enum Command: Sendable {
@@ -233,6 +269,7 @@ public final class ScriptedConnection: Sendable {
     let commands: AsyncStream<Command>
     private let continuation: AsyncStream<Command>.Continuation
     private let received = Mutex<[String]>([])
+    private let closed = Atomic<Bool>(false)
 
     init(socketID: String) {
         self.socketID = socketID
@@ -246,6 +283,22 @@ public final class ScriptedConnection: Sendable {
 
     func record(_ text: String) {
         received.withLock { $0.append(text) }
+    }
+
+    func ended() { closed.store(true, ordering: .relaxed) }
+
+    /// The connection has not ended.
+    public var isOpen: Bool { !closed.load(ordering: .relaxed) }
+
+    /// The channels the client subscribed to and has not left, in the order it subscribed.
+    public var channels: [String] {
+        var channels: [String] = []
+        for message in messages {
+            guard let channel = message.dataJSON?["channel"]?.stringValue else { continue }
+            if message.event == PusherEventName.subscribe, !channels.contains(channel) { channels.append(channel) }
+            if message.event == PusherEventName.unsubscribe { channels.removeAll { $0 == channel } }
+        }
+        return channels
     }
 
     public func send(_ text: String) { continuation.yield(.text(text)) }
