@@ -10,8 +10,8 @@ import NIOWebSocket
 /// place, so that both answer a stranger alike and a guard added here guards both.
 ///
 /// Before NIO's upgrader: ``HTTPRequestDeadlineHandler`` (header, body and idle timeouts), the listener's own HTTP
-/// handler if it has one (`serve`'s ``HTTPAPIHandler``, which also answers malformed HTTP; without one NIO's error
-/// handler answers it with 400), and ``WebSocketHandshakeValidator`` (400/404/426 for broken handshakes). Before the
+/// handler if it has one (`serve`'s ``HTTPAPIHandler``, which also answers malformed HTTP; without one
+/// ``MalformedRequestResponder`` answers it alike: 400 or 431 in its turn), and ``WebSocketHandshakeValidator`` (400/404/426 for broken handshakes). Before the
 /// HTTP decoder, ``HTTP09RequestGuard`` answers an HTTP/0.9 request line, which the decoder would wait on forever.
 /// On upgrade the guards leave, the socket gets its write-buffer water marks, and the listener's `upgraded` closure
 /// installs its WebSocket handler; a plain request is handed to Hummingbird as an async channel.
@@ -95,8 +95,9 @@ package enum WebSocketServerPipeline {
         )
         var configuration = NIOUpgradableHTTPServerPipelineConfiguration(upgradeConfiguration: upgradeConfiguration)
         configuration.enablePipelining = false
-        // A listener's own HTTP handler answers malformed requests in their turn; without one, NIO's does.
-        configuration.enableErrorHandling = httpHandler == nil
+        // Malformed requests are answered in their turn: by the listener's own HTTP handler, or by ours (NIO's
+        // answered ahead of the answers still owed, and 400 for oversized headers).
+        configuration.enableErrorHandling = false
         configuration.enableResponseHeaderValidation = false
         let operations = channel.pipeline.syncOperations
         let upgradeResult = try operations.configureUpgradableHTTPServerPipeline(configuration: configuration)
@@ -106,9 +107,8 @@ package enum WebSocketServerPipeline {
                 requestTimeout: guards.requestTimeout, idleTimeout: guards.idleTimeout, logger: logger),
             position: .before(upgradeHandler))
         // Before the validator and the upgrader: their answers pass back through it, in their turn.
-        if let httpHandler {
-            try operations.addHandler(httpHandler, name: httpHandlerName, position: .before(upgradeHandler))
-        }
+        try operations.addHandler(
+            httpHandler ?? MalformedRequestResponder(), name: httpHandlerName, position: .before(upgradeHandler))
         try operations.addHandler(
             WebSocketHandshakeValidator(endpoints: guards.endpoints, refused: refused),
             position: .before(upgradeHandler))
@@ -142,15 +142,13 @@ package enum WebSocketServerPipeline {
     /// buffer gets the water marks.
     private static func leaveGuards(_ channel: any Channel, guards: Guards) throws {
         let operations = channel.pipeline.syncOperations
-        var leaving: [any RemovableChannelHandler] = [
+        let leaving: [any RemovableChannelHandler] = [
             try operations.handler(type: HTTPRequestDeadlineHandler.self),
             try operations.handler(type: WebSocketHandshakeValidator.self),
         ]
         for handler in leaving { operations.removeHandler(handler, promise: nil) }
-        // The listener's own HTTP handler, whatever its type, by the name it was added under.
-        if (try? operations.context(name: httpHandlerName)) != nil {
-            operations.removeHandler(name: httpHandlerName, promise: nil)
-        }
+        // The listener's own HTTP handler (or ours), whatever its type, by the name it was added under.
+        operations.removeHandler(name: httpHandlerName, promise: nil)
         try channel.syncOptions?.setOption(
             ChannelOptions.writeBufferWaterMark,
             value: .init(low: guards.maxPendingOutboundBytes / 2, high: guards.maxPendingOutboundBytes))

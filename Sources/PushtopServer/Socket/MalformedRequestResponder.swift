@@ -1,0 +1,88 @@
+import NIOCore
+import NIOHTTP1
+
+/// Answers malformed HTTP on a listener without an HTTP handler of its own (`pushtop proxy`), as `serve`'s
+/// ``HTTPAPIHandler`` does: 400 (431 for oversized headers) in its turn, once the requests read before it have been
+/// answered, then the connection is closed.
+///
+/// NIO's `HTTPServerProtocolErrorHandler` answered at once: ahead of a pipelined request's answer, which the closing
+/// connection then lost, and 400 for oversized headers. A request whose rest can never come (its body's framing is
+/// what broke) is answered by this, and whatever its handler writes later is dropped.
+final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Complete requests handed on whose answers have not ended (below 0 while an answer ended before its request).
+    private var owed = 0
+    /// Between a request's head and its end.
+    private var inRequest = false
+    private var responseStarted = false
+    /// The decoder's error, waiting for the answers owed before it.
+    private var failure: HTTPParserError?
+    /// The answer to the failure is written: nothing else is.
+    private var answered = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard failure == nil else { return }
+        switch unwrapInboundIn(data) {
+        case .head: inRequest = true
+        case .body: break
+        case .end:
+            inRequest = false
+            owed += 1
+        }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // After the decoder's error come its complaints about the bytes that follow: the answer covers them.
+        if failure != nil { return }
+        guard let parseError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        failure = parseError
+        answerIfDue(context: context)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if answered {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            if head.status.code >= 200 { responseStarted = true }
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            context.write(data, promise: promise)
+            responseStarted = false
+            owed -= 1
+            answerIfDue(context: context)
+        }
+    }
+
+    /// Writes the failure's answer once every earlier answer has ended, then tells the rest of the pipeline and
+    /// closes.
+    private func answerIfDue(context: ChannelHandlerContext) {
+        guard let failure, !answered, owed <= 0, !responseStarted else { return }
+        answered = true
+        let status: HTTPResponseStatus = failure == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
+        let body = context.channel.allocator.buffer(string: "Malformed HTTP request: \(failure)\n")
+        let headers = HTTPHeaders([
+            ("Connection", "close"), ("Content-Type", "text/plain; charset=utf-8"),
+            ("Content-Length", "\(body.readableBytes)"),
+        ])
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+            context.fireErrorCaught(failure)
+            context.close(promise: nil)
+        }
+    }
+}
