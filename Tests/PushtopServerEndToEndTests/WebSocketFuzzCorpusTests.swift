@@ -93,9 +93,20 @@ struct WebSocketFuzzCorpusTests {
             let (subscriber, _) = try await TestSocket.subscribed(
                 "ws://127.0.0.1:\(running.port)/app/\(AdversaryTarget.blog.key)?protocol=7", to: "news")
             for (name, bytes) in corpus {
+                let utf8 = bytes.withUnsafeBytes { UTF8Validation.isValid($0) }
                 for (kind, opcode) in [("text", UInt8(0x81)), ("binary", UInt8(0x82))] {
                     let outcome = try await Self.exchange(port: running.port, frames: [Self.frame(opcode, bytes)])
                     #expect(outcome.isProper, "\(target): \(name) as \(kind): \(outcome)")
+                    if kind == "text", !utf8 {
+                        #expect(outcome == .closed(1007), "\(target): \(name), not UTF-8, as text: \(outcome)")
+                    }
+                    // Behind the proxy, what was relayed reached the upstream unchanged.
+                    if let upstream = running.upstream, kind == "text", outcome == .relayed {
+                        let relayed = upstream.connections.last?.frames.first
+                        #expect(
+                            relayed == String(decoding: bytes, as: UTF8.self),
+                            "\(name): the upstream got \(relayed ?? "nothing")")
+                    }
                 }
             }
             try await Self.expectServed(subscriber, running: running)

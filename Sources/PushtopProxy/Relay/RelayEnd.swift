@@ -4,6 +4,7 @@ import NIOWebSocket
 import PusherChannels
 import PushtopServer
 
+import enum PusherProtocol.UTF8Validation
 import enum PusherProtocol.WebSocketClosePayload
 
 /// One end of a relayed connection, on the connection's event loop: the client's WebSocket (the proxy is its
@@ -125,6 +126,12 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
                     return fail(code: 1007, reason: "Compressed message does not inflate")
                 }
             }
+        }
+        // serve's rule (section 8.1): a client's text message that is not UTF-8 fails the connection, not the upstream.
+        if side == .client, message.opcode == .text,
+            !payload.withUnsafeReadableBytes({ UTF8Validation.isValid($0) })
+        {
+            return fail(code: 1007, reason: "Text message is not valid UTF-8")
         }
         relay.received(from: side, opcode: message.opcode, payload: payload)
     }
