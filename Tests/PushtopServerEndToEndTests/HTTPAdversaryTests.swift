@@ -247,4 +247,17 @@ struct HTTPAdversaryTests {
             await socket.close()
         }
     }
+
+    /// Pipelined requests a slow upstream answers in 0.4 s each, on a proxy with a 1 s idle timeout: the client
+    /// waits on the proxy, not idle, so every answer comes before the connection is closed. Was: the idle wait
+    /// started at the last request read, and the proxy closed the connection with answers still owed.
+    @Test func pipelinedAnswersOwedOutlastTheIdleTimeout() async throws {
+        try await AdversaryTarget.proxy.with(["--idle-timeout", "1"]) { running in
+            let upstream = try #require(running.upstream)
+            upstream.behavior.apiDelay = 0.4
+            let requests = (0..<5).map { _ in Self.get(Self.blog, "/channels/news", ["info": "subscription_count"]) }
+            let answers = try await RawSocket.pipeline(requests, port: running.port, timeout: 10)
+            #expect(answers.map(\.status) == Array(repeating: 200, count: 5))
+        }
+    }
 }

@@ -28,6 +28,8 @@ public final class ScriptedPusherServer: Sendable {
         public var presenceMembers: [PresenceMember] = []
         /// Close every new connection at once with this code (after a `pusher:error`).
         public var refuseWith: (code: Int, reason: String)?
+        /// Seconds the HTTP API (``Transport/apps``) waits before each answer: a slow upstream.
+        public var apiDelay: Double = 0
 
         public init() {}
     }
@@ -251,6 +253,7 @@ private struct APIMiddleware: RouterMiddleware {
         async throws -> Response
     {
         let box = self.box
+        if let delay = box.server?.behavior.apiDelay, delay > 0 { try await Task.sleep(for: .seconds(delay)) }
         return await api.answer(request) { box.server?.subscribers(of: $0) ?? [] }
     }
 }

@@ -3,7 +3,10 @@ import NIOCore
 import NIOHTTP1
 
 /// Closes an HTTP connection that is too slow or idle: headers not complete within the request timeout, a body
-/// not complete within it after the headers, or no new request within the idle timeout after the last one.
+/// not complete within it after the headers, or no new request within the idle timeout after the last answer.
+///
+/// The idle wait starts when the last answer owed has ended, not when the last request was read: a client that
+/// pipelined requests is waiting on the listener, not idle (the proxy's answers each wait on its upstream).
 ///
 /// Slow-header clients (slowloris) then cannot hold sockets open. Removed when the socket becomes a WebSocket,
 /// whose liveness the hub's ping sweep owns.
@@ -11,9 +14,11 @@ import NIOHTTP1
 /// One timer per connection, re-armed lazily: a request moves the deadline (a clock read), and the timer, when it
 /// fires early, sleeps again until the deadline. Scheduling and cancelling a timer twice per request cost more than
 /// the rest of a keep-alive API request's path on the event loop.
-final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class HTTPRequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let requestTimeout: TimeAmount
     private let idleTimeout: TimeAmount
@@ -25,6 +30,8 @@ final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelH
     private var why = ""
     /// Between a request's head and its end.
     private var inRequest = false
+    /// Requests read in full whose answers have not ended (below 0 while an answer ended before its request did).
+    private var owed = 0
     /// The request is the debug feed's (`GET /apps/{id}/console`): its answer streams as long as the reader reads,
     /// so no idle deadline follows it.
     private var streaming = false
@@ -57,13 +64,25 @@ final class HTTPRequestDeadlineHandler: ChannelInboundHandler, RemovableChannelH
         case .body: break
         case .end:
             inRequest = false
+            owed += 1
             if streaming {
                 disarm()
+            } else if owed > 0 {
+                // No deadline until the answer has ended (the timer stays: it sleeps again when it fires).
+                deadline = .distantFuture
             } else {
                 arm(idleTimeout, why: "idle connection", context: context)
             }
         }
         context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            owed -= 1
+            if owed == 0, !inRequest, !streaming { arm(idleTimeout, why: "idle connection", context: context) }
+        }
+        context.write(data, promise: promise)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
