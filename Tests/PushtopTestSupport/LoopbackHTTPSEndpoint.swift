@@ -12,19 +12,19 @@ public final class LoopbackHTTPSEndpoint: Sendable {
     public let certificates: TestCertificates
     public let port: Int
     private let seen: SeenNames
-    private let task: Task<Void, Never>
+    private let run: GracefulServerRun
 
     /// The server name of each handshake so far (`nil`: the client sent none).
     public var serverNames: [String?] { seen.names.withLock { $0 } }
 
-    private init(certificates: TestCertificates, port: Int, seen: SeenNames, task: Task<Void, Never>) {
+    private init(certificates: TestCertificates, port: Int, seen: SeenNames, run: GracefulServerRun) {
         self.certificates = certificates
         self.port = port
         self.seen = seen
-        self.task = task
+        self.run = run
     }
 
-    deinit { task.cancel() }
+    deinit { run.stop() }
 
     /// Starts the server; it answers with `status`.
     public static func start(status: Int = 200) async throws -> LoopbackHTTPSEndpoint {
@@ -47,14 +47,14 @@ public final class LoopbackHTTPSEndpoint: Sendable {
                 portContinuation.finish()
             },
             logger: Logger(label: "https-endpoint", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let task = Task { _ = try? await app.runService() }
+        let run = GracefulServerRun(app)
         var port = 0
         for await p in portStream {
             port = p
             break
         }
         return LoopbackHTTPSEndpoint(
-            certificates: certificates, port: port, seen: seen, task: task)
+            certificates: certificates, port: port, seen: seen, run: run)
     }
 
     private static func echo(_ request: Request, status: Int) async throws -> Response {

@@ -2,8 +2,8 @@ import Hummingbird
 import Logging
 
 /// Runs `router` as an HTTP server on 127.0.0.1 and a free port (the test endpoints' common part); returns the
-/// port once it listens, and the task that runs it (cancel it to stop the server).
-func runOnLoopback(_ router: Router<BasicRequestContext>, label: String) async -> (port: Int, task: Task<Void, Never>) {
+/// port once it listens, and the run to stop it with.
+func runOnLoopback(_ router: Router<BasicRequestContext>, label: String) async -> (port: Int, run: GracefulServerRun) {
     let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let app = Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
@@ -12,11 +12,11 @@ func runOnLoopback(_ router: Router<BasicRequestContext>, label: String) async -
             portContinuation.finish()
         },
         logger: Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() }))
-    let task = Task { _ = try? await app.runService() }
+    let run = GracefulServerRun(app)
     var port = 0
     for await p in portStream {
         port = p
         break
     }
-    return (port, task)
+    return (port, run)
 }

@@ -27,7 +27,7 @@ public final class ScriptedAuthEndpoint: Sendable {
 
     private let replyFor = Mutex<@Sendable ([String: String]) -> Reply>({ _ in Reply(status: 500, body: "") })
     private let received = Mutex<[Received]>([])
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let run = Mutex<GracefulServerRun?>(nil)
     private let boundPort = Mutex(0)
     public var port: Int { boundPort.withLock { $0 } }
 
@@ -62,12 +62,12 @@ public final class ScriptedAuthEndpoint: Sendable {
                 status: .init(code: reply.status), headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: reply.body)))
         }
-        let (port, runTask) = await runOnLoopback(router, label: "auth-endpoint")
+        let (port, server) = await runOnLoopback(router, label: "auth-endpoint")
         boundPort.withLock { $0 = port }
-        task.withLock { $0 = runTask }
+        run.withLock { $0 = server }
     }
 
     public func stop() {
-        task.withLock { $0?.cancel() }
+        run.withLock { $0?.stop() }
     }
 }

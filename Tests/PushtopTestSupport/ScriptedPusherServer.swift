@@ -42,7 +42,7 @@ public final class ScriptedPusherServer: Sendable {
     }
 
     private let state: Mutex<State>
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let run = Mutex<GracefulServerRun?>(nil)
     private let api: ScriptedHTTPAPI
     public let port: Int
 
@@ -123,7 +123,7 @@ public final class ScriptedPusherServer: Sendable {
             },
             logger: Logger(label: "scripted-server", factory: { _ in SwiftLogNoOpLogHandler() })
         )
-        let runTask = Task { _ = try? await app.runService() }
+        let run = GracefulServerRun(app)
         var port = 0
         for await p in portStream {
             port = p
@@ -131,13 +131,14 @@ public final class ScriptedPusherServer: Sendable {
         }
         let server = ScriptedPusherServer(behavior: behavior, port: port, api: api)
         box.server = server
-        server.task.withLock { $0 = runTask }
+        server.run.withLock { $0 = run }
         return server
     }
 
     /// Stops the server (open connections are dropped).
     public func stop() {
-        task.withLock { $0?.cancel() }
+        for connection in connections { connection.drop() }
+        run.withLock { $0?.stop() }
     }
 
     /// Waits until at least `count` connections have arrived and returns the `count`-th.

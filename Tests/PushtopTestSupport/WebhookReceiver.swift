@@ -22,7 +22,7 @@ public final class WebhookReceiver: Sendable {
     private let received = Mutex<[Received]>([])
     private let attempts = Mutex(0)
     private let bodies = Mutex<[String]>([])
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let run = Mutex<GracefulServerRun?>(nil)
     private let boundPort = Mutex(0)
 
     public var url: String { "http://127.0.0.1:\(boundPort.withLock { $0 })/webhooks" }
@@ -60,12 +60,12 @@ public final class WebhookReceiver: Sendable {
             }
             return Response(status: .init(code: status))
         }
-        let (port, runTask) = await runOnLoopback(router, label: "webhook-receiver")
+        let (port, server) = await runOnLoopback(router, label: "webhook-receiver")
         boundPort.withLock { $0 = port }
-        task.withLock { $0 = runTask }
+        run.withLock { $0 = server }
     }
 
     public func stop() {
-        task.withLock { $0?.cancel() }
+        run.withLock { $0?.stop() }
     }
 }

@@ -18,13 +18,13 @@ import Synchronization
 public final class DeviationProxy: Sendable {
     /// The loopback port it listens on (WebSocket, HTTP API and the webhook relay).
     public let port: Int
-    private let task: Mutex<Task<Void, Never>?>
+    private let run: GracefulServerRun
     /// Its shared state: ``ProxyHub/setUpstream(_:)`` points it at a server started after it.
     public let hub: ProxyHub
 
-    private init(port: Int, task: Task<Void, Never>, hub: ProxyHub) {
+    private init(port: Int, run: GracefulServerRun, hub: ProxyHub) {
         self.port = port
-        self.task = Mutex(task)
+        self.run = run
         self.hub = hub
     }
 
@@ -59,19 +59,19 @@ public final class DeviationProxy: Sendable {
                 portContinuation.finish()
             },
             logger: Logger(label: "deviation-proxy", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let task = Task { _ = try? await app.runService() }
+        let run = GracefulServerRun(app)
         var port = 0
         for await p in ports {
             port = p
             break
         }
-        return DeviationProxy(port: port, task: task, hub: hub)
+        return DeviationProxy(port: port, run: run, hub: hub)
     }
 
     /// Closes every connection, refuses what comes next and stops listening.
     public func stop() {
         hub.goDown()
-        task.withLock { $0?.cancel() }
+        run.stop()
     }
 }
 
