@@ -158,6 +158,11 @@ struct Poly1305 {
     }
 
     /// Whether two 16-byte tags are equal, in time that does not depend on where they differ.
+    ///
+    /// Never inlined: inlined into ``SecretBox``'s `open`, where the answer feeds a branch, the optimiser turned the
+    /// folded difference back into two 8-byte comparisons with a jump after the first (an early exit when the first
+    /// half differs). A call of its own returns the bit without a branch (checked in the `-O` assembly).
+    @inline(never)
     static func tagsEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
         let a0 = a.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
         let a1 = a.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
