@@ -197,6 +197,26 @@ import Testing
         _ = try? wired.upstream.finish()
     }
 
+    /// Was: the relay, its two ends and their pipelines held one another for good once both sockets had closed, so
+    /// every relayed connection stayed in the proxy's memory (LeakSanitizer's report in `scripts/sanitize`).
+    @Test func aRelayIsFreedOnceBothItsChannelsClose() throws {
+        weak var relay: Relay?
+        weak var clientEnd: RelayEnd?
+        weak var upstreamEnd: RelayEnd?
+        do {
+            let wired = try Wired()
+            relay = wired.relay
+            clientEnd = wired.relay.client
+            upstreamEnd = wired.relay.upstream
+            try wired.client.writeInbound(Wired.clientClose(1000, "bye"))
+            _ = try? wired.client.finish()
+            _ = try? wired.upstream.finish()
+        }
+        #expect(clientEnd == nil, "the client's end outlived its channel")
+        #expect(upstreamEnd == nil, "the upstream's end outlived its channel")
+        #expect(relay == nil, "the relay outlived both its channels")
+    }
+
     @Test func anUpstreamThatBreaksTheProtocolIsFailedAndTheClientGets1011OnEmbeddedChannels() throws {
         let wired = try Wired()
         // RSV1 on a ping, and no extension agreed: the upstream's end fails with 1002.

@@ -91,6 +91,11 @@ private final class OneWriteGate: ChannelOutboundHandler, RemovableChannelHandle
         self.context = context
     }
 
+    /// A context holds its handler: without this, gate and context kept each other (and the pipeline) alive.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard !released else { return context.write(data, promise: promise) }
         guard case .byteBuffer(var bytes) = unwrapOutboundIn(data) else {

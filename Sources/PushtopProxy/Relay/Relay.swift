@@ -84,6 +84,14 @@ final class Relay: @unchecked Sendable {
         perform(lifecycle.attached(end.side))
     }
 
+    /// `end` left its channel's pipeline: the relay stops holding it (see ``RelayEnd/handlerRemoved(context:)``).
+    func detached(_ end: RelayEnd) {
+        switch end.side {
+        case .upstream: if upstream === end { upstream = nil }
+        case .client: if client === end { client = nil }
+        }
+    }
+
     /// Does what the lifecycle says, in order.
     func perform(_ actions: [RelayLifecycle.Action]) {
         for action in actions {

@@ -58,6 +58,15 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
         if !context.channel.isActive { relay.ended(side) }
     }
 
+    /// The channel is gone (closed, its pipeline torn down): the end lets go of its contexts and the relay of the
+    /// end. A context holds its handler, the relay its ends and each end the relay, so otherwise every relayed
+    /// connection stayed in memory for good: the relay, both ends, their pipelines' handlers, an inflater's window.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        encoderContext = nil
+        relay.detached(self)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         relay.ended(side)
         context.fireChannelInactive()
