@@ -68,7 +68,7 @@ struct ConsoleStateTests {
         let screen = frame(state)
         #expect(screen.contains("verdict"))
         #expect(screen.contains("fail · client.reconnect.at-once-after-4200 · expected a new connection at once"))
-        state.press(.char("7"))  // errors, faults, recoveries, verdicts
+        state.press(.char("7"))  // errors, faults, verdicts
         #expect(!shownTypes(state).contains(.verdict))
     }
 

@@ -31,7 +31,7 @@ public enum ConsoleTypeGroup: Int, Sendable, Hashable, CaseIterable, Comparable 
         switch self {
         case .occupancy: return "occupied, vacated (and counts)"
         case .webhooks: return "webhook_* rows"
-        case .errors: return "errors, faults, recoveries, verdicts"
+        case .errors: return "errors, faults, verdicts"
         default: return types.map(\.rawValue).joined(separator: ", ")
         }
     }
