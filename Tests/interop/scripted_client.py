@@ -40,8 +40,9 @@ USER = {"id": "alice", "user_info": {"name": "Alice"}}
 
 
 class Client:
-    def __init__(self, url, key, secret, broken, pong_timeout):
+    def __init__(self, url, key, secret, broken, pong_timeout, suffix=""):
         self.url, self.key, self.secret, self.broken, self.pong_timeout = url, key, secret, broken, pong_timeout
+        self.channels = [channel + suffix for channel in CHANNELS]
         self.auths = {}
         self.connections = 0
         self.stop = False
@@ -123,7 +124,7 @@ class Client:
             ws.send(json.dumps({"event": "pusher:pong", "data": {}}))
         elif event == "pusher:subscription_error" and self.broken == "closes-on-refusal":
             return "close"
-        elif event == "pusher_internal:subscription_succeeded" and message.get("channel") == "private-room":
+        elif event == "pusher_internal:subscription_succeeded" and message.get("channel") == self.channels[1]:
             self.client_events(ws)
         return None
 
@@ -135,7 +136,7 @@ class Client:
             ws.send(json.dumps({"event": "pusher:signin", "data": {"auth": auth, "user_data": user_data}}))
         if not first and self.broken == "forgets-channels":
             return
-        for channel in CHANNELS:
+        for channel in self.channels:
             data = {"channel": channel}
             if channel.startswith("presence-"):
                 data["channel_data"] = json.dumps({"user_id": "alice", "user_info": {"name": "Alice"}})
@@ -148,14 +149,14 @@ class Client:
         if first and self.broken == "malformed":
             ws.send("hello, not json")
         if first and self.broken == "public-client-event":
-            ws.send(json.dumps({"event": "client-note", "channel": "news", "data": {}}))
+            ws.send(json.dumps({"event": "client-note", "channel": self.channels[0], "data": {}}))
 
     def client_events(self, ws):
         if self.connections != 1:
             return
         count = 30 if self.broken == "client-event-flood" else 3
         for n in range(count):
-            ws.send(json.dumps({"event": "client-note", "channel": "private-room", "data": {"n": n}}))
+            ws.send(json.dumps({"event": "client-note", "channel": self.channels[1], "data": {"n": n}}))
             if self.broken != "client-event-flood":
                 time.sleep(0.2)
 
@@ -168,9 +169,10 @@ def main():
     parser.add_argument("secret")
     parser.add_argument("--break", dest="broken", choices=sorted(BREAKS))
     parser.add_argument("--pong-timeout", type=float, default=3.0)
+    parser.add_argument("--suffix", default="", help="appended to each channel name (clients that run side by side)")
     args = parser.parse_args()
     url = f"ws://{args.host}:{args.port}/app/{args.key}?protocol=7&client=scripted&version=1"
-    client = Client(url, args.key, args.secret, args.broken, args.pong_timeout)
+    client = Client(url, args.key, args.secret, args.broken, args.pong_timeout, args.suffix)
     threading.Thread(target=lambda: (sys.stdin.read(), setattr(client, "stop", True)), daemon=True).start()
     client.run()
 
