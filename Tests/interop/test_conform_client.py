@@ -186,3 +186,24 @@ def test_pusherjs_passes_every_case_it_can_be_judged_on(upstream):
     report = judged(upstream, factory, pong_timeout=30)
     failed = {c["id"]: c["got"] for c in report["cases"] if c["result"] == "fail"}
     assert not failed, json.dumps(failed, indent=1)
+
+
+def test_each_verdict_is_a_row_of_the_proxys_console_feed_as_it_lands(upstream):
+    judge = Judge(upstream, "--case", "client.ping.answers-server-ping", "--pong-timeout", "5", time_limit=60)
+    console = subprocess.Popen(
+        [BIN, "console", "--node", f"127.0.0.1:{judge.port}", "--app-id", APP_ID, "--key", KEY, "--secret", SECRET,
+         "--type", "verdict"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rows, states = [], []
+    threading.Thread(target=lambda: [rows.append(json.loads(l)) for l in console.stdout], daemon=True).start()
+    threading.Thread(target=lambda: [states.append(l) for l in console.stderr], daemon=True).start()
+    wait_for(lambda: any(": live" in l for l in states), timeout=20, what=f"the console feed to be live; saw {states}")
+    client = scripted(judge.port)
+    try:
+        wait_for(lambda: rows, timeout=30, what="a verdict row on the console feed")
+        report = judge.report(timeout=60)
+    finally:
+        client.kill()
+        console.terminate()
+        console.wait(10)
+    assert rows[0]["type"] == "verdict" and rows[0]["rule"] == "client.ping.answers-server-ping"
+    assert rows[0]["verdict"] == "pass" == report["cases"][0]["result"]
