@@ -207,3 +207,30 @@ def test_each_verdict_is_a_row_of_the_proxys_console_feed_as_it_lands(upstream):
         console.wait(10)
     assert rows[0]["type"] == "verdict" and rows[0]["rule"] == "client.ping.answers-server-ping"
     assert rows[0]["verdict"] == "pass" == report["cases"][0]["result"]
+
+
+class TinyUpstream:
+    """tiny_pusher_server.py: a Pusher server not written with pushtop, as the judge's upstream."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "tiny_pusher_server.py"), KEY, SECRET],
+                                     stdout=subprocess.PIPE, text=True)
+        self.host, self.port = "127.0.0.1", int(self.proc.stdout.readline().split()[-1])
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def test_the_judge_works_in_front_of_a_server_pushtop_did_not_write():
+    upstream = TinyUpstream()
+    try:
+        report = judged(upstream, scripted, "--case", "client.ping.answers-server-ping", "--case",
+                        "client.reconnect.at-once-after-4200", "--case", "client.reconnect.resubscribes-after-4200",
+                        "--case", "client.reconnect.reauthorizes-after-4200", "--case",
+                        "client.reconnect.signs-in-again-after-4200", "--case", "client.subscription",
+                        "--case", "client.messages", "--case", "client.events", time_limit=120)
+    finally:
+        upstream.stop()
+    assert verdicts(report) == {c: "pass" for c in verdicts(report)}, json.dumps(report, indent=1)
+    assert len(report["cases"]) == 9
