@@ -69,12 +69,15 @@ package final class ClientCaseContext: Sendable {
         proxy.sendToClient(connection: connection.number, text: text)
     }
 
-    /// Closes `connection` with `code` and waits until its socket ended; when it ended (or `nil`).
+    /// Closes `connection` with `code` and waits until its socket ended; when the close was sent (or `nil`: the
+    /// socket did not end). Not when it ended: the socket ends after the close handshake and the upstream's side, and
+    /// a client that reconnects at once has opened its next connection by then.
     package func close(_ connection: WireConnection, code: Int) async -> ContinuousClock.Instant? {
         let number = connection.number
+        let sent = ContinuousClock.now
         _ = fault(.close(code: code), on: connection)
         guard await wait(upTo: .seconds(10), for: { $0.connection(number)?.endedAt != nil }) else { return nil }
-        return await wire.log.connection(number)?.endedAt
+        return sent
     }
 
     /// The reconnection that followed closing the client's connection with `code`: caused once per `name`, reused
