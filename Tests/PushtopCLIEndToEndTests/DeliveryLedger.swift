@@ -60,6 +60,15 @@ struct DeliveryLedger: Sendable {
         .prefix(limit).map { $0 }
     }
 
+    /// Gives up a counting window whose premise broke (the client reconnected on its own): what is still
+    /// outstanding is no longer owed, and is neither a loss nor counted.
+    mutating func forgiveWindow() {
+        for (channel, numbers) in outstanding {
+            counted -= numbers.count
+            outstanding[channel] = []
+        }
+    }
+
     /// Ends a counting window: whatever counted event has not arrived by now is a loss.
     mutating func closeWindow() {
         for (channel, numbers) in outstanding {
