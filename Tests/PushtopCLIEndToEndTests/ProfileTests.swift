@@ -36,6 +36,26 @@ import Testing
         #expect(try await watch.exitCode() == 0)
     }
 
+    @Test func doctorChecksTheHTTPAPIWithTheProfilesAppIDAndSecret() async throws {
+        let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
+        let app = server.configuration.app
+        let home = try home(
+            config: """
+                [profiles.local]
+                key = "\(app.key)"
+                secret = "\(app.secret)"
+                app_id = "\(app.id)"
+                host = "127.0.0.1"
+                port = \(server.port)
+                tls = false
+                """)
+        let run = try await CommandRun.run(
+            "pushtop", ["doctor", "--profile", "local"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        await server.shutdown()
+        #expect(run.status == 0, "stdout: \(run.stdout) stderr: \(run.stderr)")
+        #expect(run.stdout.contains("ok    HTTP API"), "the profile's app_id is used: \(run.stdout)")
+    }
+
     @Test func aProfileSignsInThroughItsUserAuthEndpointWithItsWatchlist() async throws {
         let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
         let home = try home(

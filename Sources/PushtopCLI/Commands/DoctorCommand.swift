@@ -45,7 +45,7 @@ struct DoctorCommand: AsyncParsableCommand, NodeOptionHelp {
         func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let profile = try connection.loadProfile(environment: environment)
         let options = try connection.clientOptions(environment: environment, profile: profile)
-        let appID = self.appID ?? env("PUSHER_APP_ID")
+        let appID = self.appID ?? env("PUSHER_APP_ID") ?? profile.appID
         let secret = connection.secret ?? env("PUSHER_APP_SECRET") ?? profile.secret
         // Unbuffered, so that each check shows as it completes.
         func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
