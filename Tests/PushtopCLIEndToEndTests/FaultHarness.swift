@@ -208,7 +208,9 @@ actor FaultHarness {
             arrived = false
         }
         let said = watch.lines(from: windowStart).filter { !$0.contains(#""type":"event""#) }
-        let reconnected = said.contains { $0.contains(#""current":"connecting""#) }
+        // Any change of state: lost during the window, or still reconnecting when it began (after the shaped
+        // window, which the harness does not wait out with a resubscription).
+        let reconnected = said.contains { $0.contains(#""type":"state""#) }
         if reconnected, !arrived, attempt < 3 {
             figures.unforcedReconnections += 1
             figures.ledger.forgiveWindow()
