@@ -104,8 +104,10 @@ class ProxyProcess:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit)
         self.lines = []
         self.stderr_lines = []
-        threading.Thread(target=self._drain, args=(self.proc.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.proc.stderr, self.stderr_lines), daemon=True).start()
+        self._drains = [threading.Thread(target=self._drain, args=(stream, sink), daemon=True)
+                        for stream, sink in ((self.proc.stdout, self.lines), (self.proc.stderr, self.stderr_lines))]
+        for drain in self._drains:
+            drain.start()
         try:
             line = wait_for(lambda: next((l for l in self.lines if "listening on" in l), None), timeout=20,
                             what="pushtop proxy to listen")
@@ -131,6 +133,9 @@ class ProxyProcess:
                 self.proc.kill()
                 self.proc.wait()
                 raise AssertionError(f"pushtop proxy did not stop within {timeout}s of SIGTERM")
+        # What it printed last (the --report summary) is in `lines` once its pipes reached end of file.
+        for drain in self._drains:
+            drain.join(timeout)
         return self.proc.returncode
 
 

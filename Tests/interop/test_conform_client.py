@@ -164,14 +164,19 @@ def test_pysher_gets_its_true_verdicts(upstream):
     report = judged(upstream, pysher_client, pong_timeout=30)
     results = verdicts(report)
     print(json.dumps({c["id"]: [c["result"], c["message"]] for c in report["cases"]}, indent=1))
-    # pysher 1.0.8 departs from the protocol in three places, each its true verdict: it pings every 120 s whatever
+    # pysher 1.0.8 departs from the protocol in four places, each its true verdict: it pings every 120 s whatever
     # activity_timeout the server announces, so it neither pings after the announced silence nor notices a stalled
-    # connection within activity_timeout + 30 s; and it waits its reconnect_interval (10 s) even after a 4200.
+    # connection within activity_timeout + 30 s; and it reads close codes only from pusher:error messages, not from
+    # the WebSocket close frame, so after a close with 4200 it waits its reconnect_interval (10 s) and after a close
+    # with 4009 it comes back unchanged after the same 10 s.
     failed = {k for k, v in results.items() if v == "fail"}
     assert failed == {"client.ping.pings-after-activity-timeout", "client.ping.notices-stalled-connection",
-                      "client.reconnect.at-once-after-4200"}, json.dumps(report, indent=1)
+                      "client.reconnect.at-once-after-4200", "client.reconnect.not-unchanged-after-4009"}, \
+        json.dumps(report, indent=1)
     at_once = next(c for c in report["cases"] if c["id"] == "client.reconnect.at-once-after-4200")
     assert "reconnected after 10." in at_once["got"]
+    came_back = next(c for c in report["cases"] if c["id"] == "client.reconnect.not-unchanged-after-4009")
+    assert "reconnected unchanged 10." in came_back["got"]
     assert results["client.reconnect.resubscribes-after-4200"] == "pass"
     assert results["client.reconnect.backs-off-after-4100"] == "pass"
 
