@@ -7,8 +7,7 @@ enum ClosingCases {
     static let subscriptionError = ClientCase(
         "client.subscription.survives-refusal", .must, ClientDocs.subscription,
         "A refused subscription (pusher:subscription_error) neither closes the connection nor is retried in a loop."
-    ) { context throws(CaseFailure) in
-        guard let connection = await context.settledConnection() else { return .notObserved(Judging.noConnection) }
+    ) { context, connection throws(CaseFailure) in
         // An app's own channel: `#server-to-user-…` is the library's, subscribed after sign-in.
         let held = connection.channelsHeld.sorted()
         guard let channel = held.first(where: { !$0.hasPrefix("#") }) ?? held.first else {
@@ -39,11 +38,9 @@ enum ClosingCases {
 
     static let backOffAfter4100 = ClientCase(
         "client.reconnect.backs-off-after-4100", .must, ClientDocs.backOff,
-        "After close 4100 it waits at least a second before reconnecting, then comes back."
-    ) { context throws(CaseFailure) in
-        guard let episode = await context.reconnection(after: 4100, window: .seconds(30)) else {
-            return .notObserved(Judging.noConnection)
-        }
+        "After close 4100 it waits at least a second before reconnecting, then comes back.",
+        afterClose: 4100, window: .seconds(30)
+    ) { context, episode throws(CaseFailure) in
         let log = await context.log
         let evidence = context.evidence(episode.before, episode.after, limit: 4)
         if let first = log.attempts(after: episode.closedAt).first, first - episode.closedAt < .milliseconds(950) {
@@ -62,11 +59,9 @@ enum ClosingCases {
 
     static let droppedConnection = ClientCase(
         "client.reconnect.after-dropped-connection", .should, ClientDocs.connection,
-        "Reconnects after the TCP connection drops without a close frame (1006), in its channels again."
-    ) { context throws(CaseFailure) in
-        guard let episode = await context.reconnection(after: 1006, window: .seconds(30)) else {
-            return .notObserved(Judging.noConnection)
-        }
+        "Reconnects after the TCP connection drops without a close frame (1006), in its channels again.",
+        afterClose: 1006, window: .seconds(30)
+    ) { context, episode throws(CaseFailure) in
         guard let after = episode.after, let delay = episode.delay else {
             throw CaseFailure(
                 expected: "a new connection after the dropped one", got: "none within 30 s",
@@ -88,8 +83,7 @@ enum ClosingCases {
     static let doNotReconnectAfter4009 = ClientCase(
         "client.reconnect.not-unchanged-after-4009", .must, ClientDocs.doNotReconnect,
         "After close 4009 (4000-4099) it does not reconnect with the same request. Run last: the client stays away."
-    ) { context throws(CaseFailure) in
-        guard let connection = await context.settledConnection() else { return .notObserved(Judging.noConnection) }
+    ) { context, connection throws(CaseFailure) in
         guard let closedAt = await context.close(connection, code: 4009) else {
             return .notObserved("the connection did not close")
         }

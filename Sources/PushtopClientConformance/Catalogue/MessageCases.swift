@@ -10,9 +10,7 @@ enum MessageCases {
         "client.messages.well-formed", .must, ClientDocs.events,
         "Every message is a JSON object with an event; subscriptions name a channel, with auth and channel_data where needed."
     ) { context throws(CaseFailure) in
-        // Run alone, a case first lets the client connect and settle: what it sends first is judged too.
-        _ = await context.settledConnection()
-        let log = await context.log
+        let log = await context.settledLog()
         let sent = log.connections.flatMap { connection in connection.sent.map { (connection, $0) } }
         guard !sent.isEmpty else { return .notObserved("the client sent nothing") }
         for (connection, message) in sent {
@@ -55,9 +53,7 @@ enum MessageCases {
         "client.events.private-or-presence-only", .must, ClientDocs.clientEvents,
         "Sends client events only on private and presence channels it is in (never public or encrypted ones)."
     ) { context throws(CaseFailure) in
-        // Run alone, a case first lets the client connect and settle: what it sends first is judged too.
-        _ = await context.settledConnection()
-        let log = await context.log
+        let log = await context.settledLog()
         let events = log.connections.flatMap { c in c.sent.filter { $0.event?.hasPrefix("client-") == true } }
         guard !events.isEmpty else { return .notObserved("the client sent no client event") }
         for event in events {
@@ -79,9 +75,7 @@ enum MessageCases {
         "client.events.at-most-10-per-second", .must, ClientDocs.clientEvents,
         "Sends at most 10 client events a second on a connection."
     ) { context throws(CaseFailure) in
-        // Run alone, a case first lets the client connect and settle: what it sends first is judged too.
-        _ = await context.settledConnection()
-        let log = await context.log
+        let log = await context.settledLog()
         var total = 0
         for connection in log.connections {
             let times = connection.sent.filter { $0.event?.hasPrefix("client-") == true }.map(\.at)

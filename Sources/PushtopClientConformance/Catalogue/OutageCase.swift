@@ -10,8 +10,7 @@ enum OutageCase {
     static let noStorm = ClientCase(
         "client.reconnect.no-storm-during-outage", .should, ClientDocs.connection,
         "While the server is unreachable it retries at most about once a second, and reconnects when the server is back."
-    ) { context throws(CaseFailure) in
-        guard let connection = await context.settledConnection() else { return .notObserved(Judging.noConnection) }
+    ) { context, connection throws(CaseFailure) in
         let seconds = Seconds.value(outage)
         let rule = context.fault(FaultRule(action: .outage(seconds: seconds)))
         defer { context.removeFault(rule) }

@@ -9,8 +9,7 @@ enum PingCases {
     static let answersPing = ClientCase(
         "client.ping.answers-server-ping", .must, ClientDocs.pingPong,
         "Answers the server's pusher:ping with pusher:pong."
-    ) { context throws(CaseFailure) in
-        guard let connection = await context.settledConnection() else { return .notObserved(Judging.noConnection) }
+    ) { context, connection throws(CaseFailure) in
         let sentAt = ContinuousClock.now
         guard context.send(#"{"event":"pusher:ping","data":{}}"#, to: connection) else {
             return .notObserved("the connection closed before the judge could ping it")
@@ -32,9 +31,8 @@ enum PingCases {
     static let pingsAfterSilence = ClientCase(
         "client.ping.pings-after-activity-timeout", .should, ClientDocs.established,
         "Sends pusher:ping after activity_timeout seconds with no message from the server (the proxy announces a short one)."
-    ) { context throws(CaseFailure) in
-        guard let connection = await context.settledConnection() else { return .notObserved(Judging.noConnection) }
-        let announced = connection.established?.data?["activity_timeout"]?.intValue ?? context.settings.activityTimeout
+    ) { context, connection throws(CaseFailure) in
+        let announced = context.announcedActivityTimeout(connection)
         let grace = Duration.seconds(max(3, announced / 2))
         let limit = Duration.seconds(announced) + grace
         let start = ContinuousClock.now
@@ -65,9 +63,8 @@ enum PingCases {
     static let noticesStall = ClientCase(
         "client.ping.notices-stalled-connection", .must, ClientDocs.pingPong,
         "Gives up a connection whose pong never comes (within activity_timeout plus the pong timeout) and reconnects."
-    ) { context throws(CaseFailure) in
-        guard let connection = await context.settledConnection() else { return .notObserved(Judging.noConnection) }
-        let announced = connection.established?.data?["activity_timeout"]?.intValue ?? context.settings.activityTimeout
+    ) { context, connection throws(CaseFailure) in
+        let announced = context.announcedActivityTimeout(connection)
         let window = Duration.seconds(announced) + context.settings.pongTimeout + .seconds(5)
         _ = context.fault(.stall, on: connection)
         let stalledAt = ContinuousClock.now
@@ -96,9 +93,4 @@ enum PingCases {
             "gave up the stalled connection after \(Seconds.format(gaveUpAt - stalledAt)) s and reconnected "
                 + "(connection #\(next.number))")
     }
-}
-
-/// Phrases the cases share.
-enum Judging {
-    static let noConnection = "no client connection was open and settled (connect the client to the proxy)"
 }

@@ -11,11 +11,9 @@ enum ReconnectionCases {
 
     static let atOnceAfter4200 = ClientCase(
         "client.reconnect.at-once-after-4200", .must, ClientDocs.reconnectNow,
-        "Reconnects at once after the server closes with 4200."
-    ) { context throws(CaseFailure) in
-        guard let episode = await context.reconnection(after: 4200, window: window) else {
-            return .notObserved(Judging.noConnection)
-        }
+        "Reconnects at once after the server closes with 4200.",
+        afterClose: 4200, window: window
+    ) { context, episode throws(CaseFailure) in
         let evidence = context.evidence(episode.before, episode.after, limit: 4)
         guard let delay = episode.delay else {
             throw CaseFailure(
@@ -33,11 +31,9 @@ enum ReconnectionCases {
 
     static let resubscribes = ClientCase(
         "client.reconnect.resubscribes-after-4200", .must, ClientDocs.subscription,
-        "After reconnecting, subscribes again to exactly the channels it was in."
-    ) { context throws(CaseFailure) in
-        guard let episode = await context.reconnection(after: 4200, window: window) else {
-            return .notObserved(Judging.noConnection)
-        }
+        "After reconnecting, subscribes again to exactly the channels it was in.",
+        afterClose: 4200, window: window
+    ) { context, episode throws(CaseFailure) in
         let held = episode.before.channelsHeld
         guard !held.isEmpty else { return .notObserved("the client was in no channel when the server closed") }
         guard let after = episode.after else { return .notObserved("the client did not reconnect after 4200") }
@@ -57,11 +53,9 @@ enum ReconnectionCases {
 
     static let reauthorizes = ClientCase(
         "client.reconnect.reauthorizes-after-4200", .must, ClientDocs.subscribe,
-        "After reconnecting, authorizes its private and presence channels anew (the socket id changed)."
-    ) { context throws(CaseFailure) in
-        guard let episode = await context.reconnection(after: 4200, window: window) else {
-            return .notObserved(Judging.noConnection)
-        }
+        "After reconnecting, authorizes its private and presence channels anew (the socket id changed).",
+        afterClose: 4200, window: window
+    ) { context, episode throws(CaseFailure) in
         let guarded = episode.before.channelsHeld.filter { $0.hasPrefix("private-") || $0.hasPrefix("presence-") }
         guard !guarded.isEmpty else { return .notObserved("the client was in no private or presence channel") }
         guard let after = episode.after else { return .notObserved("the client did not reconnect after 4200") }
@@ -84,11 +78,9 @@ enum ReconnectionCases {
 
     static let signsInAgain = ClientCase(
         "client.reconnect.signs-in-again-after-4200", .must, ClientDocs.signin,
-        "A signed-in client sends pusher:signin again on its new connection."
-    ) { context throws(CaseFailure) in
-        guard let episode = await context.reconnection(after: 4200, window: window) else {
-            return .notObserved(Judging.noConnection)
-        }
+        "A signed-in client sends pusher:signin again on its new connection.",
+        afterClose: 4200, window: window
+    ) { context, episode throws(CaseFailure) in
         guard episode.before.signedIn else { return .notObserved("the client never sent pusher:signin") }
         guard let after = episode.after else { return .notObserved("the client did not reconnect after 4200") }
         let success = after.received.contains { $0.event == "pusher:signin_success" }

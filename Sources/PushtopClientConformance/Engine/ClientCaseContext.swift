@@ -51,6 +51,19 @@ package final class ClientCaseContext: Sendable {
         }
     }
 
+    /// The log of the whole run once the client's connection has settled (or 15 s passed without one): a case run
+    /// alone, before anything else had the client connect, judges what the client sends first too.
+    package func settledLog() async -> WireLog {
+        _ = await settledConnection()
+        return await wire.log
+    }
+
+    /// The seconds of silence after which `connection`'s client must ping: the activity_timeout its
+    /// pusher:connection_established announced, else the one the judge announces.
+    package func announcedActivityTimeout(_ connection: WireConnection) -> Int {
+        connection.established?.data?["activity_timeout"]?.intValue ?? settings.activityTimeout
+    }
+
     /// Applies `action` to connection `connection` once (a fault rule scoped to its socket id).
     package func fault(_ action: FaultRule.Action, on connection: WireConnection) -> Int {
         proxy.addFault(FaultRule(action: action, socketID: connection.socketID, times: 1))
