@@ -78,7 +78,7 @@ import Testing
         #expect(throws: (any Error).self) { try ConsoleCommand.parse(["--type", "bogus"]) }
         #expect(throws: (any Error).self) { try ConsoleCommand.parse(["--node", "localhost"]) }
         #expect(throws: (any Error).self) { try ConsoleCommand.parse(["--webhook-listen", "nowhere"]) }
-        #expect(ConsoleCommand.listenAddress("127.0.0.1:0") == NodeAddress(host: "127.0.0.1", port: 0))
+        #expect(NodeAddress.listening("127.0.0.1:0") == NodeAddress(host: "127.0.0.1", port: 0))
         #expect(throws: Never.self) { try ConsoleCommand.parse(["--type", "connection,gap", "--node", "h:1"]) }
     }
 

@@ -62,7 +62,7 @@ struct ConsoleCommand: AsyncParsableCommand, NodeOptionHelp {
 
     mutating func validate() throws {
         try nodes.requireDistinct()
-        if let webhookListen, Self.listenAddress(webhookListen) == nil {
+        if let webhookListen, NodeAddress.listening(webhookListen) == nil {
             throw ValidationError("--webhook-listen: \(NodeAddress.problem(webhookListen)) (port 0: any free port)")
         }
         do {
@@ -72,13 +72,6 @@ struct ConsoleCommand: AsyncParsableCommand, NodeOptionHelp {
         }
     }
 
-    /// `HOST:PORT` where port 0 (any free port) is allowed.
-    static func listenAddress(_ text: String) -> NodeAddress? {
-        if let address = NodeAddress(text) { return address }
-        guard text.hasSuffix(":0"), let any = NodeAddress(String(text.dropLast()) + "1") else { return nil }
-        return NodeAddress(host: any.host, port: 0)
-    }
-
     func run() async throws {
         let api = try self.api.overlaid(
             by: envFile, command: "console", purpose: "console signs its request for the debug feed with the secret")
@@ -86,7 +79,7 @@ struct ConsoleCommand: AsyncParsableCommand, NodeOptionHelp {
         let filter = try ConsoleTypeFilter(parsing: types)
         let sources = Self.sources(
             api: api, nodes: nodes.addresses, filter: filter,
-            webhookListen: webhookListen.flatMap(Self.listenAddress))
+            webhookListen: webhookListen.flatMap(NodeAddress.listening))
         var recorder: RecordingWriter?
         if let record {
             do {

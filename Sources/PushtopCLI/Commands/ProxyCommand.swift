@@ -86,7 +86,7 @@ struct ProxyCommand: AsyncParsableCommand {
     @OptionGroup var log: LogLevelOption
 
     func validate() throws {
-        guard Self.listenAddress(listen) != nil else {
+        guard NodeAddress.listening(listen) != nil else {
             throw ValidationError("--listen must be HOST:PORT (port 0 to 65535), got '\(listen)'")
         }
         guard recoveryTimeout > 0 else { throw ValidationError("--recovery-timeout must be more than 0 seconds") }
@@ -107,7 +107,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let signals = SignalWatcher.signals([SIGINT, SIGTERM])
         let api = try self.api.overlaid(
             by: envFile, command: "proxy", purpose: "the proxy signs its console feed and control endpoint with it")
-        let address = Self.listenAddress(listen)!
+        let address = NodeAddress.listening(listen)!
         var configuration = ProxyConfiguration(
             host: address.host, port: address.port, upstream: upstream ?? Self.upstream(api),
             upstreamAPI: upstreamAPI ?? api.cluster.map { "https://api-\($0).pusher.com" }, caFile: caFile,
@@ -145,17 +145,6 @@ struct ProxyCommand: AsyncParsableCommand {
         let summary = proxy.report
         await proxy.shutdown()
         if report { FileHandle.standardOutput.write(Data((summary.description + "\n").utf8)) }
-    }
-
-    /// `HOST:PORT` or `[IPv6]:PORT`; port 0 picks a free one.
-    static func listenAddress(_ text: String) -> (host: String, port: Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (0...65535).contains(port)
-        else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { return nil }
-        return (host, port)
     }
 
     /// The upstream of `api`'s host, port and scheme (Pusher's `ws-CLUSTER.pusher.com` with a cluster).

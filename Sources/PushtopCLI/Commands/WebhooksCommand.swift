@@ -74,7 +74,7 @@ struct WebhooksCommand: AsyncParsableCommand {
     @OptionGroup var envFile: EnvFileOption
 
     mutating func validate() throws {
-        guard WebhookReceiverSettings.listenAddress(listen) != nil else {
+        guard NodeAddress.listening(listen) != nil else {
             throw ValidationError("--listen: expected HOST:PORT, found '\(listen)'")
         }
         for url in forward {
@@ -113,9 +113,9 @@ struct WebhooksCommand: AsyncParsableCommand {
             StandardStreams.writeErr(
                 "pushtop webhooks: no --key/--secret, --app or --env-file: signatures are not checked\n")
         }
-        let (host, port) = WebhookReceiverSettings.listenAddress(listen)!
+        let address = NodeAddress.listening(listen)!
         var settings = WebhookReceiverSettings(
-            host: host, port: port, credentials: credentials, forward: forward,
+            host: address.host, port: address.port, credentials: credentials, forward: forward,
             subscriberCount: checkAPI ? Self.subscriberCount(api: resolved, credentials: credentials) : nil)
         settings.forwardTimeout = forwardTimeout
         settings.idleTimeout = max(0.1, idleTimeout)

@@ -6,12 +6,18 @@ public struct NodeAddress: Sendable, Hashable, CustomStringConvertible {
 
 extension NodeAddress {
     /// Parses `HOST:PORT`; `nil` when it is not one (see ``problem(_:)`` for why).
-    public init?(_ text: String) {
+    public init?(_ text: String) { self.init(text, ports: 1...65535) }
+
+    /// Parses where to listen, `HOST:PORT` (`[IPv6]:PORT`) as ``init(_:)`` does, with port 0 (any free port)
+    /// allowed too: `--listen`, `--webhook-listen`.
+    public static func listening(_ text: String) -> NodeAddress? { NodeAddress(text, ports: 0...65535) }
+
+    private init?(_ text: String, ports: ClosedRange<Int>) {
         guard let colon = text.lastIndex(of: ":") else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, !host.contains("/"), !host.contains(" "),
-            let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port)
+            let port = Int(text[text.index(after: colon)...]), ports.contains(port)
         else { return nil }
         self.host = host
         self.port = port

@@ -47,20 +47,6 @@ public struct WebhookReceiverSettings: Sendable {
     }
 }
 
-extension WebhookReceiverSettings {
-    /// Parses `--listen`/`--webhook-listen`'s `HOST:PORT` (`[IPv6]:PORT`; port 0: any free port); `nil` when it is
-    /// not one.
-    public static func listenAddress(_ text: String) -> (host: String, port: Int)? {
-        guard let colon = text.lastIndex(of: ":") else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, !host.contains("/"), !host.contains(" "),
-            let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
-        else { return nil }
-        return (host, port)
-    }
-}
-
 /// Receives the webhooks of Pusher, soketi, sockudo or `pushtop serve` and turns them into console rows
 /// (`"source":"webhook"`), with `webhook_rejected` and `webhook_problem` rows for what does not verify or deviates.
 ///

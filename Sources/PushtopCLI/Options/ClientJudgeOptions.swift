@@ -48,7 +48,7 @@ struct ClientJudgeOptions: ParsableArguments {
     var timeLimit: Double = 300
 
     func validate() throws {
-        guard ProxyCommand.listenAddress(listen) != nil else {
+        guard NodeAddress.listening(listen) != nil else {
             throw ValidationError("--listen must be HOST:PORT (port 0 to 65535), got '\(listen)'")
         }
         guard (1...120).contains(activityTimeout) else {

@@ -23,13 +23,13 @@ struct DashboardDisplayOptions: ParsableArguments {
     var webhookListen: String?
 
     func validate() throws {
-        if let webhookListen, ConsoleCommand.listenAddress(webhookListen) == nil {
+        if let webhookListen, NodeAddress.listening(webhookListen) == nil {
             throw ValidationError("--webhook-listen: \(NodeAddress.problem(webhookListen)) (port 0: any free port)")
         }
     }
 
     /// The webhook receiver's address (`--webhook-listen`).
-    var webhookAddress: NodeAddress? { webhookListen.flatMap(ConsoleCommand.listenAddress) }
+    var webhookAddress: NodeAddress? { webhookListen.flatMap(NodeAddress.listening) }
 
     /// The same options as arguments for another command (`pushtop` runs the demo when no app is configured).
     var arguments: [String] {
