@@ -72,12 +72,7 @@ struct ProxyCommand: AsyncParsableCommand {
             valueName: "SECONDS"))
     var recoveryTimeout: Double = 30
 
-    // `serve`'s HTTP deadlines (the listener is the same), hidden: for tests that cannot wait out the defaults.
-    @Option(name: .customLong("request-timeout"), help: .hidden)
-    var requestTimeout: Double = 10
-
-    @Option(name: .customLong("idle-timeout"), help: .hidden)
-    var idleTimeout: Double = 60
+    @OptionGroup(visibility: .hidden) var deadlines: HTTPDeadlineOptions
 
     @OptionGroup(title: "The app (its credentials sign the console feed and the control endpoint)") var api: APIOptions
 
@@ -90,9 +85,6 @@ struct ProxyCommand: AsyncParsableCommand {
             throw ValidationError("--listen must be HOST:PORT (port 0 to 65535), got '\(listen)'")
         }
         guard recoveryTimeout > 0 else { throw ValidationError("--recovery-timeout must be more than 0 seconds") }
-        guard requestTimeout > 0, idleTimeout > 0 else {
-            throw ValidationError("--request-timeout and --idle-timeout must be positive")
-        }
         for fault in faults {
             do {
                 _ = try FaultRule(parsing: fault)
@@ -116,8 +108,8 @@ struct ProxyCommand: AsyncParsableCommand {
             faults: faults.compactMap { try? FaultRule(parsing: $0) },
             recoveryTimeout: .milliseconds(Int64(recoveryTimeout * 1000)))
         configuration.compression = true
-        configuration.requestTimeout = .milliseconds(Int64(requestTimeout * 1000))
-        configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.requestTimeout = .milliseconds(Int64(deadlines.requestTimeout * 1000))
+        configuration.idleTimeout = .milliseconds(Int64(deadlines.idleTimeout * 1000))
         let proxy: ProxyServer
         do {
             proxy = try await ProxyServer.start(configuration)

@@ -93,16 +93,7 @@ struct ServerOptions: ParsableArguments {
             "Connections served at once; more wait until one closes (a warning is logged).", valueName: "N"))
     var maxConnections: Int = 20_000
 
-    @Option(
-        name: .customLong("request-timeout"),
-        help: ArgumentHelp("Seconds an HTTP request may take to send its headers, then its body.", valueName: "SECONDS")
-    )
-    var requestTimeout: Double = 10
-
-    @Option(
-        name: .customLong("idle-timeout"),
-        help: ArgumentHelp("Seconds an HTTP connection may stay idle between requests.", valueName: "SECONDS"))
-    var idleTimeout: Double = 60
+    @OptionGroup var deadlines: HTTPDeadlineOptions
 
     @Flag(name: .customLong("no-metrics"), help: "Do not serve Prometheus metrics at GET /metrics.")
     var noMetrics: Bool = false
@@ -143,9 +134,6 @@ struct ServerOptions: ParsableArguments {
             throw ValidationError("--event-rate must be more than 0 and at most 10000 a second, got \(eventRate)")
         }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
-        guard requestTimeout > 0, idleTimeout > 0 else {
-            throw ValidationError("--request-timeout and --idle-timeout must be positive")
-        }
     }
 
     /// The embedded server's configuration; `simulate` overrides the flag (demo mode turns it on).
@@ -158,7 +146,8 @@ struct ServerOptions: ParsableArguments {
             host: bind, port: port, app: app, activityTimeout: activityTimeout, pongTimeout: pongTimeout,
             demoAuthEndpoint: !noAuthEndpoint, simulate: simulate ?? self.simulate,
             tls: tlsCert.flatMap { cert in tlsKey.map { TLSFiles(certificatePath: cert, keyPath: $0) } },
-            requestTimeout: requestTimeout, idleTimeout: idleTimeout, maxConnections: maxConnections)
+            requestTimeout: deadlines.requestTimeout, idleTimeout: deadlines.idleTimeout,
+            maxConnections: maxConnections)
         configuration.metricsEndpoint = !noMetrics
         configuration.compression = !noCompression
         configuration.simulator.churn(changesPerSecond: churn, duration: churnFor)
