@@ -55,6 +55,14 @@ extension CaseContext {
         return c
     }
 
+    /// One user on two connections subscribed to presence `channel`, as with two tabs open: one member, two
+    /// subscriptions. The connections come back in the order they subscribed.
+    @discardableResult
+    func subscribedTwice(_ channel: String, user: String) async throws -> (ProbeConnection, ProbeConnection) {
+        let first = try await subscribed(channel, user: user)
+        return (first, try await subscribed(channel, user: user))
+    }
+
     /// The `pusher_internal:subscription_succeeded` frame a new connection gets for `channel` (signed as needed).
     @discardableResult
     func subscriptionSucceeded(_ channel: String, node: Int = 0, user: String? = nil, info: JSONValue? = nil)

@@ -499,8 +499,7 @@ enum HTTPAPICases {
         ) { ctx in
             let name = ctx.channel("presence-")
             let user = ctx.user()
-            _ = try await ctx.subscribed(name, user: user)
-            _ = try await ctx.subscribed(name, user: user)
+            try await ctx.subscribedTwice(name, user: user)
             let answer = try await ctx.mustGet("/channels/\(name)", query: ["info": "user_count,subscription_count"])
             try check(answer.json?["user_count"]?.intValue == 1, "user_count 1", answer.body, ctx)
             if let subscriptions = answer.json?["subscription_count"]?.intValue {

@@ -209,8 +209,7 @@ enum PresenceCases {
         ) { ctx in
             let watch = try await MarkedPresenceWatch(ctx)
             let channel = watch.channel, user = ctx.user()
-            let tab1 = try await ctx.subscribed(channel, user: user)
-            let tab2 = try await ctx.subscribed(channel, user: user)
+            let (tab1, tab2) = try await ctx.subscribedTwice(channel, user: user)
             ctx.unsubscribe(tab1, channel)
             _ = await ctx.roundTrip(tab1)
             try await ctx.barrier([watch.watcher], channel: watch.marker)
@@ -226,8 +225,7 @@ enum PresenceCases {
         ) { ctx in
             let channel = ctx.channel("presence-")
             let user = ctx.user()
-            _ = try await ctx.subscribed(channel, user: user)
-            _ = try await ctx.subscribed(channel, user: user)
+            try await ctx.subscribedTwice(channel, user: user)
             let frame = try await ctx.subscriptionSucceeded(channel)
             let count = presence(frame)?["count"]?.intValue
             try check(

@@ -207,8 +207,7 @@ enum WebhookCases {
         ) { ctx in
             let channel = ctx.channel("presence-")
             let user = ctx.user()
-            _ = try await ctx.subscribed(channel, user: user)
-            _ = try await ctx.subscribed(channel, user: user)
+            try await ctx.subscribedTwice(channel, user: user)
             _ = try await mustWait(ctx, "member_added", channel, user: user)
             await ctx.settle(1.5)
             let count = accepted(ctx, "member_added", channel, user: user).count
