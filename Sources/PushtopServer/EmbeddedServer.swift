@@ -88,7 +88,10 @@ public final class EmbeddedServer: Sendable {
                     if case .bound = event { nowListening.finish() }
                     reporter.yield(event)
                 }, logger: logger))
-        let runTask = run(serviceGroup, reporter: reporter)
+        let runTask = serviceGroup.runTask(stoppedAtOnce: "the server stopped at once") { reason in
+            reporter.yield(.failed(reason: reason))
+            reporter.finish()
+        }
         let (boundPort, failure) = await startupOutcome(
             startup, clustered: nodes.filter { $0.hub.backplane.isClustered }.count,
             simulate: configuration.simulate)
@@ -127,21 +130,6 @@ public final class EmbeddedServer: Sendable {
                     simulating: { reporter.yield(.simulating) }, listening: simulates ? listening : nil))
         }
         return nodes
-    }
-
-    /// Runs the service group, reporting its end (a failure while starting) and finishing the startup stream.
-    private static func run(
-        _ serviceGroup: ServiceGroup, reporter: AsyncStream<StartupEvent>.Continuation
-    ) -> Task<Void, Never> {
-        Task {
-            do {
-                try await serviceGroup.run()
-                reporter.yield(.failed(reason: "the server stopped at once"))
-            } catch {
-                reporter.yield(.failed(reason: "\(error)"))
-            }
-            reporter.finish()
-        }
     }
 
     /// Waits until the port is bound, every clustered app joined and the simulation began: the port then, else

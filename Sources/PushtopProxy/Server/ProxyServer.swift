@@ -76,7 +76,10 @@ public final class ProxyServer: Sendable {
             services: [.init(service: application)], logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
         let serviceGroup = ServiceGroup(configuration: groupConfiguration)
-        let runTask = run(serviceGroup, report: report)
+        let runTask = serviceGroup.runTask(stoppedAtOnce: "the proxy stopped at once") { reason in
+            report.yield(.failed(reason))
+            report.finish()
+        }
         var failure = "startup was cancelled"
         for await event in startup {
             switch event {
@@ -109,21 +112,6 @@ public final class ProxyServer: Sendable {
             clientConfiguration.tlsConfiguration = tls
         }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-    }
-
-    /// Runs the service group, reporting its end (a failure while starting) and finishing the startup stream.
-    private static func run(
-        _ serviceGroup: ServiceGroup, report: AsyncStream<Startup>.Continuation
-    ) -> Task<Void, Never> {
-        Task {
-            do {
-                try await serviceGroup.run()
-                report.yield(.failed("the proxy stopped at once"))
-            } catch {
-                report.yield(.failed("\(error)"))
-            }
-            report.finish()
-        }
     }
 
     /// Adds a fault rule now (as the control endpoint does).
