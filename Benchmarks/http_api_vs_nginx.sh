@@ -4,23 +4,27 @@
 # the same request (the floor of an HTTP round trip here), interleaved in one run with the same load (wrk,
 # keep-alive, one pre-signed request: the signature stays valid for 600 s). Prints requests/s and CPU µs per request
 # of each server (user+system of all its processes, from /proc), with `perf stat`'s context switches and system
-# calls per request when perf is installed, then the ratios serve / nginx. `batch_events` (10 events a request) is
-# measured per event.
-#     Benchmarks/http_api_vs_nginx.sh [--bin .build/release] [--connections "1 16 64"] [--seconds 10] [--rounds 2]
+# calls per request when perf is installed, then the ratios serve / nginx at each concurrency (the means of that
+# concurrency's rounds) and the worst of them: the highest CPU ratio and the lowest rate ratio. A mean over the
+# concurrencies would hide the one where serve falls behind. `batch_events` (10 events a request) is measured per
+# event.
+#     Benchmarks/http_api_vs_nginx.sh [--bin .build/release] [--connections "16 32 64"] [--seconds 10] [--rounds 2] [--quick]
 # Needs wrk and nginx (apt-get install wrk nginx-light); perf optional (apt-get install linux-perf).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.build/release
-connections="16 64"
+connections="16 32 64"
 seconds=10
 rounds=2
+quick=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin="$2"; shift 2 ;;
         --connections) connections="$2"; shift 2 ;;
         --seconds) seconds="$2"; shift 2 ;;
         --rounds) rounds="$2"; shift 2 ;;
-        *) echo "usage: $0 [--bin DIR] [--connections \"16 64\"] [--seconds N] [--rounds N]" >&2; exit 64 ;;
+        --quick) quick=1; shift ;;  # nginx and `serve events` only
+        *) echo "usage: $0 [--bin DIR] [--connections \"16 32 64\"] [--seconds N] [--rounds N] [--quick]" >&2; exit 64 ;;
     esac
 done
 command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "$0: needs wrk and nginx" >&2; exit 2; }
@@ -118,7 +122,8 @@ measure() {  # measure NAME PORT PIDS SCRIPT CONNECTIONS PER_REQUEST
     local per=$6
     local r; r=$(awk -v n="$requests" -v s="$seconds" 'BEGIN {printf "%.0f", n / s}')
     local c; c=$(awk -v t="$((after - before))" -v hz="$hz" -v n="$requests" -v k="$per" 'BEGIN {printf "%.2f", t / hz * 1e6 / (n * k)}')
-    rate[$1]=$(( ${rate[$1]:-0} + r )); cpu[$1]=$(awk -v a="${cpu[$1]:-0}" -v b="$c" 'BEGIN {print a + b}')
+    # Sums per server and concurrency; divided by the rounds in the summary.
+    rate[$1|$5]=$(( ${rate[$1|$5]:-0} + r )); cpu[$1|$5]=$(awk -v a="${cpu[$1|$5]:-0}" -v b="$c" 'BEGIN {print a + b}')
     local switches="" syscalls=""
     if [ -n "$stat" ]; then
         switches=$(awk -F, -v n="$requests" '$3 == "context-switches" {printf "%.2f", $1 / n}' "$work/perf.txt")
@@ -128,18 +133,32 @@ measure() {  # measure NAME PORT PIDS SCRIPT CONNECTIONS PER_REQUEST
         "$([ "$per" -gt 1 ] && echo event || echo request)" \
         "$([ -n "$switches" ] && echo "  $switches cs, $syscalls syscalls per request")"
 }
-runs=0
 for round in $(seq "$rounds"); do
     for c in $connections; do
-        runs=$((runs + 1))
         measure "nginx static 200" "$floor" "$(nginx_pids)" events "$c" 1
         measure "serve events" "$fast" "$fast_pids" events "$c" 1
+        [ -n "$quick" ] && continue
         measure "serve events (rate limit)" "$limited" "$limited_pids" events "$c" 1
         measure "serve batch_events" "$fast" "$fast_pids" batch "$c" 10
     done
 done
 echo
-for name in "serve events" "serve events (rate limit)" "serve batch_events"; do
-    awk -v n="$name" -v sc="${cpu[$name]}" -v nc="${cpu["nginx static 200"]}" -v sr="${rate[$name]}" -v nr="${rate["nginx static 200"]}" \
-        'BEGIN {printf "%-26s CPU per %s %.2fx nginx, rate %.2fx nginx (means of the runs)\n", n, (n ~ /batch/ ? "event" : "request"), sc / nc, sr / nr}'
+names=("serve events")
+[ -z "$quick" ] && names+=("serve events (rate limit)" "serve batch_events")
+# Per concurrency: the means of its rounds, serve / nginx. Then the worst concurrency: the goal must hold at each.
+for name in "${names[@]}"; do
+    line="" worst_cpu=0 worst_rate=1000
+    for c in $connections; do
+        read -r cr rr < <(awk -v sc="${cpu["$name|$c"]}" -v nc="${cpu["nginx static 200|$c"]}" \
+            -v sr="${rate["$name|$c"]}" -v nr="${rate["nginx static 200|$c"]}" 'BEGIN {printf "%.2f %.2f", sc / nc, sr / nr}')
+        line+=$(printf '  %s conns: CPU %sx, rate %sx;' "$c" "$cr" "$rr")
+        worst_cpu=$(awk -v a="$worst_cpu" -v b="$cr" 'BEGIN {print (b > a ? b : a)}')
+        worst_rate=$(awk -v a="$worst_rate" -v b="$rr" 'BEGIN {print (b < a ? b : a)}')
+    done
+    if [[ "$name" == *batch* ]]; then
+        printf '%-26s CPU per event vs nginx per request:%s worst CPU %sx\n' "$name" "$line" "$worst_cpu"
+    else
+        printf '%-26s vs nginx, means of %s round(s):%s worst: CPU %sx, rate %sx\n' "$name" "$rounds" "$line" \
+            "$worst_cpu" "$worst_rate"
+    fi
 done
