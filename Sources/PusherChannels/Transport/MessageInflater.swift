@@ -13,6 +13,10 @@ package final class MessageInflater {
 
     private let decompressor: ZlibDecompressor
     private let noContextTakeover: Bool
+    /// The last message and its deflate tail.
+    private var input = ByteBuffer()
+    /// The last message inflated.
+    private var output = ByteBuffer()
 
     private init(windowBits: Int32, noContextTakeover: Bool) throws {
         self.decompressor = try ZlibDecompressor(algorithm: .deflate, windowSize: windowBits)
@@ -47,12 +51,33 @@ package final class MessageInflater {
     }
 
     /// Inflates one whole compressed message.
+    ///
+    /// The message and its tail are copied into a buffer kept between messages, and the result is written into
+    /// another (handed out, and reused once the caller has let go of it): a message allocates nothing once both have
+    /// grown to the stream's message size. (Appending the tail to the frame's own bytes copied the read buffer they
+    /// share, and compress-nio's allocating inflate made an output buffer, and an array of them, per message.)
     /// - Throws: `CompressNIOError.bufferOverflow` when the result would pass `maxSize`, others for corrupt data.
     package func inflate(_ compressed: ByteBuffer, maxSize: Int, allocator: ByteBufferAllocator) throws -> ByteBuffer {
-        var input = compressed
+        input.clear(minimumCapacity: compressed.readableBytes + 4)
+        input.writeImmutableBuffer(compressed)
         // The sender removed the deflate block's tail (RFC 7692 section 7.2.2); put it back.
-        input.writeBytes([0x00, 0x00, 0xFF, 0xFF])
-        let output = try input.decompressStream(with: decompressor, maxSize: maxSize, allocator: allocator)
+        input.writeInteger(UInt32(0x0000_FFFF))
+        output.clear(minimumCapacity: min(maxSize, max(256, 2 * input.readableBytes)))
+        while true {
+            do {
+                // Returns once the input is used up, or at the end of a final block.
+                try decompressor.inflate(from: &input, to: &output)
+                break
+            } catch let error as CompressNIOError where error == .bufferOverflow {
+                guard output.readableBytes < maxSize else { throw error }
+                let more = min(maxSize - output.readableBytes, max(256, output.readableBytes))
+                output.reserveCapacity(minimumWritableBytes: more)
+            } catch let error as CompressNIOError where error == .inputBufferOverflow {
+                break  // zlib took everything it needs
+            }
+        }
+        // The buffer's capacity is rounded up: the limit is the message's, not the buffer's.
+        guard output.readableBytes <= maxSize else { throw CompressNIOError.bufferOverflow }
         if noContextTakeover { try decompressor.reset() }
         return output
     }
