@@ -9,7 +9,7 @@ import Foundation
 public enum APIRequestSignature {
     /// Hex MD5 of a request body.
     public static func bodyMD5(_ body: [UInt8]) -> String {
-        ChannelAuthSignature.hex(Array(Insecure.MD5.hash(data: body)))
+        ChannelAuthSignature.hex(Insecure.MD5.hash(data: body))
     }
 
     /// The string that is signed.

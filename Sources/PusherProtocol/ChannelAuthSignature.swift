@@ -45,25 +45,34 @@ public enum ChannelAuthSignature {
 
     /// Compares two strings without leaking, through timing, where they first differ.
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        var diff = UInt8(truncatingIfNeeded: x.count ^ y.count)
-        for i in 0..<max(x.count, y.count) {
-            let l = i < x.count ? x[i] : 0
-            let r = i < y.count ? y[i] : 0
-            diff |= l ^ r
+        // Over the strings' own UTF-8 (no copy into arrays: this runs for every signed HTTP API request).
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                var diff = UInt8(truncatingIfNeeded: x.count ^ y.count)
+                for i in 0..<max(x.count, y.count) {
+                    let l = i < x.count ? x[i] : 0
+                    let r = i < y.count ? y[i] : 0
+                    diff |= l ^ r
+                }
+                return diff == 0 && x.count == y.count
+            }
         }
-        return diff == 0 && x.count == y.count
     }
 
-    static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0F)])
+    /// Lower-case hex of `bytes` (a digest), written straight into the string's storage.
+    static func hex(_ bytes: some ContiguousBytes) -> String {
+        bytes.withUnsafeBytes { raw in
+            String(unsafeUninitializedCapacity: 2 * raw.count) { out in
+                let digits: StaticString = "0123456789abcdef"
+                let table = digits.utf8Start
+                for (index, byte) in raw.enumerated() {
+                    out[2 * index] = table[Int(byte >> 4)]
+                    out[2 * index + 1] = table[Int(byte & 0x0F)]
+                }
+                return 2 * raw.count
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

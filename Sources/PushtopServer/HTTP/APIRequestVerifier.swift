@@ -58,7 +58,7 @@ package struct APIRequestVerifier: Sendable {
             failure.refusal = .wrongKey
             throw failure
         }
-        let given = parameters["auth_signature"]!.lowercased()
+        let given = Self.lowercased(parameters["auth_signature"]!)
         if signs(given, method: method, path: path, parameters) { return parameters }
         if let literal = parameters.readingPlusLiterally, signs(given, method: method, path: path, literal) {
             return literal
@@ -70,6 +70,11 @@ package struct APIRequestVerifier: Sendable {
             rule: "signature")
         failure.refusal = .badSignature
         throw failure
+    }
+
+    /// `text` lower-cased; itself (no copy) when it has no upper-case ASCII, as hex digests usually have none.
+    private static func lowercased(_ text: String) -> String {
+        text.utf8.contains { (0x41...0x5A).contains($0) } || !text.utf8.allSatisfy { $0 < 0x80 } ? text.lowercased() : text
     }
 
     /// Whether `given` is the signature of the request, its path as sent or decoded.
@@ -113,7 +118,7 @@ package struct APIRequestVerifier: Sendable {
         guard let body else { return }
         let bodyMD5 = APIRequestSignature.bodyMD5(body)
         if let given = parameters["body_md5"] {
-            guard given.lowercased() == bodyMD5 else {
+            guard Self.lowercased(given) == bodyMD5 else {
                 throw APIFailure(
                     status: 400,
                     message:

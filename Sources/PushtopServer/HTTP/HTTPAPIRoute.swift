@@ -29,33 +29,44 @@ enum HTTPAPIRoute: Sendable, Equatable {
         var path = path
         return path.withUTF8 { bytes -> (String?, HTTPAPIRoute)? in
             guard bytes.first == UInt8(ascii: "/") else { return nil }
-            var segments: [UnsafeBufferPointer<UInt8>] = []
-            var start = 1
-            for index in 1...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                guard index > start, segments.count < 6 else { return nil }
-                segments.append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                start = index + 1
+            // At most 5 segments, on the stack: no array per request.
+            return withUnsafeTemporaryAllocation(of: UnsafeBufferPointer<UInt8>.self, capacity: 6) { storage in
+                var count = 0
+                var start = 1
+                for index in 1...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                    guard index > start, count < 6 else { return nil }
+                    storage[count] = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    count += 1
+                    start = index + 1
+                }
+                return route(UnsafeBufferPointer(rebasing: storage[..<count]))
             }
-            func text(_ segment: UnsafeBufferPointer<UInt8>) -> String { decoded(segment) }
-            func equals(_ segment: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-                segment.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-            }
-            if segments.count == 3, equals(segments[0], "users"), equals(segments[2], "terminate_connections") {
-                return (nil, .terminateConnections(userID: text(segments[1])))
-            }
-            guard segments.count >= 3, equals(segments[0], "apps") else { return nil }
-            let appID = text(segments[1])
-            switch segments.count {
-            case 3 where equals(segments[2], "events"): return (appID, .events)
-            case 3 where equals(segments[2], "batch_events"): return (appID, .batchEvents)
-            case 3 where equals(segments[2], "channels"): return (appID, .channels)
-            case 4 where equals(segments[2], "channels"): return (appID, .channel(text(segments[3])))
-            case 5 where equals(segments[2], "channels") && equals(segments[4], "users"):
-                return (appID, .channelUsers(text(segments[3])))
-            case 5 where equals(segments[2], "users") && equals(segments[4], "terminate_connections"):
-                return (appID, .terminateConnections(userID: text(segments[3])))
-            default: return nil
-            }
+        }
+    }
+
+    /// The route of a path's segments (each non-empty, at most six).
+    private static func route(_ segments: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>)
+        -> (String?, HTTPAPIRoute)?
+    {
+        func text(_ segment: UnsafeBufferPointer<UInt8>) -> String { decoded(segment) }
+        func equals(_ segment: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+            segment.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        }
+        if segments.count == 3, equals(segments[0], "users"), equals(segments[2], "terminate_connections") {
+            return (nil, .terminateConnections(userID: text(segments[1])))
+        }
+        guard segments.count >= 3, equals(segments[0], "apps") else { return nil }
+        let appID = text(segments[1])
+        switch segments.count {
+        case 3 where equals(segments[2], "events"): return (appID, .events)
+        case 3 where equals(segments[2], "batch_events"): return (appID, .batchEvents)
+        case 3 where equals(segments[2], "channels"): return (appID, .channels)
+        case 4 where equals(segments[2], "channels"): return (appID, .channel(text(segments[3])))
+        case 5 where equals(segments[2], "channels") && equals(segments[4], "users"):
+            return (appID, .channelUsers(text(segments[3])))
+        case 5 where equals(segments[2], "users") && equals(segments[4], "terminate_connections"):
+            return (appID, .terminateConnections(userID: text(segments[3])))
+        default: return nil
         }
     }
 
