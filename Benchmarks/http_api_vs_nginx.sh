@@ -150,7 +150,7 @@ for name in "${names[@]}"; do
     line="" worst_cpu=0 worst_rate=1000
     for c in $connections; do
         read -r cr rr < <(awk -v sc="${cpu["$name|$c"]}" -v nc="${cpu["nginx static 200|$c"]}" \
-            -v sr="${rate["$name|$c"]}" -v nr="${rate["nginx static 200|$c"]}" 'BEGIN {printf "%.2f %.2f", sc / nc, sr / nr}')
+            -v sr="${rate["$name|$c"]}" -v nr="${rate["nginx static 200|$c"]}" 'BEGIN {printf "%.2f %.2f\n", sc / nc, sr / nr}')
         line+=$(printf '  %s conns: CPU %sx, rate %sx;' "$c" "$cr" "$rr")
         worst_cpu=$(awk -v a="$worst_cpu" -v b="$cr" 'BEGIN {print (b > a ? b : a)}')
         worst_rate=$(awk -v a="$worst_rate" -v b="$rr" 'BEGIN {print (b < a ? b : a)}')
