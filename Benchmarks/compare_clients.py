@@ -14,7 +14,7 @@ run), whether it kept up (>= 99 % delivered within a second of the end) and late
 p50/p99). Ratios (pusher-js / pushtop, pysher / pushtop) are the figures quoted in Benchmarks/README.md.
 
     python3 Benchmarks/compare_clients.py [--modes per-frame,batch10,full] [--rates 1000] [--seconds 10]
-        [--bin .build/release/pushtop] [--pusher-js PATH/dist/node/pusher.js] [--json]
+        [--bin .build/release/pushtop] [--pusher-js PATH/dist/node/pusher.js] [--json] [--serve-arg=--no-compression]
 
 pusher-js is not part of this repository: pass the path of its Node build (or set PUSHER_JS); without it that
 column is skipped. The floor is compiled with `cc` into a temporary directory.
@@ -159,13 +159,15 @@ def main():
     parser.add_argument("--full-events", type=int, default=20000)
     parser.add_argument("--no-pysher", action="store_true")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--serve-arg", action="append", default=[],
+                        help="an argument for `pushtop serve` (repeat), e.g. --serve-arg=--no-compression")
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="pushtop-compare-")
     floor = os.path.join(workdir, "floor_consumer")
     subprocess.run(["cc", "-O2", "-o", floor, os.path.join(HERE, "floor_consumer.c")], check=True)
 
-    server = subprocess.Popen([args.bin, "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    server = subprocess.Popen([args.bin, "serve", "--port", "0"] + args.serve_arg, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               text=True)
     first = server.stdout.readline()
     port = int(first.split("ws://127.0.0.1:")[1].split("/")[0])

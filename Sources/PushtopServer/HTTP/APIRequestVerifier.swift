@@ -74,7 +74,8 @@ package struct APIRequestVerifier: Sendable {
 
     /// `text` lower-cased; itself (no copy) when it has no upper-case ASCII, as hex digests usually have none.
     private static func lowercased(_ text: String) -> String {
-        text.utf8.contains { (0x41...0x5A).contains($0) } || !text.utf8.allSatisfy { $0 < 0x80 } ? text.lowercased() : text
+        let plain = text.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }
+        return plain ? text : text.lowercased()
     }
 
     /// Whether `given` is the signature of the request, its path as sent or decoded.
