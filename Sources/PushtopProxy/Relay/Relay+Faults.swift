@@ -7,7 +7,7 @@ import PushtopServer
 extension Relay {
     /// Schedules `entry` for this connection, if the rule covers it.
     func arm(_ entry: FaultBook.Entry) {
-        guard let establishedAt, !clientEnded, !stalled else { return }
+        guard let establishedAt, relays else { return }
         guard entry.rule.covers(socketID: socketID, userID: userID, connectionNumber: number) else { return }
         let due = establishedAt + .milliseconds(Int64(entry.rule.after * 1000))
         let wait = due - ContinuousClock.now
@@ -21,9 +21,9 @@ extension Relay {
     }
 
     /// Applies a due connection fault: now, or (with a `channel=` pattern) once the connection is in such a
-    /// channel.
+    /// channel. A connection that stalled or is closing already is left as it is, and the rule is not counted.
     func fire(_ entry: FaultBook.Entry) {
-        guard !clientEnded, !stalled, core.faults.isActive(entry) else { return }
+        guard relays, core.faults.isActive(entry) else { return }
         guard client != nil else {
             // The upstream's frames can come before the client's end is attached: the fault waits for it, so the
             // client first gets what came before (its socket id), as from a real server.
@@ -46,14 +46,14 @@ extension Relay {
     /// socket with 1001.
     func applyClose(code: Int, _ entry: FaultBook.Entry) {
         fault = entry.text
-        let reason = code == 1006 ? "connection dropped without a close frame" : Self.closeReason(code)
+        let reason = code == 1006 ? RelayStateMachine.dropReason : Self.closeReason(code)
         var row = faultRow(entry)
         row.code = code
         row.channels = channels.sorted()
         row.reason = code == 1006 ? "dropped the connection (no close frame)" : "closed with \(code)"
         core.post(row)
         core.recoveries.affected(self, fault: entry.text)
-        perform(lifecycle.faultClose(code: code, reason: reason))
+        handle(.faultClose(code: code, reason: reason))
     }
 
     /// What a server says with each code (what Pusher's own close frames carry).
@@ -71,14 +71,13 @@ extension Relay {
 
     /// Drops the client's TCP connection now, stalled or not (a judge ending a connection its client kept).
     func dropClient() {
-        guard !clientEnded else { return }
-        perform(lifecycle.faultClose(code: 1006, reason: "connection dropped without a close frame"))
+        handle(.dropClient)
     }
 
     /// Relays nothing more either way: the client hears no pong and gives up on its own.
     func applyStall(_ entry: FaultBook.Entry) {
         fault = entry.text
-        lifecycle.stall()
+        handle(.stall)
         var row = faultRow(entry)
         row.channels = channels.sorted()
         row.reason = "stalled: nothing relayed either way"

@@ -193,7 +193,7 @@ extension Relay {
             row.reason = "delayed \(ms) ms"
             core.post(row)
             eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(ms))) { [self] in
-                guard !stalled, let client else { return }
+                guard relays, let client else { return }
                 client.send(opcode: .text, payload: payload)
                 client.flush()
             }

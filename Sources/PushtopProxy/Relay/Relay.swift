@@ -6,10 +6,13 @@ import PushtopServer
 
 /// One relayed connection: the client's end and the upstream's end on one event loop, and the messages passed
 /// between them as bytes. It reads (never rewrites) what it relays to make console rows, and applies the faults
-/// that match it.
+/// that match it. Its life (which end is attached, closing or gone, whether anything is relayed, who closed the
+/// connection) is a ``RelayStateMachine``: the relay feeds it events and performs the actions it returns.
 ///
-/// - Important: Every method and property is used on ``eventLoop`` only; other threads hop there (``onLoop(_:)``).
-final class Relay: @unchecked Sendable {
+/// - Important: A relay is not `Sendable`: it lives on ``eventLoop``, held by its two ends' handlers, and is used
+///   there only. Other threads (the registry of open connections, the control endpoint, a judge, a new fault rule)
+///   reach it through a ``RelayHandle``, a `NIOLoopBound` that hops to the loop and checks it is there.
+final class Relay {
     let core: ProxyCore
     let eventLoop: any EventLoop
     /// The n-th connection since the proxy started (from 1): what `fraction=` faults choose by.
@@ -23,15 +26,15 @@ final class Relay: @unchecked Sendable {
     /// The `protocol` query of the client's URL.
     let protocolVersion: Int?
 
-    var client: RelayEnd?
-    var upstream: RelayEnd?
-    /// Which end is attached, closed or ended, who closed the connection, whether anything is still relayed.
-    var lifecycle = RelayLifecycle()
+    private(set) var client: RelayEnd?
+    private(set) var upstream: RelayEnd?
+    /// Where the connection is: changed only by ``handle(_:)``.
+    private(set) var lifecycle = RelayStateMachine()
     /// Messages from the upstream that arrived before the client's end was ready (the connection's first frames).
     private var early: [(WebSocketOpcode, ByteBuffer)] = []
-    var clientEnded: Bool { lifecycle.client.ended }
-    /// Nothing is relayed any more (a `stall` fault, or the connection is closing after a fault).
-    var stalled: Bool { lifecycle.stalled }
+    var clientEnded: Bool { lifecycle.clientEnded }
+    /// Whether messages pass (not stalled by a fault, not closing).
+    var relays: Bool { lifecycle.relays }
 
     /// The socket id the upstream gave (from `pusher:connection_established`).
     var socketID: String?
@@ -69,11 +72,6 @@ final class Relay: @unchecked Sendable {
 
     var logger: Logger { core.logger }
 
-    /// Runs `body` on the relay's event loop.
-    func onLoop(_ body: @escaping @Sendable () -> Void) {
-        if eventLoop.inEventLoop { body() } else { eventLoop.execute(body) }
-    }
-
     // MARK: Ends
 
     func attached(_ end: RelayEnd) {
@@ -81,7 +79,7 @@ final class Relay: @unchecked Sendable {
         case .upstream: upstream = end
         case .client: client = end
         }
-        perform(lifecycle.attached(end.side))
+        handle(.attached(end.side))
     }
 
     /// `end` left its channel's pipeline: the relay stops holding it (see ``RelayEnd/handlerRemoved(context:)``).
@@ -92,9 +90,9 @@ final class Relay: @unchecked Sendable {
         }
     }
 
-    /// Does what the lifecycle says, in order.
-    func perform(_ actions: [RelayLifecycle.Action]) {
-        for action in actions {
+    /// Feeds `event` to the state machine and does what it says, in order.
+    func handle(_ event: RelayStateMachine.Event) {
+        for action in lifecycle.handle(event) {
             switch action {
             case .sendClose(let side, let code, let reason): self.end(side)?.sendClose(code: code, reason: reason)
             case .drop(let side): self.end(side)?.drop()
@@ -121,7 +119,7 @@ final class Relay: @unchecked Sendable {
         if side == .client, opcode == .text, let tap = core.tap {
             tap(WireRecord(.message(connection: number, fromClient: true, text: String(buffer: payload))))
         }
-        guard !stalled else { return }
+        guard relays else { return }
         switch side {
         case .client:
             if opcode == .text, !observeFromClient(payload) { return }
@@ -138,7 +136,7 @@ final class Relay: @unchecked Sendable {
 
     /// Writes `text` to the client as if the upstream had sent it (a judge's `pusher:ping`), and flushes.
     func inject(_ text: String) {
-        guard !clientEnded, !stalled else { return }
+        guard relays else { return }
         sendToClient(opcode: .text, payload: ByteBuffer(string: text))
         client?.flush()
     }
@@ -170,16 +168,16 @@ final class Relay: @unchecked Sendable {
     }
 
     func closeReceived(from side: RelayEnd.Side, code: Int?, reason: String) {
-        perform(lifecycle.closeReceived(from: side, code: code, reason: reason))
+        handle(.closeReceived(side, code: code, reason: reason))
     }
 
     /// A close frame went out to `side`: the socket ends when that side's close came too, or after a grace.
     func closeWritten(_ side: RelayEnd.Side) {
-        perform(lifecycle.closeWritten(side))
+        handle(.closeWritten(side))
     }
 
     func ended(_ side: RelayEnd.Side) {
-        perform(lifecycle.ended(side))
+        handle(.ended(side))
     }
 
     func socketError(_ side: RelayEnd.Side, _ error: any Error) {
@@ -203,7 +201,7 @@ final class Relay: @unchecked Sendable {
             row.remoteAddress = side == .client ? info.remoteAddress : nil
             return row
         }
-        perform(lifecycle.protocolFailure(side, code: code, reason: reason))
+        handle(.protocolFailure(side, code: code, reason: reason))
     }
 
     /// The `disconnection` row, once, when the client's socket has ended.
@@ -211,8 +209,8 @@ final class Relay: @unchecked Sendable {
         core.tap?(
             WireRecord(
                 .ended(
-                    connection: number, code: lifecycle.closing?.code,
-                    closedBy: lifecycle.closing.map { "\($0.by.rawValue)" })))
+                    connection: number, code: lifecycle.disconnection?.code,
+                    closedBy: lifecycle.disconnection.map { "\($0.by.rawValue)" })))
         if let socketID { core.unregister(socketID: socketID, relay: self) }
         core.recoveries.disconnected(self)
         // After the disconnection row: the channels it was the last socket in are vacated.
@@ -221,9 +219,9 @@ final class Relay: @unchecked Sendable {
         core.console.emit {
             var row = ConsoleRow(type: .disconnection, timeMs: ConsoleClock.nowMs())
             row.socketID = socketID
-            row.code = lifecycle.closing?.code
-            row.reason = lifecycle.closing?.reason.flatMap { $0.isEmpty ? nil : $0 }
-            row.closedBy = lifecycle.closing?.by
+            row.code = lifecycle.disconnection?.code
+            row.reason = lifecycle.disconnection?.reason.flatMap { $0.isEmpty ? nil : $0 }
+            row.closedBy = lifecycle.disconnection?.by
             row.channels = channels.sorted()
             row.lifetimeMs = Self.milliseconds(ContinuousClock.now - openedAt)
             row.fault = fault

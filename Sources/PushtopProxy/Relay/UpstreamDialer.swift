@@ -32,7 +32,7 @@ enum UpstreamDialer {
         "trailer",
     ]
 
-    /// The upstream's 101 answer, once its ``RelayEnd`` is in the pipeline.
+    /// The upstream's 101 answer, once its ``RelayEnd`` is in the pipeline. Called on `eventLoop`, the relay's.
     static func connect(
         core: ProxyCore, relay: Relay, head: HTTPRequestHead, on eventLoop: any EventLoop
     ) -> EventLoopFuture<HTTPResponseHead> {
@@ -44,10 +44,12 @@ enum UpstreamDialer {
             headers: forwardedHeaders(head.headers, relay: relay),
             offerDeflate: core.configuration.compression && offersDeflate(head.headers), tls: core.sslContext,
             maxFrameSize: maxBytes)
+        // The dial's callback runs on `eventLoop` (the upstream's channel is on it): the relay is bound to it.
+        let bound = NIOLoopBound(relay, eventLoop: eventLoop)
         let dial = dialer.dial(on: eventLoop) { channel, response in
             let inflater = try MessageInflater.negotiated(by: response)
             try channel.pipeline.syncOperations.addHandler(
-                RelayEnd(side: .upstream, relay: relay, maxMessageBytes: maxBytes, upstreamInflater: inflater))
+                RelayEnd(side: .upstream, relay: bound.value, maxMessageBytes: maxBytes, upstreamInflater: inflater))
         }
         return dial.upgraded.flatMapErrorThrowing { error in
             switch error {

@@ -22,7 +22,8 @@ package final class ProxyCore: Sendable {
     let sslContext: NIOSSLContext?
     /// Where every upgrade, message and end is reported (a judge of clients, `pushtop conform --client`).
     let tap: WireTap?
-    private let relays = Mutex<[String: Relay]>([:])
+    /// The open connections by socket id: handles, since a relay is its event loop's (``RelayHandle``).
+    private let relays = Mutex<[String: RelayHandle]>([:])
     private let numbers = Atomic<Int>(0)
 
     init(configuration: ProxyConfiguration, logger: Logger, tap: WireTap? = nil) throws(ProxyError) {
@@ -58,13 +59,15 @@ package final class ProxyCore: Sendable {
         numbers.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
+    /// `relay` is open with `socketID` (called on its event loop).
     func register(socketID: String, relay: Relay) {
-        relays.withLock { $0[socketID] = relay }
+        let handle = RelayHandle(relay)
+        relays.withLock { $0[socketID] = handle }
     }
 
     func unregister(socketID: String, relay: Relay) {
         relays.withLock { relays in
-            if relays[socketID] === relay { relays[socketID] = nil }
+            if relays[socketID]?.holds(relay) == true { relays[socketID] = nil }
         }
     }
 
@@ -82,10 +85,10 @@ package final class ProxyCore: Sendable {
         logger.warning("\(warning)")
     }
 
-    var allRelays: [Relay] { relays.withLock { Array($0.values) } }
+    var allRelays: [RelayHandle] { relays.withLock { Array($0.values) } }
 
     /// The open relayed connection of this number (one the upstream gave a socket id).
-    func relay(number: Int) -> Relay? { relays.withLock { $0.values.first { $0.number == number } } }
+    func relay(number: Int) -> RelayHandle? { relays.withLock { $0.values.first { $0.number == number } } }
 
     /// Adds a rule now: connection rules are armed on every open connection at once.
     @discardableResult
@@ -94,7 +97,7 @@ package final class ProxyCore: Sendable {
         logger.notice("fault rule added", metadata: ["rule": "\(entry.text)", "id": "\(entry.id)"])
         switch rule.action {
         case .close, .stall:
-            for relay in allRelays { relay.onLoop { relay.arm(entry) } }
+            for relay in allRelays { relay.onLoop { $0.arm(entry) } }
         default:
             break
         }

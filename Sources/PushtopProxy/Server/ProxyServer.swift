@@ -124,7 +124,7 @@ public final class ProxyServer: Sendable {
     @discardableResult
     package func sendToClient(connection number: Int, text: String) -> Bool {
         guard let relay = core.relay(number: number) else { return false }
-        relay.onLoop { relay.inject(text) }
+        relay.onLoop { $0.inject(text) }
         return true
     }
 
@@ -142,7 +142,7 @@ public final class ProxyServer: Sendable {
     @discardableResult
     package func dropClient(connection number: Int) -> Bool {
         guard let relay = core.relay(number: number) else { return false }
-        relay.onLoop { relay.dropClient() }
+        relay.onLoop { $0.dropClient() }
         return true
     }
 

@@ -21,8 +21,9 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
         let channel: any Channel
     }
 
-    /// The relay between the client's upgrade request and its upgraded pipeline (one connection, one loop).
-    final class PendingRelay: @unchecked Sendable {
+    /// The relay between the client's upgrade request and its upgraded pipeline (one connection, one loop: held in a
+    /// `NIOLoopBoundBox` of the connection's loop, as the relay is that loop's).
+    struct PendingRelay {
         var relay: Relay?
         var deflate: PerMessageDeflate?
     }
@@ -41,7 +42,7 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let core = self.core
-            let pending = PendingRelay()
+            let pending = NIOLoopBoundBox.makeBoxSendingValue(PendingRelay(), eventLoop: channel.eventLoop)
             let configuration = core.configuration
             let guards = WebSocketServerPipeline.Guards(
                 maxMessageBytes: configuration.maxMessageBytes,
@@ -55,11 +56,13 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
                     Self.dial(core: core, channel: channel, head: head, pending: pending)
                 },
                 upgraded: { channel, _ in
-                    guard let relay = pending.relay else { throw ChannelError.inappropriateOperationForState }
+                    guard let relay = pending.value.relay else {
+                        throw ChannelError.inappropriateOperationForState
+                    }
                     try channel.pipeline.syncOperations.addHandler(
                         RelayEnd(
                             side: .client, relay: relay, maxMessageBytes: configuration.maxMessageBytes,
-                            clientDeflate: pending.deflate))
+                            clientDeflate: pending.value.deflate))
                 })
             return Value(upgradeResult: upgraded, channel: channel)
         }
@@ -68,9 +71,9 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
     /// Opens the upstream's end for a client's upgrade; the client's upgrade succeeds only once the upstream's
     /// did (a refused or unreachable upstream, or an `outage` fault, fails it: the client's socket is closed). A
     /// broken handshake (a query that breaks ``URLQuery``'s rule too) never gets here: the validator answered it.
-    private static func dial(core: ProxyCore, channel: any Channel, head: HTTPRequestHead, pending: PendingRelay)
-        -> EventLoopFuture<HTTPHeaders?>
-    {
+    private static func dial(
+        core: ProxyCore, channel: any Channel, head: HTTPRequestHead, pending: NIOLoopBoundBox<PendingRelay>
+    ) -> EventLoopFuture<HTTPHeaders?> {
         let query = (try? URLQuery.split(target: head.uri).query) ?? URLQuery()
         var connectionInfo = ConsoleConnectionInfo(head: head, query: query, remote: channel.remoteAddress)
         connectionInfo.tls = false
@@ -97,13 +100,14 @@ struct ProxyServerChannel: ServerChildChannel, HTTPChannelHandler {
         core.tap?(
             WireRecord(
                 .attempt(connection: relay.number, remoteHost: relay.remoteHost, target: head.uri, refusal: nil)))
+        let bound = NIOLoopBound(relay, eventLoop: channel.eventLoop)
         return UpstreamDialer.connect(core: core, relay: relay, head: head, on: channel.eventLoop).map {
             _ -> HTTPHeaders? in
             core.counters.connected()
-            pending.relay = relay
+            pending.value.relay = bound.value
             var headers = HTTPHeaders()
             if core.configuration.compression, let deflate = PerMessageDeflate.negotiate(head.headers) {
-                pending.deflate = deflate
+                pending.value.deflate = deflate
                 headers.add(name: "Sec-WebSocket-Extensions", value: deflate.responseHeader)
             }
             return headers
