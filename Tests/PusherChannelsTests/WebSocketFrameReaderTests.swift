@@ -4,35 +4,18 @@ import Testing
 
 @testable import PusherChannels
 
-/// The client's frame reader: the same frames from the same bytes however the reads split them, and the refusals of
-/// NIO's frame decoder (``WebSocketFrameReader``).
+/// The client's frame reader against NIO's frame encoder and decoder: the same frames from the same bytes however
+/// the reads split them, and the same refusals (``WebSocketFrameReader``).
 @Suite struct WebSocketFrameReaderTests {
-    /// The wire bytes of `frames` (RFC 6455 5.2: the shortest length encoding, a masking key when masked).
-    func wire(_ frames: [WebSocketFrame]) -> ByteBuffer {
+    /// The wire bytes of `frames`, as NIO's encoder writes them.
+    func wire(_ frames: [WebSocketFrame]) throws -> ByteBuffer {
+        let channel = EmbeddedChannel(handler: WebSocketFrameEncoder())
         var out = ByteBuffer()
         for frame in frames {
-            var first = UInt8(webSocketOpcode: frame.opcode)
-            if frame.fin { first |= 0x80 }
-            if frame.rsv1 { first |= 0x40 }
-            out.writeInteger(first)
-            let mask: UInt8 = frame.maskKey == nil ? 0 : 0x80
-            let length = frame.data.readableBytes
-            if length < 126 {
-                out.writeInteger(mask | UInt8(length))
-            } else if length <= Int(UInt16.max) {
-                out.writeInteger(mask | 126)
-                out.writeInteger(UInt16(length))
-            } else {
-                out.writeInteger(mask | 127)
-                out.writeInteger(UInt64(length))
-            }
-            var payload = frame.data
-            if let key = frame.maskKey {
-                out.writeBytes(Array(key))
-                payload.webSocketMask(key)
-            }
-            out.writeBuffer(&payload)
+            try channel.writeOutbound(frame)
+            while var part = try channel.readOutbound(as: ByteBuffer.self) { out.writeBuffer(&part) }
         }
+        _ = try channel.finish()
         return out
     }
 
@@ -62,7 +45,7 @@ import Testing
     @Test func framesComeOutWholeHoweverTheReadsSplitThem() throws {
         let long = String(repeating: "x", count: 300)
         let huge = String(repeating: "y", count: 70_000)
-        let bytes = wire([
+        let bytes = try wire([
             frame(.text, "{\"event\":\"a\"}"), frame(.text, long, fin: false), frame(.continuation, "end"),
             frame(.ping, "p"), frame(.text, huge, rsv1: true), frame(.text, "masked", masked: true),
             frame(.connectionClose, ""),
@@ -78,13 +61,13 @@ import Testing
 
     @Test func refusesWhatNIOsDecoderRefuses() throws {
         #expect(throws: NIOWebSocketError.invalidFrameLength) {
-            _ = try read(wire([frame(.text, String(repeating: "z", count: 200))]), step: 4, maxFrameSize: 100)
+            _ = try read(try wire([frame(.text, String(repeating: "z", count: 200))]), step: 4, maxFrameSize: 100)
         }
         #expect(throws: NIOWebSocketError.fragmentedControlFrame) {
-            _ = try read(wire([frame(.ping, "p", fin: false)]), step: 1)
+            _ = try read(try wire([frame(.ping, "p", fin: false)]), step: 1)
         }
         #expect(throws: NIOWebSocketError.multiByteControlFrameLength) {
-            _ = try read(wire([frame(.ping, String(repeating: "p", count: 126))]), step: 1)
+            _ = try read(try wire([frame(.ping, String(repeating: "p", count: 126))]), step: 1)
         }
         // Refused as soon as the length is read, before the payload arrives (as NIO's decoder does).
         var header = ByteBuffer(bytes: [0x81, 126, 0x10, 0x00])
