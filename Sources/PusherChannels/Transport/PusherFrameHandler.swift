@@ -3,15 +3,13 @@ import NIOCore
 import NIOWebSocket
 import PusherProtocol
 
-/// The last handler of a client connection: cuts the bytes into frames (``WebSocketFrameReader``), reassembles and
-/// inflates messages, answers pings, runs the close handshake, decodes Pusher messages and hands each read burst
-/// over in one piece at `channelReadComplete`.
+/// The last handler of a client connection: reassembles and inflates messages, answers pings, runs the close
+/// handshake, decodes Pusher messages and hands each read burst over in one piece at `channelReadComplete`.
 ///
 /// Everything here runs on the connection's event loop; the client actor is pinned to the same loop, so a burst
-/// reaches it without a thread hop. A read's bytes go from the socket (or TLS) straight to this handler: no frame
-/// decoder handler and no `WebSocketFrame` per frame in between, which is most of what one event alone costs.
+/// reaches it without a thread hop.
 final class PusherFrameHandler: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = WebSocketFrame
     typealias OutboundIn = Never
     typealias OutboundOut = WebSocketFrame
 
@@ -24,9 +22,6 @@ final class PusherFrameHandler: ChannelDuplexHandler {
     private var spareBurst: [TransportEvent] = []
     /// Decodes text frames from their bytes; remembers the event and channel names it has seen.
     private var decoder = PusherFrameDecoder()
-    /// Cuts the read bytes into frames; after a frame it refuses, nothing more is read.
-    private var reader: WebSocketFrameReader
-    private var readerFailed = false
     private var tapped: [WireFrame] = []
     /// A fragmented message being reassembled: its opcode, whether it is compressed, its bytes so far.
     private var partial: (opcode: WebSocketOpcode, compressed: Bool, data: ByteBuffer)?
@@ -38,7 +33,6 @@ final class PusherFrameHandler: ChannelDuplexHandler {
         self.tap = tap
         self.outcome = outcome
         self.inflater = inflater
-        reader = WebSocketFrameReader(maxFrameSize: settings.maxMessageSize)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -53,29 +47,18 @@ final class PusherFrameHandler: ChannelDuplexHandler {
     // MARK: - Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !readerFailed else { return }
-        reader.append(unwrapInboundIn(data))
-        do throws(NIOWebSocketError) {
-            while let frame = try reader.next() {
-                receiveFrame(context, frame)
-            }
-        } catch {
-            brokenFrame(context, error)
-        }
-    }
-
-    private func receiveFrame(_ context: ChannelHandlerContext, _ frame: WebSocketFrameReader.Frame) {
+        let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text, .binary:
             guard partial == nil else { return protocolError(context, "a new message began before the last one ended") }
             if frame.fin {
-                receiveMessage(context, opcode: frame.opcode, compressed: frame.rsv1, data: frame.data)
+                receiveMessage(context, opcode: frame.opcode, compressed: frame.rsv1, data: frame.unmaskedData)
             } else {
-                partial = (frame.opcode, frame.rsv1, frame.data)
+                partial = (frame.opcode, frame.rsv1, frame.unmaskedData)
             }
         case .continuation:
             guard var message = partial else { return protocolError(context, "a continuation frame without a message") }
-            var more = frame.data
+            var more = frame.unmaskedData
             guard message.data.readableBytes + more.readableBytes <= settings.maxMessageSize else {
                 partial = nil
                 return closeForError(context, code: 1009, reason: "message exceeds \(settings.maxMessageSize) bytes")
@@ -88,16 +71,16 @@ final class PusherFrameHandler: ChannelDuplexHandler {
                 partial = message
             }
         case .ping:
-            let payload = frame.data
+            let payload = frame.unmaskedData
             tapControl(.inbound, .ping, payload)
             if !closeSent {
                 write(context, WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: payload))
                 tapControl(.outbound, .pong, payload)
             }
         case .pong:
-            tapControl(.inbound, .pong, frame.data)
+            tapControl(.inbound, .pong, frame.unmaskedData)
         case .connectionClose:
-            receiveClose(context, frame.data)
+            receiveClose(context, frame.unmaskedData)
         default:
             protocolError(context, "unknown opcode \(frame.opcode)")
         }
@@ -114,21 +97,13 @@ final class PusherFrameHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        outcome.fail(WebSocketTransport.describe(error))
-        context.close(promise: nil)
-    }
-
-    /// A frame NIO's decoder would refuse: the close code NIO's `WebSocketProtocolErrorHandler` sends (1009 for a
-    /// frame too large, 1002 otherwise) goes out, and the connection ends; nothing more is read.
-    private func brokenFrame(_ context: ChannelHandlerContext, _ error: NIOWebSocketError) {
-        readerFailed = true
-        var payload = context.channel.allocator.buffer(capacity: 2)
-        payload.writeInteger(UInt16(error == .invalidFrameLength ? 1009 : 1002))
-        context.writeAndFlush(
-            wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: payload)),
-            promise: nil)
-        closeSent = true
-        outcome.fail("the server broke the WebSocket protocol: \(Self.describe(error))")
+        if let error = error as? NIOWebSocketError {
+            // WebSocketProtocolErrorHandler (before us) has already sent the matching close frame.
+            closeSent = true
+            outcome.fail("the server broke the WebSocket protocol: \(Self.describe(error))")
+        } else {
+            outcome.fail(WebSocketTransport.describe(error))
+        }
         context.close(promise: nil)
     }
 

@@ -5,8 +5,7 @@ import PusherProtocol
 
 /// The client's side of the WebSocket handshake, read by hand: it sends the upgrade request once the connection (and
 /// TLS) is up, reads the response head, checks a `101` (`Upgrade: websocket`, `Sec-WebSocket-Accept`), puts NIO's
-/// frame encoder and decoder (the encoder only without ``WebSocketDialer/decodesFrames``) and the caller's handlers
-/// behind itself, hands them the bytes that came after the head,
+/// frame encoder and decoder and the caller's handlers behind itself, hands them the bytes that came after the head,
 /// and leaves the pipeline, all in the read that completed the head.
 ///
 /// - Important: So nothing the server sends with its `101` is lost, even when the connection ends in the same read:
@@ -22,21 +21,21 @@ final class WebSocketClientHandshake: ChannelInboundHandler, RemovableChannelHan
     private let request: String
     private let key: String
     private let maxFrameSize: Int
-    private let decodesFrames: Bool
+    private let protocolErrorHandler: Bool
     private let promise: EventLoopPromise<HTTPResponseHead>
     private let upgraded: @Sendable (any Channel, HTTPResponseHead) throws -> Void
     private var received: ByteBuffer?
     private var done = false
 
     init(
-        request: String, key: String, maxFrameSize: Int, decodesFrames: Bool,
+        request: String, key: String, maxFrameSize: Int, protocolErrorHandler: Bool,
         promise: EventLoopPromise<HTTPResponseHead>,
         upgraded: @escaping @Sendable (any Channel, HTTPResponseHead) throws -> Void
     ) {
         self.request = request
         self.key = key
         self.maxFrameSize = maxFrameSize
-        self.decodesFrames = decodesFrames
+        self.protocolErrorHandler = protocolErrorHandler
         self.promise = promise
         self.upgraded = upgraded
     }
@@ -76,11 +75,12 @@ final class WebSocketClientHandshake: ChannelInboundHandler, RemovableChannelHan
         }
         if let problem = check(head) { return fail(context, .invalidResponse(problem)) }
         do {
-            // As NIO's upgrader leaves them: encoder, decoder, then the caller's.
+            // As NIO's upgrader leaves them: encoder, decoder, (error handler), then the caller's.
             let pipeline = context.pipeline.syncOperations
             try pipeline.addHandler(WebSocketFrameEncoder())
-            if decodesFrames {
-                try pipeline.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)))
+            try pipeline.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: maxFrameSize)))
+            if protocolErrorHandler {
+                try pipeline.addHandler(WebSocketProtocolErrorHandler(isServer: false))
             }
             try upgraded(context.channel, head)
         } catch {

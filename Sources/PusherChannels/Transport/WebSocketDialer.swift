@@ -4,7 +4,7 @@ import NIOPosix
 import NIOSSL
 
 /// Opens a client WebSocket: TCP, TLS (with SNI for host names) for `wss://`, the upgrade request and its `101`,
-/// then NIO's frame encoder (and decoder, unless the caller cuts frames itself) and the caller's handlers. The one dial of the client library
+/// then NIO's frame encoder and decoder and the caller's handlers. The one dial of the client library
 /// (``WebSocketTransport``), the proxy's upstream side and `pushtop conform`'s probe socket (`package`).
 ///
 /// The handshake is read by hand (``WebSocketClientHandshake``), not by NIO's client upgrader, which could lose
@@ -28,10 +28,9 @@ package struct WebSocketDialer: Sendable {
     package var handshakeTimeout: TimeAmount?
     /// The largest frame the decoder accepts.
     package var maxFrameSize: Int
-    /// Whether NIO's frame decoder reads the frames (the caller's handlers then get `WebSocketFrame`s); `false`: the
-    /// caller's handlers get the bytes after the `101` and cut the frames themselves (the client library's
-    /// ``PusherFrameHandler``, which reads a frame alone for far less).
-    package var decodesFrames: Bool
+    /// Whether NIO's `WebSocketProtocolErrorHandler` answers a broken frame with its close code (the caller then sees
+    /// the error after the close frame went out).
+    package var protocolErrorHandler: Bool
 
     /// - Parameters:
     ///   - url: where to connect.
@@ -42,7 +41,7 @@ package struct WebSocketDialer: Sendable {
     package init(
         url: WebSocketURL, target: String? = nil, headers: HTTPHeaders = [:], offerDeflate: Bool = false,
         tls: NIOSSLContext? = nil, connectTimeout: TimeAmount = .seconds(10), handshakeTimeout: TimeAmount? = nil,
-        maxFrameSize: Int = 16 << 20, decodesFrames: Bool = true
+        maxFrameSize: Int = 16 << 20, protocolErrorHandler: Bool = false
     ) {
         self.url = url
         self.target = target ?? url.target
@@ -52,7 +51,7 @@ package struct WebSocketDialer: Sendable {
         self.connectTimeout = connectTimeout
         self.handshakeTimeout = handshakeTimeout
         self.maxFrameSize = maxFrameSize
-        self.decodesFrames = decodesFrames
+        self.protocolErrorHandler = protocolErrorHandler
     }
 
     /// A client TLS context trusting the system's certificate authorities and those of `caFile` (PEM).
@@ -67,7 +66,7 @@ package struct WebSocketDialer: Sendable {
     /// Starts the dial on `eventLoop`.
     ///
     /// - Parameter upgraded: called on the connection's event loop once the server's `101` is checked, with the frame
-    ///   encoder and decoder in place (the encoder only without ``decodesFrames``): it adds the caller's handlers.
+    ///   encoder and decoder in place (and NIO's protocol error handler when asked): it adds the caller's handlers.
     ///   The bytes that came after the `101` reach them right after it returns, in the same read. If it throws, the
     ///   dial fails with ``WebSocketDialError/setup(_:)`` and the connection is closed.
     package func dial(
@@ -82,7 +81,7 @@ package struct WebSocketDialer: Sendable {
         }
         let key = WebSocketAccept.randomKey()
         let request = requestHead(key: key)
-        let (url, tls, maxFrameSize, decodesFrames) = (url, tls, maxFrameSize, decodesFrames)
+        let (url, tls, maxFrameSize, errors) = (url, tls, maxFrameSize, protocolErrorHandler)
         let connected = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
             .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
@@ -95,7 +94,7 @@ package struct WebSocketDialer: Sendable {
                     }
                     try sync.addHandler(
                         WebSocketClientHandshake(
-                            request: request, key: key, maxFrameSize: maxFrameSize, decodesFrames: decodesFrames,
+                            request: request, key: key, maxFrameSize: maxFrameSize, protocolErrorHandler: errors,
                             promise: promise, upgraded: upgraded))
                 }
             }

@@ -5,7 +5,7 @@ import NIOSSL
 /// The real transport: a SwiftNIO pipeline on the client's event loop.
 ///
 /// `WebSocketDialer` (TCP, NIOSSL with SNI for host names, the upgrade with the deflate offer, NIOWebSocket's frame
-/// encoder, every byte that came with the `101` kept) → `PusherFrameHandler`, which cuts frames, reassembles, inflates
+/// codec, every byte that came with the `101` kept) → `PusherFrameHandler`, which reassembles, inflates
 /// (permessage-deflate, compress-nio), decodes Pusher messages and hands each read burst to the client at once.
 public struct WebSocketTransport: PusherTransport {
     /// Where the transport logs.
@@ -41,7 +41,7 @@ public struct WebSocketTransport: PusherTransport {
         let dialer = WebSocketDialer(
             url: target, offerDeflate: true, tls: tls,
             connectTimeout: .milliseconds(Int64(settings.connectTimeout * 1000)),
-            maxFrameSize: settings.maxMessageSize, decodesFrames: false)
+            maxFrameSize: settings.maxMessageSize, protocolErrorHandler: true)
         let dial = dialer.dial(on: eventLoop) { channel, response in
             let pipeline = channel.pipeline.syncOperations
             let inflater = try MessageInflater.negotiated(by: response)
