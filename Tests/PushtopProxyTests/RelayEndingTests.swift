@@ -209,26 +209,16 @@ import Testing
         #expect(freed)
     }
 
-    @Test func aClientThatDropsTakesTheUpstreamsSocketWithoutACloseFrame() throws {
+    /// A side whose socket drops (no close frame) takes the other side's socket down without a close frame either.
+    @Test(arguments: [true, false]) func aSideThatDropsTakesTheOthersSocketWithoutACloseFrame(clientDrops: Bool) throws {
         let freed = try Self.freedAfter { wired in
-            _ = try? wired.client.close().wait()
+            let (dropping, other) = clientDrops ? (wired.client, wired.upstream) : (wired.upstream, wired.client)
+            _ = try? dropping.close().wait()
             #expect(wired.bothClosed)
-            let toUpstream = try Wired.closesWritten(wired.upstream)
-            #expect(toUpstream.isEmpty, "as the client did: no close frame")
+            #expect(try Wired.closesWritten(other).isEmpty, "as the dropping side did: no close frame")
             #expect(wired.relay.lifecycle.state == .closed)
-            #expect(wired.relay.lifecycle.disconnection == .init(by: .client, code: 1006, reason: nil))
-        }
-        #expect(freed)
-    }
-
-    @Test func anUpstreamThatDropsDropsTheClientWithoutACloseFrame() throws {
-        let freed = try Self.freedAfter { wired in
-            _ = try? wired.upstream.close().wait()
-            #expect(wired.bothClosed)
-            let toClient = try Wired.closesWritten(wired.client)
-            #expect(toClient.isEmpty, "as the upstream did: no close frame")
             #expect(wired.relay.lifecycle.disconnection?.code == 1006)
-            #expect(wired.relay.lifecycle.disconnection?.by == .server)
+            #expect(wired.relay.lifecycle.disconnection?.by == (clientDrops ? .client : .server))
         }
         #expect(freed)
     }
