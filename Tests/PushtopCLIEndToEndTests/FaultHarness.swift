@@ -224,7 +224,8 @@ actor FaultHarness {
             // Counted as losses; the run goes on so that a soak reports every figure. What watch said meanwhile
             // (state changes, reconnection delays, errors) tells a lost connection from lost events.
             figures.notes.append(
-                "lost \(figures.ledger.missing()) after \(lastFault ?? "the start"); watch meanwhile: \(Array(said.prefix(8)))")
+                "lost \(figures.ledger.missing()) after \(lastFault ?? "the start"); watch meanwhile: \(Array(said.prefix(8)))"
+            )
         }
         figures.ledger.closeWindow()
     }

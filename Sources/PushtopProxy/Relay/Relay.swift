@@ -33,8 +33,9 @@ final class Relay {
     /// Messages from the upstream that arrived before the client's end was ready (the connection's first frames).
     private var early: [(WebSocketOpcode, ByteBuffer)] = []
     var clientEnded: Bool { lifecycle.clientEnded }
-    /// Whether messages pass (not stalled by a fault, not closing).
-    var relays: Bool { lifecycle.relays }
+    /// Whether messages pass (not stalled by a fault, not closing). Read on every frame, so kept as a Bool, set each
+    /// time the state machine moves, rather than a switch over its state (whose payloads a read copies).
+    private(set) var relays = false
 
     /// The socket id the upstream gave (from `pusher:connection_established`).
     var socketID: String?
@@ -92,7 +93,9 @@ final class Relay {
 
     /// Feeds `event` to the state machine and does what it says, in order.
     func handle(_ event: RelayStateMachine.Event) {
-        for action in lifecycle.handle(event) {
+        let actions = lifecycle.handle(event)
+        relays = lifecycle.relays
+        for action in actions {
             switch action {
             case .sendClose(let side, let code, let reason): self.end(side)?.sendClose(code: code, reason: reason)
             case .drop(let side): self.end(side)?.drop()
