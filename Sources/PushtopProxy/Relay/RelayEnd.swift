@@ -10,7 +10,7 @@ import enum PusherProtocol.WebSocketClosePayload
 /// One end of a relayed connection, on the connection's event loop: the client's WebSocket (the proxy is its
 /// server) or the upstream's (the proxy is its client). It joins frames into messages, inflates them, answers
 /// pings, and hands messages, closes and the socket's end to its ``Relay``; it writes what the relay gives it.
-final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
+final class RelayEnd: WebSocketEndpoint, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
@@ -72,18 +72,8 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        ClosingOnFIN.handle(event, context: context)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? NIOWebSocketError {
-            let (code, reason) = error.closing
-            fail(code: code, reason: reason)
-            return
-        }
+    func socketFailed(_ error: any Error) {
         relay.socketError(side, error)
-        context.close(promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -209,15 +199,7 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
         closeSent = true
         writeGathered()
         var payload = context.channel.allocator.buffer(capacity: 2 + min(reason.utf8.count, 123))
-        payload.writeInteger(UInt16(clamping: code))
-        var bytes = 0
-        var fitting = ""
-        for character in reason {
-            bytes += character.utf8.count
-            guard bytes <= 123 else { break }
-            fitting.append(character)
-        }
-        payload.writeString(fitting)
+        payload.writeClosePayload(code: code, reason: reason)
         context.write(
             wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: mask, data: payload))
         )
@@ -241,7 +223,7 @@ final class RelayEnd: ChannelInboundHandler, RemovableChannelHandler {
     var isWritable: Bool { context?.channel.isWritable ?? false }
 
     /// Fails this end (RFC 6455 section 7.1.7): a close frame with the code, then the socket ends.
-    private func fail(code: Int, reason: String) {
+    func fail(code: Int, reason: String) {
         relay.protocolFailure(side, code: code, reason: reason)
     }
 }

@@ -55,8 +55,8 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The number of `entries.first` (numbers grow by one per request).
     private var firstNumber = 0
     private var reading = Reading.idle
-    /// A handed-on request's response head went out, not yet its end.
-    private var responseStarted = false
+    /// Where a handed-on request's answer is.
+    private var responseProgress = HTTPResponseProgress()
     private var heldRead = false
     private var open = true
     /// The peer's address, asked once per connection (each ask is a `getpeername` system call).
@@ -172,7 +172,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .passed(_, handedOn: true)? = entries.first?.answer
         {
             let response = APIResponse(status: Int(status.code), body: message + "\n", json: false)
-            finish(responseStarted ? nil : response, version: .http1_1, context: context)
+            finish(responseProgress.started ? nil : response, version: .http1_1, context: context)
             return
         }
         reading = .stopped
@@ -201,21 +201,14 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Writing answers
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .head(let head):
-            if head.status.code >= 200 { responseStarted = true }
-            context.write(data, promise: promise)
-        case .body:
-            context.write(data, promise: promise)
-        case .end:
-            context.write(data, promise: promise)
-            responseStarted = false
-            // The handed-on request at the front has its answer: the next may go.
-            if case .passed(_, handedOn: true)? = entries.first?.answer {
-                removeFirst()
-                context.eventLoop.assumeIsolated().execute { [self] in
-                    if open { drain(context: context) }
-                }
+        guard responseProgress.write(unwrapOutboundIn(data), context: context, data: data, promise: promise) else {
+            return
+        }
+        // The handed-on request at the front has its answer: the next may go.
+        if case .passed(_, handedOn: true)? = entries.first?.answer {
+            removeFirst()
+            context.eventLoop.assumeIsolated().execute { [self] in
+                if open { drain(context: context) }
             }
         }
     }

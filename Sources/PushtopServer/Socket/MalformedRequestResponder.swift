@@ -18,7 +18,7 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
     private var owed = 0
     /// Between a request's head and its end.
     private var inRequest = false
-    private var responseStarted = false
+    private var responseProgress = HTTPResponseProgress()
     /// The decoder's error, waiting for the answers owed before it.
     private var failure: HTTPParserError?
     /// The answer to the failure is written: nothing else is.
@@ -52,24 +52,17 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        switch unwrapOutboundIn(data) {
-        case .head(let head):
-            if head.status.code >= 200 { responseStarted = true }
-            context.write(data, promise: promise)
-        case .body:
-            context.write(data, promise: promise)
-        case .end:
-            context.write(data, promise: promise)
-            responseStarted = false
-            owed -= 1
-            answerIfDue(context: context)
+        guard responseProgress.write(unwrapOutboundIn(data), context: context, data: data, promise: promise) else {
+            return
         }
+        owed -= 1
+        answerIfDue(context: context)
     }
 
     /// Writes the failure's answer once every earlier answer has ended, then tells the rest of the pipeline and
     /// closes.
     private func answerIfDue(context: ChannelHandlerContext) {
-        guard let failure, !answered, owed <= 0, !responseStarted else { return }
+        guard let failure, !answered, owed <= 0, !responseProgress.started else { return }
         answered = true
         let status: HTTPResponseStatus = failure == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
         let body = context.channel.allocator.buffer(string: "Malformed HTTP request: \(failure)\n")

@@ -13,7 +13,7 @@ import enum PusherProtocol.WebSocketClosePayload
 ///   which tells the hub at once, so the connection never lingers as a presence ghost.
 /// - When the unsent bytes pass the channel's high-water mark the client is a slow consumer: it is closed with
 ///   4100 ("over capacity", so it reconnects with back-off) instead of being buffered without bound.
-final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class WebSocketConnectionHandler: WebSocketEndpoint, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
@@ -106,18 +106,8 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
         encoderContext = nil
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        ClosingOnFIN.handle(event, context: context)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let error = error as? NIOWebSocketError {
-            let (code, reason) = error.closing
-            fail(code: code, reason: reason)
-            return
-        }
+    func socketFailed(_ error: any Error) {
         logger.debug("socket error", metadata: ["connection": "\(id)", "error": "\(error)"])
-        context.close(promise: nil)
     }
 
     // MARK: Reading
@@ -213,7 +203,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     /// Fails the connection (RFC 6455 section 7.1.7): a close frame with the code, then the socket ends.
-    private func fail(code: Int, reason: String) {
+    func fail(code: Int, reason: String) {
         guard state != .closed, let context else { return }
         logger.debug(
             "closing a connection that broke the WebSocket protocol",
@@ -248,15 +238,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler, RemovableChannelH
     /// A close frame: the code, then as much of the reason as fits a control frame (123 bytes of UTF-8).
     static func closeFrame(code: Int, reason: String) -> WebSocketFrame {
         var payload = ByteBuffer()
-        payload.writeInteger(UInt16(clamping: code))
-        var bytes = 0
-        var fitting = ""
-        for character in reason {
-            bytes += character.utf8.count
-            guard bytes <= 123 else { break }
-            fitting.append(character)
-        }
-        payload.writeString(fitting)
+        payload.writeClosePayload(code: code, reason: reason)
         return WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
     }
 }
