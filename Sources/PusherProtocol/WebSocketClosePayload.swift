@@ -36,6 +36,23 @@ public enum WebSocketClosePayload {
         payload.withUnsafeBytes { check($0) }
     }
 
+    /// The most bytes of UTF-8 a close frame's reason may take: a control frame's 125 less the 2-byte code.
+    public static let maxReasonBytes = 123
+
+    /// `reason` cut to fit a close frame: its first characters whose UTF-8 takes at most ``maxReasonBytes`` bytes,
+    /// cut between characters so it stays valid UTF-8. What `serve`, the proxy and the client send.
+    public static func fitting(_ reason: String) -> Substring {
+        if reason.utf8.count <= maxReasonBytes { return reason[...] }
+        var bytes = 0
+        var end = reason.startIndex
+        for index in reason.indices {
+            bytes += reason[index].utf8.count
+            guard bytes <= maxReasonBytes else { break }
+            end = reason.index(after: index)
+        }
+        return reason[..<end]
+    }
+
     /// Whether an endpoint may put `code` in a close frame: 1000-1003 and 1007-1014 (defined by RFC 6455 and
     /// registered with IANA), 3000-3999 (registered for libraries and frameworks), 4000-4999 (private use, as
     /// Pusher's codes). 1004 is reserved; 1005, 1006 and 1015 are for reporting only, never for the wire.

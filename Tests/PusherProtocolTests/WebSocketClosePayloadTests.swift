@@ -45,4 +45,19 @@ struct WebSocketClosePayloadTests {
             WebSocketClosePayload.check(Self.payload(4200, Array("κόσμε".utf8))) == .valid(code: 4200, reason: "κόσμε"))
         #expect(WebSocketClosePayload.check(Self.payload(1000)) == .valid(code: 1000, reason: ""))
     }
+
+    @Test func aReasonIsCutToFitAControlFrameBetweenCharacters() {
+        #expect(WebSocketClosePayload.fitting("bye") == "bye")
+        let ascii = String(repeating: "a", count: 200)
+        #expect(WebSocketClosePayload.fitting(ascii).utf8.count == 123)
+        // 61 two-byte characters take 122 bytes; the 62nd would take 124, so it is left out whole.
+        let greek = String(repeating: "κ", count: 80)
+        let cut = WebSocketClosePayload.fitting(greek)
+        #expect(cut.utf8.count == 122)
+        #expect(cut == Substring(String(repeating: "κ", count: 61)))
+        // What is cut still passes the check both ends run on a close's payload.
+        #expect(
+            WebSocketClosePayload.check(Self.payload(1002, Array(cut.utf8)))
+                == .valid(code: 1002, reason: String(cut)))
+    }
 }

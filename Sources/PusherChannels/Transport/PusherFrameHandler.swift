@@ -241,14 +241,16 @@ final class PusherFrameHandler: ChannelDuplexHandler {
     private func sendClose(_ context: ChannelHandlerContext, code: Int, reason: String) {
         guard !closeSent else { return }
         closeSent = true
-        var buffer = context.channel.allocator.buffer(capacity: 2 + reason.utf8.count)
+        // A reason longer than a control frame allows would make the server fail the connection instead.
+        let fitting = WebSocketClosePayload.fitting(reason)
+        var buffer = context.channel.allocator.buffer(capacity: 2 + fitting.utf8.count)
         buffer.writeInteger(UInt16(clamping: code))
-        buffer.writeString(reason)
+        buffer.writeSubstring(fitting)
         if tap.isOn {
             tap.publish([
                 WireFrame(
                     time: Self.wallClock(), direction: .outbound, kind: .close, size: buffer.readableBytes,
-                    text: reason, closeCode: code)
+                    text: String(fitting), closeCode: code)
             ])
         }
         write(context, WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: buffer))
