@@ -16,6 +16,9 @@ public enum CloseAction: String, Sendable, Hashable {
 
 /// Pusher WebSocket close codes: their ranges and meanings.
 public enum CloseCode {
+    /// The least wait, in seconds, before reconnecting after a close in 4100-4199 (the protocol: "1 s or more").
+    public static let minimumBackOff: Double = 1
+
     /// The action a close code calls for. `nil` means the transport failed with no close frame.
     public static func action(for code: Int?) -> CloseAction {
         guard let code else { return .followPolicy }

@@ -90,6 +90,22 @@ import Testing
         #expect(actions.contains(.publishConnectingIn(2)))
     }
 
+    /// The jitter drawn at its lowest (random 0, -20 %) or a policy shorter than a second once let a 4100 come
+    /// back after 0.8 s; the protocol asks for 1 s or more.
+    @Test(arguments: [ReconnectPolicy(), ReconnectPolicy(minDelay: 0.1, jitter: 0)])
+    func backOffCodesNeverWaitLessThanASecond(policy: ReconnectPolicy) {
+        func closed(code: Int?) -> Double? {
+            var m = ConnectionStateMachine(
+                configuration: ConnectionConfiguration(useTLS: true, pongTimeout: 30, reconnect: policy),
+                random: { 0 })
+            _ = m.handle(.connectRequested, now: 0)
+            _ = m.handle(.established(attempt: 1, socketID: "1.1", activityTimeout: 120), now: 0)
+            return retryDelay(m.handle(.socketClosed(attempt: 1, code: code, reason: ""), now: 1))
+        }
+        #expect(closed(code: 4100) == 1)
+        #expect(closed(code: nil).map { $0 < 1 } == true, "a dropped connection keeps the policy's own delay")
+    }
+
     @Test func networkDropsFollowThePolicy() {
         var m = connected(ReconnectPolicy(kind: .linear, minDelay: 1.5, maxDelay: 60, jitter: 0))
         #expect(retryDelay(m.handle(.socketClosed(attempt: 1, code: nil, reason: "reset"), now: 1)) == 1.5)

@@ -219,7 +219,14 @@ public struct ConnectionStateMachine: Sendable {
                 let detail = reason.isEmpty ? CloseCode.meaning(of: code) : reason
                 return actions + fail(code: code, reason: "\(detail); \(why)", action: .giveUp)
             }
-            let delay = mapped == .reconnectNow ? 0 : policy.delay(attempt: failedAttempts, unitRandom: random())
+            let delay: Double
+            switch mapped {
+            case .reconnectNow: delay = 0
+            // 4100-4199 means "reconnect after 1 s or more": neither the jitter nor a short policy goes below it.
+            case .backOff:
+                delay = max(CloseCode.minimumBackOff, policy.delay(attempt: failedAttempts, unitRandom: random()))
+            default: delay = policy.delay(attempt: failedAttempts, unitRandom: random())
+            }
             actions.append(.publishClosure(ConnectionClosure(code: code, reason: reason, action: mapped)))
             if wasConnected {
                 actions += transition(to: .connecting)
