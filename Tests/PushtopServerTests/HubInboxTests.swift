@@ -72,4 +72,30 @@ import Testing
         }
         #expect(handed == [["e1"], ["e2", "e3", "e4"], ["e5"]])
     }
+
+    /// A publish is answered 200 as soon as it is queued; a subscription that a client sends after that answer reaches
+    /// the hub after the publish, even while the publish waits for its interval (else a new subscriber of a cache
+    /// channel got the event before the last one replayed, then the last one live).
+    @Test func aSocketEventNeverOvertakesAnAnsweredPublish() async throws {
+        let inbox = HubInbox()
+        let loop = EmbeddedEventLoop()
+        inbox.publish([PublishRequest(channels: ["cache-c"], name: "first", data: "1")], on: loop)
+        loop.run()
+        inbox.publish([PublishRequest(channels: ["cache-c"], name: "last", data: "2")], on: loop)
+        // "last" waits for the interval; the subscription arrives now.
+        inbox.yield(
+            .received(
+                ConnectionID(rawValue: 7), [.text(#"{"event":"pusher:subscribe","data":{"channel":"cache-c"}}"#)]))
+        loop.advanceTime(by: HubInbox.publishInterval)
+        inbox.finish()
+        var order: [String] = []
+        for await item in inbox.events {
+            switch item {
+            case .published(let batch): order += batch.map(\.name)
+            case .received: order.append("subscribe")
+            default: break
+            }
+        }
+        #expect(order == ["first", "last", "subscribe"])
+    }
 }

@@ -50,6 +50,10 @@ final class HubInbox: Sendable {
     }
 
     /// Queues an event; a burst of messages that would take the queue past ``capacity`` is dropped and counted.
+    ///
+    /// Publishes still waiting for their hand-over go first: each was answered 200 when it was queued, so whatever a
+    /// client does after that answer (subscribing to a cache channel, say) must reach the hub after it, not up to a
+    /// ``publishInterval`` before.
     func yield(_ event: SocketEvent) {
         if case .received(_, let messages) = event {
             let admitted = counts.state.withLock { state -> Bool in
@@ -62,6 +66,7 @@ final class HubInbox: Sendable {
             }
             guard admitted else { return }
         }
+        handOverPublishes(at: nil)
         continuation.yield(event)
     }
 
@@ -79,22 +84,24 @@ final class HubInbox: Sendable {
         }
         guard first else { return }
         if let flushAt, flushAt > loop.now {
-            loop.scheduleTask(deadline: flushAt) { self.flushPublishes(at: loop.now) }
+            loop.scheduleTask(deadline: flushAt) { self.handOverPublishes(at: loop.now) }
         } else {
             // Tasks run after the turn's reads; from the loop itself, `execute` wakes nothing.
-            loop.execute { self.flushPublishes(at: loop.now) }
+            loop.execute { self.handOverPublishes(at: loop.now) }
         }
     }
 
-    private func flushPublishes(at now: NIODeadline) {
-        let batch = publishes.withLock { pending in
-            defer {
-                pending.requests.removeAll(keepingCapacity: true)
-                pending.lastFlush = now
-            }
-            return pending.requests
+    /// Hands the waiting publishes to the hub; `now` starts the next interval (a hand-over forced by another event
+    /// leaves the interval as it was).
+    ///
+    /// The batch is yielded under the lock: a hand-over from another thread cannot slip a later publish in front.
+    private func handOverPublishes(at now: NIODeadline?) {
+        publishes.withLock { pending in
+            if let now { pending.lastFlush = now }
+            guard !pending.requests.isEmpty else { return }
+            continuation.yield(.published(pending.requests))
+            pending.requests.removeAll(keepingCapacity: true)
         }
-        if !batch.isEmpty { continuation.yield(.published(batch)) }
     }
 
     /// Clients' messages dropped because the queue was full.
