@@ -53,6 +53,15 @@ public enum WebSocketClosePayload {
         return reason[..<end]
     }
 
+    /// A close frame's payload as every end sends it (`serve`, the proxy, the client): `code` (big-endian), then as
+    /// much of `reason` as ``fitting(_:)`` keeps.
+    public static func encoded(code: Int, reason: String) -> [UInt8] {
+        let code = UInt16(clamping: code)
+        var bytes = [UInt8(code >> 8), UInt8(code & 0xFF)]
+        bytes.append(contentsOf: fitting(reason).utf8)
+        return bytes
+    }
+
     /// Whether an endpoint may put `code` in a close frame: 1000-1003 and 1007-1014 (defined by RFC 6455 and
     /// registered with IANA), 3000-3999 (registered for libraries and frameworks), 4000-4999 (private use, as
     /// Pusher's codes). 1004 is reserved; 1005, 1006 and 1015 are for reporting only, never for the wire.

@@ -242,15 +242,12 @@ final class PusherFrameHandler: ChannelDuplexHandler {
         guard !closeSent else { return }
         closeSent = true
         // A reason longer than a control frame allows would make the server fail the connection instead.
-        let fitting = WebSocketClosePayload.fitting(reason)
-        var buffer = context.channel.allocator.buffer(capacity: 2 + fitting.utf8.count)
-        buffer.writeInteger(UInt16(clamping: code))
-        buffer.writeSubstring(fitting)
+        let buffer = context.channel.allocator.buffer(bytes: WebSocketClosePayload.encoded(code: code, reason: reason))
         if tap.isOn {
             tap.publish([
                 WireFrame(
                     time: Self.wallClock(), direction: .outbound, kind: .close, size: buffer.readableBytes,
-                    text: String(fitting), closeCode: code)
+                    text: String(WebSocketClosePayload.fitting(reason)), closeCode: code)
             ])
         }
         write(context, WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: buffer))

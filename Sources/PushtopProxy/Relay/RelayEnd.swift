@@ -198,9 +198,7 @@ final class RelayEnd: WebSocketEndpoint, RemovableChannelHandler {
         guard !closeSent, let context else { return }
         closeSent = true
         writeGathered()
-        var payload = context.channel.allocator.buffer(
-            capacity: 2 + min(reason.utf8.count, WebSocketClosePayload.maxReasonBytes))
-        payload.writeClosePayload(code: code, reason: reason)
+        let payload = context.channel.allocator.buffer(bytes: WebSocketClosePayload.encoded(code: code, reason: reason))
         context.write(
             wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: mask, data: payload))
         )

@@ -237,8 +237,8 @@ final class WebSocketConnectionHandler: WebSocketEndpoint, RemovableChannelHandl
 
     /// A close frame: the code, then as much of the reason as fits a control frame (123 bytes of UTF-8).
     static func closeFrame(code: Int, reason: String) -> WebSocketFrame {
-        var payload = ByteBuffer()
-        payload.writeClosePayload(code: code, reason: reason)
-        return WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)
+        WebSocketFrame(
+            fin: true, opcode: .connectionClose,
+            data: ByteBuffer(bytes: WebSocketClosePayload.encoded(code: code, reason: reason)))
     }
 }
