@@ -25,10 +25,9 @@ import Testing
     }
 
     @Test func aRefusedPortFailsAtTCPWithTheFix() async throws {
-        // Bind a port, then free it: nothing listens there any more.
-        let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
-        let port = server.port
-        await server.shutdown()
+        // A port below the ephemeral range, bound and freed: nothing listens there, and no test's port-0 server or
+        // outgoing connection takes it meanwhile (a freed ephemeral port was taken once while the suites ran).
+        let port = try freeLocalPort()
         let run = try await CommandRun.run(
             "pushtop", ["doctor", "--key", "k", "--host", "127.0.0.1", "--port", String(port), "--no-tls"])
         #expect(run.status == 1)
