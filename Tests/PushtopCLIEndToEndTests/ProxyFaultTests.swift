@@ -144,12 +144,13 @@ import Testing
     }
 
     @Test func aStalledSocketGetsNoPongSoTheClientGivesUp() async throws {
-        try await ProxyNode.withProxy(extra: ["--fault", "stall,after=0.5s"]) { node, proxy in
+        // The stall waits 3 s: the round trip before it must finish first (0.5 s was missed on a loaded machine).
+        try await ProxyNode.withProxy(extra: ["--fault", "stall,after=3s"]) { node, proxy in
             let feed = try await proxy.feed(types: "fault")
             defer { feed.stop() }
             let (socket, socketID) = try await TestSocket.established(proxy.socketURL())
             try await socket.roundTrip()
-            // The stall begins 0.5 s after the connection; the proxy's feed says when it did.
+            // The stall begins 3 s after the connection; the proxy's feed says when it did.
             try await feed.waitForRow("the stall") { $0.type == .fault && $0.socketID == socketID }
             try await socket.send(#"{"event":"pusher:ping","data":{}}"#)
             await #expect(throws: TestSocket.Timeout.self) {
