@@ -98,4 +98,36 @@ import Testing
         }
         #expect(order == ["first", "last", "subscribe"])
     }
+
+    /// The HTTP API's queries and terminations wait for `drained()`: it returns only once the hub has taken every
+    /// publish answered before it, the ones still waiting out their interval included (a terminate_connections right
+    /// after a burst of publishes closed the user's sockets before the last events reached them).
+    @Test func drainedReturnsOnlyOnceThePublishesBeforeItAreHandled() async throws {
+        let inbox = HubInbox()
+        let loop = EmbeddedEventLoop()
+        inbox.publish([PublishRequest(channels: ["c"], name: "first", data: "1")], on: loop)
+        loop.run()
+        inbox.publish([PublishRequest(channels: ["c"], name: "last", data: "2")], on: loop)
+        let waiter = Task { await inbox.drained() }
+        var order: [String] = []
+        for await item in inbox.events {
+            switch item {
+            case .published(let batch): order += batch.map(\.name)
+            case .barrier(let barrier):
+                order.append("barrier")
+                barrier.pass()
+            default: break
+            }
+            if order.last == "barrier" { break }
+        }
+        await waiter.value
+        #expect(order == ["first", "last", "barrier"])
+    }
+
+    /// A stopped server's queue takes no more events: a request waiting on it is let go, not left hanging.
+    @Test func drainedReturnsWhenTheQueueHasEnded() async {
+        let inbox = HubInbox()
+        inbox.finish()
+        await inbox.drained()
+    }
 }

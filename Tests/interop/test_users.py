@@ -102,6 +102,30 @@ def test_terminate_user_connections_closes_every_connection_of_the_user(server, 
             client.close()
 
 
+def test_events_answered_before_a_terminate_reach_the_user_before_the_close(server, sdk):
+    """send_to_user and trigger answered 200, then terminate_user_connections: the user gets every event, then
+    4009. (The HTTP API queues publishes and hands them to the hub once a millisecond; the terminate went to the hub
+    directly and closed the socket before the last events of a burst, about one user in ten.)"""
+    for n in range(8):
+        user = f"burst-{n}"
+        client = RawClient(server)
+        try:
+            client.sign_in(sdk, {"id": user})
+            client.send("pusher:subscribe", {"channel": f"burst-{n}"})
+            client.wait("pusher_internal:subscription_succeeded", f"burst-{n}")
+            for i in range(25):
+                assert sdk.trigger(f"burst-{n}", "tick", {"i": i}) == {}
+            assert sdk.send_to_user(user, "last-word", {}) == {}
+            assert sdk.terminate_user_connections(user) == {}
+            wait_for(lambda: client.close_code is not None, what=f"{user}'s connection to close")
+            ticks = [json.loads(m["data"])["i"] for m in client.named("tick", f"burst-{n}")]
+            assert ticks == list(range(25)), f"{user} got {len(ticks)} of 25 events before the close"
+            assert client.named("last-word", f"#server-to-user-{user}"), f"{user} lost send_to_user's event"
+            assert client.close_code == 4009
+        finally:
+            client.close()
+
+
 def test_watchers_see_online_and_offline(server, sdk):
     watcher = RawClient(server)
     try:

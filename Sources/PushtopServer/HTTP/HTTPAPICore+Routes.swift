@@ -15,7 +15,7 @@ extension HTTPAPICore {
             if wanted.contains("user_count") && !prefix.hasPrefix("presence-") {
                 throw .badRequest("info=user_count requires filter_by_prefix=presence-")
             }
-            return .later { [hub = app.hub] in
+            return Self.onHub(app.hub) { hub in
                 var channels: [String: JSONValue] = [:]
                 for summary in await hub.clusterChannelSummaries(prefix: prefix) {
                     channels[summary.name] = Self.info(summary, wanted)
@@ -26,7 +26,7 @@ extension HTTPAPICore {
             try Self.validChannel(name)
             let wanted = try EventsBody.attributes(query["info"] ?? "")
             let refused = refusalReporter(app, request, path: path)
-            return .later { [hub = app.hub] in
+            return Self.onHub(app.hub) { hub in
                 let summary = await hub.clusterChannelSummary(name)
                 if wanted.contains("user_count") && summary.userCount == nil {
                     return refused(.badRequest("info=user_count is only available for presence channels"))
@@ -41,7 +41,7 @@ extension HTTPAPICore {
                 throw .badRequest(
                     "Users can only be retrieved for presence channels; '\(ErrorText.excerpt(name))' is not one")
             }
-            return .later { [hub = app.hub] in
+            return Self.onHub(app.hub) { hub in
                 let ids = await hub.clusterUsers(in: name)
                 return .json(.object(["users": .array(ids.map { ["id": .string($0)] })]))
             }
@@ -49,10 +49,21 @@ extension HTTPAPICore {
             if let problem = UserIDs.problem(userID) {
                 throw .badRequest("Invalid user id '\(ErrorText.excerpt(userID))': \(problem)")
             }
-            return .later { [hub = app.hub] in
+            return Self.onHub(app.hub) { hub in
                 _ = await hub.terminateConnections(ofUser: userID)
                 return .accepted
             }
+        }
+    }
+
+    /// Work on the hub once it has handled everything queued before the request (``HubInbox/drained()``): a query or
+    /// a termination sent after a publish was answered 200 finds that publish delivered.
+    private static func onHub(_ hub: PusherHub, _ work: @escaping @Sendable (PusherHub) async -> APIResponse)
+        -> Decision
+    {
+        .later {
+            await hub.inbox.drained()
+            return await work(hub)
         }
     }
 

@@ -276,6 +276,8 @@ public actor PusherHub {
             forget(id)
         case .published(let batch):
             publishChecked(batch)
+        case .barrier(let barrier):
+            barrier.pass()
         }
         endTurn()
     }

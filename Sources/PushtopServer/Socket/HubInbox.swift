@@ -70,6 +70,18 @@ final class HubInbox: Sendable {
         continuation.yield(event)
     }
 
+    /// Returns once the hub has handled every event queued before this call, the publishes still waiting for their
+    /// hand-over included (``yield(_:)`` hands them over first).
+    ///
+    /// The HTTP API's routes that go to the hub directly wait for it first: a request sent after a publish was answered
+    /// 200 then finds that publish done. Closing a user's connections right after publishing to them otherwise
+    /// overtook the last publishes (still waiting out their ``publishInterval``), and the user never got them.
+    func drained() async {
+        await withCheckedContinuation { continuation in
+            yield(.barrier(HubBarrier(continuation)))
+        }
+    }
+
     /// Queues the HTTP API's publishes, coalesced, in their order: a publish after a quiet millisecond reaches the
     /// hub at the end of the event-loop turn that read it (one hub wake for every request the read brought); while
     /// publishes keep coming, they are handed over at most once a ``publishInterval``. A busy API (even one client on

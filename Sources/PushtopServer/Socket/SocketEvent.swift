@@ -12,4 +12,6 @@ enum SocketEvent: Sendable {
     case closed(ConnectionID, code: Int? = nil)
     /// Events published through the HTTP API, already checked (``HTTPAPICore``).
     case published([PublishRequest])
+    /// Nothing to do but let a waiter go: every event before it has been handled (``HubInbox/drained()``).
+    case barrier(HubBarrier)
 }
