@@ -53,7 +53,12 @@ package final class ClientCaseContext: Sendable {
 
     /// The log of the whole run once the client's connection has settled (or 15 s passed without one): a case run
     /// alone, before anything else had the client connect, judges what the client sends first too.
+    ///
+    /// A client that was here and has gone (after the 4009 case it must not come back) is not waited for: its
+    /// connections are the whole evidence, and each case that reads them would otherwise wait its 15 s for nothing.
     package func settledLog() async -> WireLog {
+        let log = await wire.log
+        if log.current == nil, log.connections.contains(where: { !$0.isOpen }) { return log }
         _ = await settledConnection()
         return await wire.log
     }
