@@ -20,7 +20,7 @@ import websocket
 
 BREAKS = {
     "no-pong": "never answers pusher:ping",
-    "no-activity-ping": "never pings when the server is silent",
+    "no-activity-ping": "pings only 4 s after activity_timeout of silence has passed",
     "ignores-stall": "pings, but never gives up a connection whose pong does not come",
     "slow-reconnect-4200": "waits 8 s before reconnecting after 4200",
     "forgets-channels": "does not subscribe again after reconnecting",
@@ -28,7 +28,7 @@ BREAKS = {
     "no-signin-again": "does not sign in again after reconnecting",
     "closes-on-refusal": "closes its connection when a subscription is refused",
     "no-backoff-4100": "reconnects at once after 4100",
-    "no-reconnect-after-drop": "stays away after a dropped connection",
+    "no-reconnect-after-drop": "stays away after a connection dropped under it (not one it gave up itself)",
     "storm": "retries every 50 ms while the server is unreachable",
     "reconnects-after-4009": "reconnects at once, unchanged, after 4009",
     "malformed": "sends a message that is not JSON",
@@ -54,6 +54,8 @@ class Client:
         delay = 1.0
         while not self.stop:
             code = self.session()
+            if code == "gave-up":  # it gave a stalled connection up itself: back at once
+                continue
             if code is None or code == 1006 or code < 4000:
                 if self.broken == "no-reconnect-after-drop":
                     return
@@ -70,7 +72,8 @@ class Client:
                 time.sleep(8 if self.broken == "slow-reconnect-4200" else 0)
 
     def session(self):
-        """One connection: returns its close code (None: it could not connect or was dropped)."""
+        """One connection: returns its close code (None: it could not connect or was dropped; "gave-up": it gave up a
+        connection whose pong never came)."""
         try:
             ws = websocket.create_connection(self.url, timeout=10)
         except Exception:
@@ -86,7 +89,7 @@ class Client:
                 except websocket.WebSocketTimeoutException:
                     if not self.idle(ws, state):
                         ws.close()
-                        return None
+                        return "gave-up"
                     continue
                 payload = frame.data
                 if opcode == websocket.ABNF.OPCODE_CLOSE:
@@ -105,7 +108,8 @@ class Client:
         now = time.monotonic()
         if state["ping_sent"] is not None:
             return self.broken == "ignores-stall" or now - state["ping_sent"] < self.pong_timeout
-        if now - state["last"] >= state["activity"] and self.broken != "no-activity-ping":
+        late = 4 if self.broken == "no-activity-ping" else 0
+        if now - state["last"] >= state["activity"] + late:
             ws.send(json.dumps({"event": "pusher:ping", "data": {}}))
             state["ping_sent"] = now
         return True

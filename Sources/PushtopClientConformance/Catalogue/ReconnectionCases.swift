@@ -62,7 +62,14 @@ enum ReconnectionCases {
         func auth(_ connection: WireConnection, _ channel: String) -> String? {
             connection.subscribes.last { $0.channel == channel }?.data?["auth"]?.stringValue
         }
-        for channel in guarded.sorted() {
+        // A channel the client did not ask for again is resubscribes-after-4200's failure, not this case's.
+        let asked = guarded.filter { channel in after.subscribes.contains { $0.channel == channel } }
+        guard !asked.isEmpty else {
+            return .notObserved(
+                "the client subscribed to none of its private or presence channels again (see client.reconnect.resubscribes-after-4200)"
+            )
+        }
+        for channel in asked.sorted() {
             let old = auth(episode.before, channel)
             guard let new = auth(after, channel), new != old, after.confirmedChannels.contains(channel) else {
                 throw CaseFailure(
@@ -73,7 +80,7 @@ enum ReconnectionCases {
                     evidence: context.evidence(after))
             }
         }
-        return .pass("authorized \(guarded.sorted().joined(separator: ", ")) anew for socket \(after.socketID ?? "?")")
+        return .pass("authorized \(asked.sorted().joined(separator: ", ")) anew for socket \(after.socketID ?? "?")")
     }
 
     static let signsInAgain = ClientCase(
