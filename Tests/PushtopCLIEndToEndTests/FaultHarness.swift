@@ -90,6 +90,10 @@ actor FaultHarness {
     /// from answering for a second or more (a spurious reconnection loses a window's events, as Pusher would).
     static let activityTimeout = 1.0
     static let pongTimeout = 3.0
+    /// How long a stall outlasts the client's detection (about activity + pong timeout after the last message): a
+    /// stall that ends first is never noticed and nothing reconnects. On a loaded machine the client's timers fire
+    /// late; a margin of 1.5 s was missed in two full runs of the CLI end-to-end target.
+    static let stallMargin = 6.0
 
     let server: EmbeddedServer
     let proxy: FaultProxy

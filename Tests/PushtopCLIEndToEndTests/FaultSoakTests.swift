@@ -22,7 +22,9 @@ import Testing
                 case 0: fault = .cut(.reset)
                 case 1: fault = .cut(.fin)
                 case 2: fault = .truncate
-                case 3: fault = .stall(seconds: stall + Double.random(in: 0.5...3, using: &generator))
+                case 3:
+                    fault = .stall(
+                        seconds: stall + FaultHarness.stallMargin + Double.random(in: 0...2.5, using: &generator))
                 case 4: fault = .listenerDown(seconds: Double.random(in: 0.2...3, using: &generator))
                 default:
                     fault = .shaped(

@@ -10,7 +10,7 @@ import Testing
         let harness = try await FaultHarness.start()
         let faults: [FaultHarness.Fault] = [
             .cut(.reset), .cut(.fin), .truncate,
-            .stall(seconds: FaultHarness.activityTimeout + FaultHarness.pongTimeout + 1.5),
+            .stall(seconds: FaultHarness.activityTimeout + FaultHarness.pongTimeout + FaultHarness.stallMargin),
             .listenerDown(seconds: 1.5), .shaped(latencyMs: 80, bytesPerSecond: 16_000), .cut(.reset),
         ]
         let figures = try await harness.run { harness in

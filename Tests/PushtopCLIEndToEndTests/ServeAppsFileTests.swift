@@ -283,6 +283,19 @@ import Testing
             Set(shopEvents("channel_vacated").compactMap { $0["channel"]?.stringValue }) == ["chat", "presence-room"]
         }
         let occupied = shopEvents("channel_occupied")
-        #expect(occupied.count == 2, "chat and presence-room once each for the cluster: \(occupied)")
+        // Webhooks are delivered at least once: a post that timed out on a loaded machine (this process is the
+        // receiver) is posted again, and the receiver has both. Without a failed post, each channel_occupied must
+        // have come once for the cluster, not once per node.
+        var failedPosts = 0.0
+        for port in [portA, portB] {
+            let shop = ServeScrape.ofApp(Self.shop.id, try await ServeScrape.metrics(port: port))
+            failedPosts += shop.filter { $0.key.contains("webhook_failures") }.values.reduce(0, +)
+        }
+        if failedPosts == 0 {
+            #expect(occupied.count == 2, "chat and presence-room once each for the cluster: \(occupied)")
+        } else {
+            let channels = occupied.compactMap { $0["channel"]?.stringValue }
+            #expect(Set(channels) == ["chat", "presence-room"], "\(failedPosts) failed posts; \(occupied)")
+        }
     }
 }
