@@ -164,9 +164,12 @@ import Testing
         async let second: Void = send(twice)
         _ = try await (first, second)
         try await expectProblem("duplicate_event", channel: "dup")
-        // soketi #830: member_removed undone at once.
-        try await send(Self.payload(#"{"name":"member_removed","channel":"presence-room","user_id":"7"}"#))
-        try await send(Self.payload(#"{"name":"member_added","channel":"presence-room","user_id":"7"}"#))
+        // soketi #830: member_removed undone at once (in one batch: two posts on a loaded machine can arrive more than
+        // the 3 s grace apart).
+        try await send(
+            Self.payload(
+                #"{"name":"member_removed","channel":"presence-room","user_id":"7"},"#
+                    + #"{"name":"member_added","channel":"presence-room","user_id":"7"}"#))
         try await expectProblem("no_grace", channel: "presence-room")
         // soketi #616: vacated while the HTTP API still lists the watch's subscription.
         try await send(Self.payload(#"{"name":"channel_vacated","channel":"busy"}"#))
@@ -339,11 +342,14 @@ import Testing
         ])
         let body = Self.payload(
             #"{"name":"channel_occupied","channel":"a"},{"name":"channel_vacated","channel":"a"}"#)
-        #expect(try await Self.post(port: port, body: body, key: "env-key", secret: "env-secret").status == 200)
-        #expect(try await Self.post(port: port, body: body, key: "env-key", secret: "env-secret").status == 200)
+        // The channel filled again at once after it emptied (one batch: two posts on a loaded machine can arrive
+        // more than the 3 s grace apart): no grace.
+        let refilled = Self.payload(
+            #"{"name":"channel_occupied","channel":"a"},{"name":"channel_vacated","channel":"a"},"#
+                + #"{"name":"channel_occupied","channel":"a"}"#)
+        #expect(try await Self.post(port: port, body: refilled, key: "env-key", secret: "env-secret").status == 200)
         let vacated = try await webhooks.waitForLine("vacated", Self.row("vacated"))
         #expect(vacated["app_id"] as? String == "99")
-        // The second batch fills the channel again at once after it emptied: no grace.
         try await webhooks.waitForLine(
             "no_grace", Self.row("webhook_problem") { $0["problem"] as? String == "no_grace" })
         // Only the types asked for.
