@@ -24,8 +24,7 @@ public enum APIRequestSignature {
         var pairs: [(key: String, value: String)] = []
         pairs.reserveCapacity(parameters.count)
         for (key, value) in parameters {
-            // Most keys are lower-case ASCII already: lower-casing them would copy each one.
-            let lower = key.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } ? key : key.lowercased()
+            let lower = key.lowercasedIfNeeded
             if lower != "auth_signature" { pairs.append((lower, value)) }
         }
         // Keys equal once lower-cased (auth_key, AUTH_KEY) are ordered by value: a dictionary's order varies.

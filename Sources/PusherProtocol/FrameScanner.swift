@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Finds the fields of a Pusher frame's outer object in its bytes, checking everything else it passes over.
 ///
 /// `nil` means "not the plain case": the caller (``PusherFrameDecoder``) falls back to the full parser, which
@@ -54,16 +48,16 @@ struct FrameScanner {
             lexer.index += 1
             lexer.skipWhitespace()
             switch key.end - key.start {
-            case 5 where matches(key, "event"):
+            case 5 where lexer.matches(key, "event"):
                 guard lexer.at(UInt8(ascii: "\"")), let value = try? lexer.scanString() else { return nil }
                 event = value
-            case 7 where matches(key, "channel"):
+            case 7 where lexer.matches(key, "channel"):
                 guard let value = scanStringOrNull() else { return nil }
                 channel = value.string
-            case 4 where matches(key, "data"):
+            case 4 where lexer.matches(key, "data"):
                 guard let value = scanStringOrNull() else { return nil }
                 data = value
-            case 7 where matches(key, "user_id"):
+            case 7 where lexer.matches(key, "user_id"):
                 guard let value = scanStringOrNull() else { return nil }
                 userID = value.string
             default:
@@ -75,12 +69,6 @@ struct FrameScanner {
         lexer.skipWhitespace()
         guard lexer.isAtEnd, let event else { return nil }
         return Fields(event: event, channel: channel, data: data, userID: userID)
-    }
-
-    private func matches(_ token: JSONLexer.StringToken, _ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard token.end - token.start == count else { return false }
-        return memcmp(lexer.bytes.baseAddress! + token.start, literal.utf8Start, count) == 0
     }
 
     private mutating func scanStringOrNull() -> Value? {

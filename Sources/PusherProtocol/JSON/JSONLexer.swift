@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The one place where JSON text is read byte by byte: whitespace, literals, strings with their escapes, numbers,
 /// and passing over a whole value.
 ///
@@ -163,6 +169,13 @@ struct JSONLexer {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(b - UInt8(ascii: "A") + 10)
         default: nil
         }
+    }
+
+    /// Whether a scanned string with no escapes is `literal`.
+    func matches(_ token: StringToken, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard token.end - token.start == count else { return false }
+        return memcmp(bytes.baseAddress! + token.start, literal.utf8Start, count) == 0
     }
 
     /// The text of a scanned string: its bytes as they are, or unescaped.

@@ -58,7 +58,7 @@ package struct APIRequestVerifier: Sendable {
             failure.refusal = .wrongKey
             throw failure
         }
-        let given = Self.lowercased(parameters["auth_signature"]!)
+        let given = parameters["auth_signature"]!.lowercasedIfNeeded
         if signs(given, method: method, path: path, parameters) { return parameters }
         if let literal = parameters.readingPlusLiterally, signs(given, method: method, path: path, literal) {
             return literal
@@ -70,12 +70,6 @@ package struct APIRequestVerifier: Sendable {
             rule: "signature")
         failure.refusal = .badSignature
         throw failure
-    }
-
-    /// `text` lower-cased; itself (no copy) when it has no upper-case ASCII, as hex digests usually have none.
-    private static func lowercased(_ text: String) -> String {
-        let plain = text.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }
-        return plain ? text : text.lowercased()
     }
 
     /// Whether `given` is the signature of the request, its path as sent or decoded.
@@ -119,7 +113,7 @@ package struct APIRequestVerifier: Sendable {
         guard let body else { return }
         let bodyMD5 = APIRequestSignature.bodyMD5(body)
         if let given = parameters["body_md5"] {
-            guard Self.lowercased(given) == bodyMD5 else {
+            guard given.lowercasedIfNeeded == bodyMD5 else {
                 throw APIFailure(
                     status: 400,
                     message:

@@ -11,9 +11,32 @@ struct EventsBody: Sendable {
     var asksForInfo: Bool { info.contains { !$0.isEmpty } }
 
     /// `{"name":…,"data":…,"channels":[…]|"channel":…,"socket_id":…,"info":…}`.
+    ///
+    /// The plain body (string fields, `data` a string) is read from its bytes without a tree
+    /// (``PublishBodyScanner``); anything else, including every body that is refused, goes to the parser
+    /// (``parsedEvents(_:)``), which decides alike and names the error.
     static func events(_ body: [UInt8]) throws(APIFailure) -> EventsBody {
+        guard let (request, info) = plainEvent(body) else { return try parsedEvents(body) }
+        return EventsBody(requests: [request], info: [try info.map(attributes) ?? []])
+    }
+
+    /// ``events(_:)`` through the JSON parser.
+    static func parsedEvents(_ body: [UInt8]) throws(APIFailure) -> EventsBody {
         let fields = try object(body)
         return EventsBody(requests: [try request(fields)], info: [try attributes(fields["info"])])
+    }
+
+    /// The event of a plain, valid body and its `info` text, or `nil` for the parser to judge.
+    private static func plainEvent(_ body: [UInt8]) -> (PublishRequest, info: String?)? {
+        let scanned = body.withUnsafeBytes { bytes in
+            UTF8Validation.isValid(bytes) ? PublishBodyScanner.scan(bytes) : nil
+        }
+        guard let fields = scanned, let name = fields.name, fields.socketID.map(isSocketID) ?? true else { return nil }
+        var channels = fields.channels ?? []
+        if let single = fields.channel { channels.append(single) }
+        let request = PublishRequest(
+            channels: channels, name: name, data: fields.data ?? "", excludedSocketID: fields.socketID)
+        return (request, fields.info)
     }
 
     /// `{"batch":[{"channel":…,"name":…,"data":…}, …]}`, at most `limits.maxEventsPerBatch` events.

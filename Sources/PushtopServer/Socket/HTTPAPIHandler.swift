@@ -13,7 +13,8 @@ import NIOHTTP1
 /// as it is read, a connection's publishes reach the hub in its request order.
 ///
 /// Malformed HTTP (the decoder's errors: broken chunked framing, `Content-Length` with `Transfer-Encoding`, two
-/// lengths, oversized headers) is answered 400 (431 for headers) in its turn, and the connection is closed.
+/// lengths, oversized headers) is answered 400 (431 for headers) in its turn, and the connection is closed. A
+/// connection too slow or idle is closed by its ``RequestDeadline``, which this handler keeps.
 ///
 /// - Important: It sits before NIO's upgrade handler, which decides on the first request handed on to it.
 final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -51,6 +52,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let core: HTTPAPICore
+    private let deadline: RequestDeadline
     private var entries = CircularBuffer<Entry>(initialCapacity: 4)
     /// The number of `entries.first` (numbers grow by one per request).
     private var firstNumber = 0
@@ -62,14 +64,20 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The peer's address, asked once per connection (each ask is a `getpeername` system call).
     private var peer: SocketAddress??
 
-    init(core: HTTPAPICore) {
+    init(core: HTTPAPICore, deadline: RequestDeadline) {
         self.core = core
+        self.deadline = deadline
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        deadline.start(context: context)
     }
 
     // MARK: Reading requests
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
+        deadline.read(part, context: context)
         switch (reading, part) {
         case (.stopped, _):
             return
@@ -183,12 +191,19 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         open = false
         entries.removeAll()
+        deadline.stop()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         open = false
         entries.removeAll()
+        deadline.stop()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        deadline.quiesce(event, context: context)
+        context.fireUserInboundEventTriggered(event)
     }
 
     private func remoteAddress(_ context: ChannelHandlerContext) -> SocketAddress? {
@@ -204,6 +219,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard responseProgress.write(unwrapOutboundIn(data), context: context, data: data, promise: promise) else {
             return
         }
+        deadline.answerEnded(context: context)
         // The handed-on request at the front has its answer: the next may go.
         if case .passed(_, handedOn: true)? = entries.first?.answer {
             removeFirst()
@@ -235,6 +251,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
                     return
                 }
                 response.write(to: context, version: first.version, keepAlive: true)
+                deadline.answerEnded(context: context)
                 wrote = true
             case .passed(let parts, let handedOn):
                 if handedOn { break loop }

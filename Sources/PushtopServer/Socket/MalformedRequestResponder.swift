@@ -7,32 +7,50 @@ import NIOHTTP1
 ///
 /// NIO's `HTTPServerProtocolErrorHandler` answered at once: ahead of a pipelined request's answer, which the closing
 /// connection then lost, and 400 for oversized headers. A request whose rest can never come (its body's framing is
-/// what broke) is answered by this, and whatever its handler writes later is dropped.
+/// what broke) is answered by this, and whatever its handler writes later is dropped. A connection too slow or idle
+/// is closed by its ``RequestDeadline``, which this handler keeps.
 final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
+    private let deadline: RequestDeadline
     /// Complete requests handed on whose answers have not ended (below 0 while an answer ended before its request).
     private var owed = 0
-    /// Between a request's head and its end.
-    private var inRequest = false
     private var responseProgress = HTTPResponseProgress()
     /// The decoder's error, waiting for the answers owed before it.
     private var failure: HTTPParserError?
     /// The answer to the failure is written: nothing else is.
     private var answered = false
 
+    init(deadline: RequestDeadline) {
+        self.deadline = deadline
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        deadline.start(context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline.stop()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline.stop()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        deadline.quiesce(event, context: context)
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        deadline.read(part, context: context)
         guard failure == nil else { return }
-        switch unwrapInboundIn(data) {
-        case .head: inRequest = true
-        case .body: break
-        case .end:
-            inRequest = false
-            owed += 1
-        }
+        if case .end = part { owed += 1 }
         context.fireChannelRead(data)
     }
 
@@ -56,6 +74,7 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
             return
         }
         owed -= 1
+        deadline.answerEnded(context: context)
         answerIfDue(context: context)
     }
 

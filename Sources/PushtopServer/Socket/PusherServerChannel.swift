@@ -60,7 +60,8 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
             let settings = self.settings
             let apps = self.apps
             let upgraded = try WebSocketServerPipeline.configure(
-                channel, guards: settings.guards, logger: logger, httpHandler: HTTPAPIHandler(core: settings.api),
+                channel, guards: settings.guards, logger: logger,
+                httpHandler: { HTTPAPIHandler(core: settings.api, deadline: $0) },
                 shouldUpgrade: { channel, head in
                     // WebSocketHandshakeValidator has refused every handshake that must not pass.
                     var headers = HTTPHeaders()

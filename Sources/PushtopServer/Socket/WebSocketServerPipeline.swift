@@ -9,10 +9,10 @@ import NIOWebSocket
 /// The pipeline of every pushtop listener that takes WebSockets from strangers: `serve`'s and `pushtop proxy`'s. One
 /// place, so that both answer a stranger alike and a guard added here guards both.
 ///
-/// Before NIO's upgrader: ``HTTPRequestDeadlineHandler`` (header, body and idle timeouts), the listener's own HTTP
-/// handler if it has one (`serve`'s ``HTTPAPIHandler``, which also answers malformed HTTP; without one
-/// ``MalformedRequestResponder`` answers it alike: 400 or 431 in its turn), and ``WebSocketHandshakeValidator`` (400/404/426 for broken handshakes). Before the
-/// HTTP decoder, ``HTTP09RequestGuard`` answers an HTTP/0.9 request line, which the decoder would wait on forever.
+/// Before NIO's upgrader: the listener's own HTTP handler if it has one (`serve`'s ``HTTPAPIHandler``, which also
+/// answers malformed HTTP; without one ``MalformedRequestResponder`` answers it alike: 400 or 431 in its turn), which
+/// keeps the connection's ``RequestDeadline`` (header, body and idle timeouts), and ``WebSocketHandshakeValidator``
+/// (400/404/426 for broken handshakes). Before the HTTP decoder, ``HTTP09RequestGuard`` answers an HTTP/0.9 request line, which the decoder would wait on forever.
 /// On upgrade the guards leave, the socket gets its write-buffer water marks, and the listener's `upgraded` closure
 /// installs its WebSocket handler; a plain request is handed to Hummingbird as an async channel.
 package enum WebSocketServerPipeline {
@@ -60,7 +60,7 @@ package enum WebSocketServerPipeline {
     ///   - httpWatch: a handler put first in a plain HTTP connection's pipeline (the console feed's), or `nil`.
     package static func configure(
         _ channel: any Channel, guards: Guards, logger: Logger,
-        httpHandler: (any ChannelHandler & RemovableChannelHandler)? = nil,
+        httpHandler: ((RequestDeadline) -> any ChannelHandler & RemovableChannelHandler)? = nil,
         refused: (@Sendable (HTTPResponseStatus, String, any Channel) -> Void)? = nil,
         shouldUpgrade: @escaping @Sendable (any Channel, HTTPRequestHead) -> EventLoopFuture<HTTPHeaders?>,
         upgraded: @escaping @Sendable (any Channel, HTTPRequestHead) throws -> Void,
@@ -102,13 +102,12 @@ package enum WebSocketServerPipeline {
         let operations = channel.pipeline.syncOperations
         let upgradeResult = try operations.configureUpgradableHTTPServerPipeline(configuration: configuration)
         let upgradeHandler = try operations.handler(type: NIOTypedHTTPServerUpgradeHandler<Result>.self)
+        // Before the validator and the upgrader: their answers pass back through it, in their turn. It keeps the
+        // connection's deadlines.
+        let deadline = RequestDeadline(.init(request: guards.requestTimeout, idle: guards.idleTimeout), logger: logger)
         try operations.addHandler(
-            HTTPRequestDeadlineHandler(
-                requestTimeout: guards.requestTimeout, idleTimeout: guards.idleTimeout, logger: logger),
+            httpHandler?(deadline) ?? MalformedRequestResponder(deadline: deadline), name: httpHandlerName,
             position: .before(upgradeHandler))
-        // Before the validator and the upgrader: their answers pass back through it, in their turn.
-        try operations.addHandler(
-            httpHandler ?? MalformedRequestResponder(), name: httpHandlerName, position: .before(upgradeHandler))
         try operations.addHandler(
             WebSocketHandshakeValidator(endpoints: guards.endpoints, refused: refused),
             position: .before(upgradeHandler))
@@ -142,12 +141,9 @@ package enum WebSocketServerPipeline {
     /// buffer gets the water marks.
     private static func leaveGuards(_ channel: any Channel, guards: Guards) throws {
         let operations = channel.pipeline.syncOperations
-        let leaving: [any RemovableChannelHandler] = [
-            try operations.handler(type: HTTPRequestDeadlineHandler.self),
-            try operations.handler(type: WebSocketHandshakeValidator.self),
-        ]
-        for handler in leaving { operations.removeHandler(handler, promise: nil) }
-        // The listener's own HTTP handler (or ours), whatever its type, by the name it was added under.
+        operations.removeHandler(try operations.handler(type: WebSocketHandshakeValidator.self), promise: nil)
+        // The listener's own HTTP handler (or ours), whatever its type, by the name it was added under; its deadlines
+        // go with it.
         operations.removeHandler(name: httpHandlerName, promise: nil)
         try channel.syncOptions?.setOption(
             ChannelOptions.writeBufferWaterMark,

@@ -8,20 +8,23 @@ import NIOHTTP1
 /// The idle wait starts when the last answer owed has ended, not when the last request was read: a client that
 /// pipelined requests is waiting on the listener, not idle (the proxy's answers each wait on its upstream).
 ///
-/// Slow-header clients (slowloris) then cannot hold sockets open. Removed when the socket becomes a WebSocket,
-/// whose liveness the hub's ping sweep owns.
+/// Slow-header clients (slowloris) then cannot hold sockets open. Owned by the listener's HTTP handler, the first
+/// handler after the decoder (``HTTPAPIHandler`` for `serve`, ``MalformedRequestResponder`` for the proxy), which
+/// tells it of every request part it reads and every answer that ends: not a handler of its own, since each handler
+/// a request passes costs it a dynamic cast and a call per part, both ways. Disarmed when that handler leaves (the
+/// socket became a WebSocket, whose liveness the hub's ping sweep owns) or the connection closes.
 ///
 /// One timer per connection, re-armed lazily: a request moves the deadline (a clock read), and the timer, when it
 /// fires early, sleeps again until the deadline. Scheduling and cancelling a timer twice per request cost more than
 /// the rest of a keep-alive API request's path on the event loop.
-final class HTTPRequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+package final class RequestDeadline {
+    /// The timeouts of every connection of a listener.
+    struct Timeouts: Sendable {
+        var request: TimeAmount
+        var idle: TimeAmount
+    }
 
-    private let requestTimeout: TimeAmount
-    private let idleTimeout: TimeAmount
+    private let timeouts: Timeouts
     private let logger: Logger
     /// The timer, and when it fires.
     private var timer: (task: Scheduled<Void>, at: NIODeadline)?
@@ -29,68 +32,63 @@ final class HTTPRequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHa
     private var deadline = NIODeadline.distantFuture
     private var why = ""
     /// Between a request's head and its end.
-    private var inRequest = false
+    private(set) var inRequest = false
     /// Requests read in full whose answers have not ended (below 0 while an answer ended before its request did).
     private var owed = 0
     /// The request is the debug feed's (`GET /apps/{id}/console`): its answer streams as long as the reader reads,
     /// so no idle deadline follows it.
     private var streaming = false
 
-    init(requestTimeout: TimeAmount, idleTimeout: TimeAmount, logger: Logger) {
-        self.requestTimeout = requestTimeout
-        self.idleTimeout = idleTimeout
+    init(_ timeouts: Timeouts, logger: Logger) {
+        self.timeouts = timeouts
         self.logger = logger
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        arm(requestTimeout, why: "request headers not received in time", context: context)
+    /// The connection's handler was added: its first request's headers are due.
+    func start(context: ChannelHandlerContext) {
+        arm(timeouts.request, why: "request headers not received in time", context: context)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
+    /// The handler left or the connection closed.
+    func stop() {
+        timer?.task.cancel()
+        timer = nil
+        deadline = .distantFuture
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        disarm()
-        context.fireChannelInactive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+    /// A request part was read.
+    func read(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let head):
             inRequest = true
             streaming = head.method == .GET && head.uri.prefix { $0 != "?" }.hasSuffix("/console")
-            arm(requestTimeout, why: "request body not received in time", context: context)
+            arm(timeouts.request, why: "request body not received in time", context: context)
         case .body: break
         case .end:
             inRequest = false
             owed += 1
             if streaming {
-                disarm()
+                stop()
             } else if owed > 0 {
                 // No deadline until the answer has ended (the timer stays: it sleeps again when it fires).
                 deadline = .distantFuture
             } else {
-                arm(idleTimeout, why: "idle connection", context: context)
+                arm(timeouts.idle, why: "idle connection", context: context)
             }
         }
-        context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            owed -= 1
-            if owed == 0, !inRequest, !streaming { arm(idleTimeout, why: "idle connection", context: context) }
-        }
-        context.write(data, promise: promise)
+    /// An answer's end was written.
+    func answerEnded(context: ChannelHandlerContext) {
+        owed -= 1
+        if owed == 0, !inRequest, !streaming { arm(timeouts.idle, why: "idle connection", context: context) }
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // The server is stopping: a connection with no request under way has nothing left to do.
+    /// The server is stopping: a connection with no request under way has nothing left to do.
+    func quiesce(_ event: Any, context: ChannelHandlerContext) {
         if event is ChannelShouldQuiesceEvent, !inRequest {
             context.close(promise: nil)
         }
-        context.fireUserInboundEventTriggered(event)
     }
 
     private func arm(_ timeout: TimeAmount, why: String, context: ChannelHandlerContext) {
@@ -105,7 +103,7 @@ final class HTTPRequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHa
     /// Arms the timer for the deadline, or sooner: never further than the shorter timeout, so that the next
     /// request's (earlier) deadline never needs a new timer.
     private func schedule(context: ChannelHandlerContext) {
-        let when = min(deadline, .now() + min(requestTimeout, idleTimeout))
+        let when = min(deadline, .now() + min(timeouts.request, timeouts.idle))
         let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: when) { [self] in
             self.timer = nil
             if NIODeadline.now() < self.deadline {
@@ -116,11 +114,5 @@ final class HTTPRequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHa
             }
         }
         timer = (task, when)
-    }
-
-    private func disarm() {
-        timer?.task.cancel()
-        timer = nil
-        deadline = .distantFuture
     }
 }
