@@ -41,12 +41,7 @@ struct FrameScanner {
         lexer.skipWhitespace()
         if lexer.at(UInt8(ascii: "}")) { return nil }  // no event: the full parser names the error
         while true {
-            lexer.skipWhitespace()
-            guard lexer.at(UInt8(ascii: "\"")), let key = try? lexer.scanString(), !key.escaped else { return nil }
-            lexer.skipWhitespace()
-            guard lexer.at(UInt8(ascii: ":")) else { return nil }
-            lexer.index += 1
-            lexer.skipWhitespace()
+            guard let key = lexer.scanPlainKey() else { return nil }
             switch key.end - key.start {
             case 5 where lexer.matches(key, "event"):
                 guard lexer.at(UInt8(ascii: "\"")), let value = try? lexer.scanString() else { return nil }

@@ -37,12 +37,7 @@ package struct PublishBodyScanner {
         guard lexer.at(UInt8(ascii: "{")) else { return nil }
         if lexer.openContainer(closing: UInt8(ascii: "}")) { return finish(fields) }
         while true {
-            lexer.skipWhitespace()
-            guard lexer.at(UInt8(ascii: "\"")), let key = try? lexer.scanString(), !key.escaped else { return nil }
-            lexer.skipWhitespace()
-            guard lexer.at(UInt8(ascii: ":")) else { return nil }
-            lexer.index += 1
-            lexer.skipWhitespace()
+            guard let key = lexer.scanPlainKey() else { return nil }
             guard scanField(key, into: &fields) else { return nil }
             guard let end = lexer.skipSeparator(closing: UInt8(ascii: "}")) else { return nil }
             if end { return finish(fields) }
@@ -52,33 +47,20 @@ package struct PublishBodyScanner {
     /// Reads the value of the field named by `key`; `false` when the full parser must judge it.
     private mutating func scanField(_ key: JSONLexer.StringToken, into fields: inout Fields) -> Bool {
         switch key.end - key.start {
-        case 4 where lexer.matches(key, "name"):
-            guard let value = scanString() else { return false }
-            fields.name = value
+        case 4 where lexer.matches(key, "name"): return scanString(into: &fields.name)
+        case 4 where lexer.matches(key, "info"): return scanString(into: &fields.info)
+        case 7 where lexer.matches(key, "channel"): return scanString(into: &fields.channel)
+        case 9 where lexer.matches(key, "socket_id"): return scanString(into: &fields.socketID)
         case 4 where lexer.matches(key, "data"):
-            if lexer.at(UInt8(ascii: "n")) {
-                guard (try? lexer.expectLiteral("null")) != nil else { return false }
-                fields.data = nil
-            } else {
-                guard let value = scanString() else { return false }
-                fields.data = value
-            }
-        case 4 where lexer.matches(key, "info"):
-            guard let value = scanString() else { return false }
-            fields.info = value
-        case 7 where lexer.matches(key, "channel"):
-            guard let value = scanString() else { return false }
-            fields.channel = value
+            guard lexer.at(UInt8(ascii: "n")) else { return scanString(into: &fields.data) }
+            fields.data = nil
+            return (try? lexer.expectLiteral("null")) != nil
         case 8 where lexer.matches(key, "channels"):
-            guard let value = scanStrings() else { return false }
-            fields.channels = value
-        case 9 where lexer.matches(key, "socket_id"):
-            guard let value = scanString() else { return false }
-            fields.socketID = value
+            fields.channels = scanStrings()
+            return fields.channels != nil
         default:
             return lexer.skipValue(maxDepth: Self.maxDepth - 1)
         }
-        return true
     }
 
     private mutating func finish(_ fields: Fields) -> Fields? {
@@ -89,6 +71,12 @@ package struct PublishBodyScanner {
     private mutating func scanString() -> String? {
         guard lexer.at(UInt8(ascii: "\"")), let token = try? lexer.scanString() else { return nil }
         return lexer.string(token)
+    }
+
+    /// A string into `slot`; `false` for anything else.
+    private mutating func scanString(into slot: inout String?) -> Bool {
+        slot = scanString()
+        return slot != nil
     }
 
     /// An array of strings, or `nil` for anything else.
@@ -104,5 +92,4 @@ package struct PublishBodyScanner {
             if end { return strings }
         }
     }
-
 }

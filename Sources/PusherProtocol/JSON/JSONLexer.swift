@@ -171,6 +171,18 @@ struct JSONLexer {
         }
     }
 
+    /// In an object, at a member: passes its key (a string with no escapes, which the fast readers require) and the
+    /// colon after it, and any whitespace around them; `nil` when the member does not start so.
+    mutating func scanPlainKey() -> StringToken? {
+        skipWhitespace()
+        guard at(UInt8(ascii: "\"")), let key = try? scanString(), !key.escaped else { return nil }
+        skipWhitespace()
+        guard at(UInt8(ascii: ":")) else { return nil }
+        index += 1
+        skipWhitespace()
+        return key
+    }
+
     /// Whether a scanned string with no escapes is `literal`.
     func matches(_ token: StringToken, _ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
