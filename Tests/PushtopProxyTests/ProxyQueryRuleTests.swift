@@ -1,5 +1,6 @@
 import Foundation
 import PusherProtocol
+import PushtopServer
 import PushtopTestSupport
 import Testing
 
@@ -10,10 +11,9 @@ import Testing
 /// 400 naming the parameter. A real proxy in front of a real server, over loopback, with raw HTTP.
 @Suite struct ProxyQueryRuleTests {
     /// Runs `body` with a proxy (for the server's app) in front of a server.
-    func withProxy(_ body: (ProxyServer, ProxyConfiguration.App) async throws -> Void) async throws {
+    func withProxy(_ body: (ProxyServer, AppCredentials) async throws -> Void) async throws {
         try await withServer { server in
-            let credentials = server.configuration.app
-            let app = ProxyConfiguration.App(id: credentials.id, key: credentials.key, secret: credentials.secret)
+            let app = server.configuration.app
             let proxy = try await ProxyServer.start(
                 ProxyConfiguration(port: 0, upstream: "ws://127.0.0.1:\(server.port)", app: app))
             try await runAndCleanUp({ try await body(proxy, app) }, finally: { await proxy.shutdown() })

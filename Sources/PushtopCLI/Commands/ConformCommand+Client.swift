@@ -26,7 +26,7 @@ extension ConformCommand {
     func runClient() async throws {
         if list { return printClientList() }
         let api = try self.api.overlaid(by: envFile, command: "conform", purpose: "the proxy's console feed")
-        let address = NodeAddress.listening(client.listen)!
+        let address = client.listen.address
         let proxy = ProxyConfiguration(
             host: address.host, port: address.port, upstream: client.upstream ?? ProxyCommand.upstream(api),
             caFile: caFile, allowRemote: client.allowRemote, app: .init(id: api.appID, key: api.key, secret: api.secret)

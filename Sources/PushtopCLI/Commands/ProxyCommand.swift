@@ -5,7 +5,7 @@ import PushtopProxy
 
 /// `pushtop proxy`: stands between an app's clients and its server, relays both ways unchanged, shows what it
 /// relays as the app's console feed, and injects Pusher-aware faults on demand.
-struct ProxyCommand: AsyncParsableCommand {
+struct ProxyCommand: AsyncParsableCommand, ListenOptionHelp {
     static let configuration = CommandConfiguration(
         commandName: "proxy",
         abstract: "Relay an app's WebSockets and HTTP API to its server, with a console feed and Pusher-aware faults.",
@@ -25,11 +25,8 @@ struct ProxyCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(
-        name: .customLong("listen"),
-        help: ArgumentHelp(
-            "Where the app's clients connect (a non-loopback address needs --allow-remote).", valueName: "HOST:PORT"))
-    var listen: String = "127.0.0.1:6002"
+    @OptionGroup var listen: ListenOption<ProxyCommand>
+    static let listenHelp = "Where the app's clients connect (a non-loopback address needs --allow-remote)."
 
     @Option(
         name: .customLong("upstream"),
@@ -81,9 +78,7 @@ struct ProxyCommand: AsyncParsableCommand {
     @OptionGroup var log: LogLevelOption
 
     func validate() throws {
-        guard NodeAddress.listening(listen) != nil else {
-            throw ValidationError("--listen must be HOST:PORT (port 0 to 65535), got '\(listen)'")
-        }
+        try listen.check()
         guard recoveryTimeout > 0 else { throw ValidationError("--recovery-timeout must be more than 0 seconds") }
         for fault in faults {
             do {
@@ -99,7 +94,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let signals = SignalWatcher.signals([SIGINT, SIGTERM])
         let api = try self.api.overlaid(
             by: envFile, command: "proxy", purpose: "the proxy signs its console feed and control endpoint with it")
-        let address = NodeAddress.listening(listen)!
+        let address = listen.address
         var configuration = ProxyConfiguration(
             host: address.host, port: address.port, upstream: upstream ?? Self.upstream(api),
             upstreamAPI: upstreamAPI ?? api.cluster.map { "https://api-\($0).pusher.com" }, caFile: caFile,

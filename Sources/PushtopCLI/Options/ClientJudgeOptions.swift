@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// `pushtop conform --client`'s options: judge an app's client through a proxy instead of a server.
-struct ClientJudgeOptions: ParsableArguments {
+struct ClientJudgeOptions: ParsableArguments, ListenOptionHelp {
     @Flag(
         name: .customLong("client"),
         help:
@@ -9,10 +9,8 @@ struct ClientJudgeOptions: ParsableArguments {
     )
     var enabled = false
 
-    @Option(
-        name: .customLong("listen"),
-        help: ArgumentHelp("With --client: where the client connects.", valueName: "HOST:PORT"))
-    var listen: String = "127.0.0.1:6002"
+    @OptionGroup var listen: ListenOption<ClientJudgeOptions>
+    static let listenHelp = "With --client: where the client connects."
 
     @Flag(
         name: .customLong("allow-remote"),
@@ -48,9 +46,7 @@ struct ClientJudgeOptions: ParsableArguments {
     var timeLimit: Double = 300
 
     func validate() throws {
-        guard NodeAddress.listening(listen) != nil else {
-            throw ValidationError("--listen must be HOST:PORT (port 0 to 65535), got '\(listen)'")
-        }
+        try listen.check()
         guard (1...120).contains(activityTimeout) else {
             throw ValidationError("--activity-timeout must be 1 to 120 seconds")
         }

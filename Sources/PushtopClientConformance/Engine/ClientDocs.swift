@@ -2,25 +2,23 @@ import PushtopConformance
 
 /// The Pusher documentation the client cases follow.
 enum ClientDocs {
-    static let protocolPage = "https://pusher.com/docs/channels/library_auth_reference/pusher-websockets-protocol/"
-
-    static func protocol7(_ section: String, anchor: String) -> DocSource {
-        DocSource(page: "Pusher Channels Protocol", section: section, url: protocolPage + "#" + anchor)
-    }
-
-    static let pingPong = protocol7("Ping and pong messages", anchor: "ping-and-pong-messages")
-    static let established = protocol7("pusher:connection_established (activity_timeout)", anchor: "connection-events")
-    static let reconnectNow = protocol7("Error codes: 4200-4299 (reconnect immediately)", anchor: "error-codes")
-    static let backOff = protocol7("Error codes: 4100-4199 (reconnect after 1 s or more)", anchor: "error-codes")
-    static let doNotReconnect = protocol7("Error codes: 4000-4099 (do not reconnect unchanged)", anchor: "error-codes")
-    static let subscription = protocol7("Subscription events", anchor: "subscription-events")
-    static let subscribe = protocol7("pusher:subscribe", anchor: "pusher-subscribe")
-    static let signin = protocol7("pusher:signin", anchor: "pusher-signin")
+    static let pingPong = DocSource.protocol7("Ping and pong messages", anchor: "ping-and-pong-messages")
+    static let established = DocSource.protocol7(
+        "pusher:connection_established (activity_timeout)", anchor: "connection-events")
+    static let reconnectNow = DocSource.protocol7(
+        "Error codes: 4200-4299 (reconnect immediately)", anchor: "error-codes")
+    static let backOff = DocSource.protocol7(
+        "Error codes: 4100-4199 (reconnect after 1 s or more)", anchor: "error-codes")
+    static let doNotReconnect = DocSource.protocol7(
+        "Error codes: 4000-4099 (do not reconnect unchanged)", anchor: "error-codes")
+    static let subscription = DocSource.protocol7("Subscription events", anchor: "subscription-events")
+    static let subscribe = DocSource.protocol7("pusher:subscribe", anchor: "pusher-subscribe")
+    static let signin = DocSource.protocol7("pusher:signin", anchor: "pusher-signin")
     static let clientEvents = DocSource(
         page: "Events", section: "Triggering client events (private and presence channels, 10 per second)",
         url: "https://pusher.com/docs/channels/using_channels/events/#triggering-client-events")
     static let connection = DocSource(
         page: "Connection", section: "Connection states: reconnection after a lost connection",
         url: "https://pusher.com/docs/channels/using_channels/connection/#available-states")
-    static let events = protocol7("Events (JSON, event, channel, data)", anchor: "events")
+    static let events = DocSource.protocol7("Events (JSON, event, channel, data)", anchor: "events")
 }

@@ -17,6 +17,9 @@ enum CacheChannelCases {
         return .pass("conform-last replayed")
     }
 
+    /// The cases gated by the feature probe: optional, unsupported on a server without cache channels.
+    static let cacheCase = FeatureCases(.cacheChannels, source: .cacheChannels)
+
     static let all: [ConformanceCase] = [
         ConformanceCase(
             "cache.miss-on-empty", .optional, .cacheChannels,
@@ -40,16 +43,11 @@ enum CacheChannelCases {
                 "pusher:cache_miss on subscribing to \(channel), empty (the server replays cached events on \(cached))",
                 "none within \(ctx.patience) s", ctx)
         },
-        ConformanceCase(
-            "cache.last-event-replayed", .optional, .cacheChannels,
-            "A new subscriber of a cache channel receives its last event at once.", feature: .cacheChannels
-        ) { ctx in
+        cacheCase("cache.last-event-replayed", "A new subscriber of a cache channel receives its last event at once.") {
+            ctx in
             try await replayed(ctx, kind: "cache-")
         },
-        ConformanceCase(
-            "cache.no-miss-when-cached", .optional, .cacheChannels,
-            "No pusher:cache_miss when an event is cached.", feature: .cacheChannels
-        ) { ctx in
+        cacheCase("cache.no-miss-when-cached", "No pusher:cache_miss when an event is cached.") { ctx in
             let channel = ctx.channel("cache-")
             try await ctx.publish("conform-cached", on: [channel], what: "the event")
             let c = try await ctx.subscribed(channel)
@@ -58,17 +56,12 @@ enum CacheChannelCases {
             try check(ctx.received(c, PusherEventName.cacheMiss).isEmpty, "no cache_miss", "pusher:cache_miss", ctx)
             return .pass("no miss")
         },
-        ConformanceCase(
-            "cache.private-replayed", .optional, .cacheChannels,
-            "private-cache- channels need auth and replay their last event.", feature: .cacheChannels
-        ) { ctx in
+        cacheCase("cache.private-replayed", "private-cache- channels need auth and replay their last event.") { ctx in
             _ = try await ctx.mustRefuseWrongSignature(ctx.channel("private-cache-"))
             return try await replayed(ctx, kind: "private-cache-")
         },
-        ConformanceCase(
-            "cache.presence-replayed", .optional, .cacheChannels,
-            "presence-cache- channels replay their last event to a new member.", feature: .cacheChannels
-        ) { ctx in
+        cacheCase("cache.presence-replayed", "presence-cache- channels replay their last event to a new member.") {
+            ctx in
             try await replayed(ctx, kind: "presence-cache-")
         },
     ]

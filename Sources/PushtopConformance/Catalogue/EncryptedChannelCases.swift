@@ -7,6 +7,9 @@ enum EncryptedChannelCases {
     /// A master key of this run's own: the server never needs it (the app's backend encrypts, clients decrypt).
     static let masterKey: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 
+    /// The cases gated by the feature probe: optional, unsupported on a server without encrypted channels.
+    static let encryptedCase = FeatureCases(.encryptedChannels, source: .encrypted)
+
     static let all: [ConformanceCase] = [
         ConformanceCase(
             "encrypted.subscribe", .optional, .encrypted,
@@ -27,16 +30,14 @@ enum EncryptedChannelCases {
                     "no answer within \(ctx.patience) s", ctx)
             }
         },
-        ConformanceCase(
-            "encrypted.refused-without-auth", .optional, .encrypted,
-            "A private-encrypted- subscription without a valid auth is refused.", feature: .encryptedChannels
+        encryptedCase(
+            "encrypted.refused-without-auth", "A private-encrypted- subscription without a valid auth is refused."
         ) { ctx in
             try await ctx.mustRefuseWrongSignature(ctx.channel("private-encrypted-"))
         },
-        ConformanceCase(
-            "encrypted.ciphertext-relayed", .optional, .encrypted,
-            "An encrypted event (nonce and ciphertext) reaches subscribers unchanged and decrypts.",
-            feature: .encryptedChannels
+        encryptedCase(
+            "encrypted.ciphertext-relayed",
+            "An encrypted event (nonce and ciphertext) reaches subscribers unchanged and decrypts."
         ) { ctx in
             let channel = ctx.channel("private-encrypted-")
             let key = ChannelAuthSignature.sharedSecret(channel: channel, masterKey: masterKey)
@@ -50,10 +51,9 @@ enum EncryptedChannelCases {
             try check(opened == plaintext, plaintext, opened, ctx)
             return .pass("relayed unchanged, decrypted")
         },
-        ConformanceCase(
-            "encrypted.client-events-refused", .optional, .encrypted,
-            "Client events on private-encrypted- channels are not delivered (clients cannot encrypt them).",
-            feature: .encryptedChannels
+        encryptedCase(
+            "encrypted.client-events-refused",
+            "Client events on private-encrypted- channels are not delivered (clients cannot encrypt them)."
         ) { ctx in
             let channel = ctx.channel("private-encrypted-")
             let receiver = try await ctx.subscribed(channel)

@@ -38,13 +38,20 @@ enum UserCases {
         } != nil
     }
 
+    /// The sign-in cases: optional, unsupported on a server without `pusher:signin`.
+    static let signInCase = FeatureCases(.userSignIn, source: .userAuthentication)
+    /// The cases of events to users: optional, unsupported on a server without `#server-to-user-` channels.
+    static let toUserCase = FeatureCases(.serverToUser, source: .sendingToUsers)
+    /// The watchlist cases: optional, unsupported on a server without watchlists.
+    static let watchlistCase = FeatureCases(.watchlist, source: .watchlist)
+    /// The cases of terminating a user's connections: optional, unsupported on a server without it.
+    static let terminateCase = FeatureCases(.terminateConnections, source: .terminate)
+
     static let all: [ConformanceCase] = signIn + toUsers + watchlist + terminate
 
     static let signIn: [ConformanceCase] = [
-        ConformanceCase(
-            "signin.succeeds", .optional, .userAuthentication,
-            "pusher:signin with a valid signature gets pusher:signin_success with the user_data.",
-            feature: .userSignIn
+        signInCase(
+            "signin.succeeds", "pusher:signin with a valid signature gets pusher:signin_success with the user_data."
         ) { ctx in
             let c = try await ctx.connect()
             let user = ctx.user()
@@ -56,18 +63,13 @@ enum UserCases {
             try check(data?["id"]?.stringValue == user, "user_data with id \(user)", message.dataText ?? "-", ctx)
             return .pass("signed in as \(user)")
         },
-        ConformanceCase(
-            "signin.refused-bad-signature", .optional, .userAuthentication,
-            "A sign-in with a wrong signature is refused (pusher:error 4009).", feature: .userSignIn
-        ) { ctx in
+        signInCase("signin.refused-bad-signature", "A sign-in with a wrong signature is refused (pusher:error 4009).") {
+            ctx in
             let c = try await ctx.connect()
             return try refusedSignIn(
                 await ctx.signIn(c, user: ctx.user(), auth: "\(ctx.target.key):00"), "a wrong signature", ctx)
         },
-        ConformanceCase(
-            "signin.user-data-bound", .optional, .userAuthentication,
-            "user_data other than what was signed is refused.", feature: .userSignIn
-        ) { ctx in
+        signInCase("signin.user-data-bound", "user_data other than what was signed is refused.") { ctx in
             let c = try await ctx.connect()
             let signed = ctx.userData(user: ctx.user("alice")), sent = ctx.userData(user: ctx.user("mallory"))
             let auth = UserAuthSignature.auth(
@@ -76,10 +78,7 @@ enum UserCases {
             return try refusedSignIn(
                 await ctx.signIn(c, user: "", userData: sent, auth: auth), "another user's data", ctx)
         },
-        ConformanceCase(
-            "signin.user-data-needs-id", .optional, .userAuthentication,
-            "user_data without an id is refused, even when signed.", feature: .userSignIn
-        ) { ctx in
+        signInCase("signin.user-data-needs-id", "user_data without an id is refused, even when signed.") { ctx in
             let c = try await ctx.connect()
             let data = #"{"user_info":{"name":"nobody"}}"#
             return try refusedSignIn(await ctx.signIn(c, user: "", userData: data), "user_data without id", ctx)
@@ -87,10 +86,9 @@ enum UserCases {
     ]
 
     static let toUsers: [ConformanceCase] = [
-        ConformanceCase(
-            "server-to-user.delivered", .optional, .sendingToUsers,
-            "An event on #server-to-user-ID (sendToUser) reaches the user's signed-in connection.",
-            feature: .serverToUser
+        toUserCase(
+            "server-to-user.delivered",
+            "An event on #server-to-user-ID (sendToUser) reaches the user's signed-in connection."
         ) { ctx in
             let user = ctx.user()
             let c = try await signedIn(ctx, user)
@@ -101,10 +99,8 @@ enum UserCases {
                 message.channel ?? "none", ctx)
             return .pass("delivered on \(message.channel!)")
         },
-        ConformanceCase(
-            "server-to-user.every-connection", .optional, .sendingToUsers,
-            "An event to a user reaches each of the user's connections.", feature: .serverToUser
-        ) { ctx in
+        toUserCase("server-to-user.every-connection", "An event to a user reaches each of the user's connections.") {
+            ctx in
             let user = ctx.user()
             let a = try await signedIn(ctx, user), b = try await signedIn(ctx, user)
             try ok(await ctx.sendToUser(user, event: "conform-to-user"), "sendToUser \(user)")
@@ -112,10 +108,7 @@ enum UserCases {
             try await ctx.mustReceive(b, "conform-to-user")
             return .pass("both connections")
         },
-        ConformanceCase(
-            "server-to-user.not-to-others", .optional, .sendingToUsers,
-            "An event to one user does not reach another user.", feature: .serverToUser
-        ) { ctx in
+        toUserCase("server-to-user.not-to-others", "An event to one user does not reach another user.") { ctx in
             let user = ctx.user("to"), other = ctx.user("other")
             let target = try await signedIn(ctx, user), bystander = try await signedIn(ctx, other)
             try ok(await ctx.sendToUser(user, event: "conform-to-user"), "the event")
@@ -125,9 +118,9 @@ enum UserCases {
             try check(ctx.received(bystander, "conform-to-user").isEmpty, "nothing for \(other)", "it arrived", ctx)
             return .pass("only its user")
         },
-        ConformanceCase(
-            "server-to-user.others-cannot-subscribe", .optional, .sendingToUsers,
-            "Subscribing to another user's #server-to-user- channel is refused.", feature: .serverToUser
+        toUserCase(
+            "server-to-user.others-cannot-subscribe",
+            "Subscribing to another user's #server-to-user- channel is refused."
         ) { ctx in
             let c = try await signedIn(ctx, ctx.user("me"))
             return try refused(
@@ -137,9 +130,8 @@ enum UserCases {
     ]
 
     static let watchlist: [ConformanceCase] = [
-        ConformanceCase(
-            "watchlist.online", .optional, .watchlist,
-            "A user whose watchlist names B gets watchlist_events online when B signs in.", feature: .watchlist
+        watchlistCase(
+            "watchlist.online", "A user whose watchlist names B gets watchlist_events online when B signs in."
         ) { ctx in
             let b = ctx.user("b")
             let watcher = try await signedIn(ctx, ctx.user("a"), watchlist: [b])
@@ -150,10 +142,8 @@ enum UserCases {
                 "received: \(watcher.socket.received(from: from))", ctx)
             return .pass("online")
         },
-        ConformanceCase(
-            "watchlist.offline", .optional, .watchlist,
-            "The watcher gets watchlist_events offline when B's last connection leaves.", feature: .watchlist
-        ) { ctx in
+        watchlistCase("watchlist.offline", "The watcher gets watchlist_events offline when B's last connection leaves.")
+        { ctx in
             let b = ctx.user("b")
             let watcher = try await signedIn(ctx, ctx.user("a"), watchlist: [b])
             let friend = try await signedIn(ctx, b)
@@ -170,10 +160,8 @@ enum UserCases {
             try check(got != nil, "offline [\(b)]", "received: \(watcher.socket.received(from: from))", ctx)
             return .pass("offline")
         },
-        ConformanceCase(
-            "watchlist.initial-state", .optional, .watchlist,
-            "Signing in with B online in the watchlist reports B online at once.", feature: .watchlist
-        ) { ctx in
+        watchlistCase("watchlist.initial-state", "Signing in with B online in the watchlist reports B online at once.")
+        { ctx in
             let b = ctx.user("b")
             _ = try await signedIn(ctx, b)
             let watcher = try await signedIn(ctx, ctx.user("a"), watchlist: [b])
@@ -185,31 +173,24 @@ enum UserCases {
     ]
 
     static let terminate: [ConformanceCase] = [
-        ConformanceCase(
-            "terminate.closes-user-connections", .optional, .terminate,
-            "POST /users/ID/terminate_connections closes every connection of the user.",
-            feature: .terminateConnections
+        terminateCase(
+            "terminate.closes-user-connections",
+            "POST /users/ID/terminate_connections closes every connection of the user."
         ) { ctx in
             let user = ctx.user()
             let a = try await signedIn(ctx, user), b = try await signedIn(ctx, user)
-            try ok(
-                await ctx.request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}"), "terminate"
-            )
+            try ok(await ctx.terminateConnections(of: user), "terminate")
             for c in [a, b] {
                 let end = await c.socket.end(within: ctx.patience)
                 if case .open = end { try check(false, "the connection closed", "\(end)", ctx) }
             }
             return .pass("both closed")
         },
-        ConformanceCase(
-            "terminate.others-unaffected", .optional, .terminate,
-            "Terminating one user's connections leaves other users connected.", feature: .terminateConnections
-        ) { ctx in
+        terminateCase("terminate.others-unaffected", "Terminating one user's connections leaves other users connected.")
+        { ctx in
             let user = ctx.user("gone"), other = ctx.user("stays")
             let victim = try await signedIn(ctx, user), bystander = try await signedIn(ctx, other)
-            try ok(
-                await ctx.request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}"), "terminate"
-            )
+            try ok(await ctx.terminateConnections(of: user), "terminate")
             _ = await victim.socket.end(within: ctx.patience)
             try check(await ctx.roundTrip(bystander), "the other user's connection still answering", "no pong", ctx)
             return .pass("other users kept")

@@ -46,4 +46,10 @@ extension CaseContext {
     public func sendToUser(node: Int = 0, _ user: String, event: String, data: String = "{}") async -> APIAnswer {
         await trigger(node: node, channels: [PusherEventName.serverToUserPrefix + user], event: event, data: data)
     }
+
+    /// Closes every connection of `user`: `POST /users/ID/terminate_connections`, as the server SDKs'
+    /// `terminateUserConnections` does.
+    public func terminateConnections(of user: String) async -> APIAnswer {
+        await request(method: "POST", path: "/users/\(user)/terminate_connections", body: "{}")
+    }
 }

@@ -18,8 +18,8 @@ extension DocSource {
     static let protocolPage = "https://pusher.com/docs/channels/library_auth_reference/pusher-websockets-protocol/"
     static let restPage = "https://pusher.com/docs/channels/library_auth_reference/rest-api/"
 
-    /// A section of the protocol-7 page.
-    static func protocol7(_ section: String, anchor: String) -> DocSource {
+    /// A section of the protocol-7 page (the client cases' pages too).
+    package static func protocol7(_ section: String, anchor: String) -> DocSource {
         DocSource(page: "Pusher Channels Protocol", section: section, url: protocolPage + "#" + anchor)
     }
 

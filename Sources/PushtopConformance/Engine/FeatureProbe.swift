@@ -42,9 +42,7 @@ actor FeatureProbe {
             if let why = await ctx.supports(.userSignIn) { return why }
             return nil
         case .terminateConnections:
-            let answer = await ctx.request(
-                method: "POST", path: "/users/\(ctx.user("probe"))/terminate_connections",
-                body: "{}")
+            let answer = await ctx.terminateConnections(of: ctx.user("probe"))
             return answer.status == 200 ? nil : "POST /users/{id}/terminate_connections answered \(answer)"
         case .cacheChannels:
             guard let c = try? await ctx.connect() else { return "no connection" }

@@ -1,24 +1,8 @@
 import Foundation
+import PushtopServer
 
 /// How `pushtop proxy` runs: where it listens, the server it relays to, the app it speaks for and its faults.
 public struct ProxyConfiguration: Sendable {
-    /// The app the proxy serves the console feed and the control endpoint for (both signed with its secret).
-    public struct App: Sendable, Hashable {
-        /// The app id (`/apps/{id}/…`).
-        public var id: String
-        /// The app key the signatures name.
-        public var key: String
-        /// The secret that signs (never logged).
-        public var secret: String
-
-        /// The app of this id, key and secret.
-        public init(id: String, key: String, secret: String) {
-            self.id = id
-            self.key = key
-            self.secret = secret
-        }
-    }
-
     /// The address to listen on (`127.0.0.1` unless told; anything else needs ``allowRemote``).
     public var host: String
     /// The port to listen on (0: an ephemeral one, see ``ProxyServer/port``).
@@ -32,8 +16,9 @@ public struct ProxyConfiguration: Sendable {
     public var caFile: String?
     /// Whether a non-loopback ``host`` is allowed.
     public var allowRemote: Bool
-    /// The app; without it the console feed and the control endpoint answer 404.
-    public var app: App?
+    /// The app the proxy serves the console feed and the control endpoint for (both signed with its secret; the
+    /// secret is never logged); without it they answer 404.
+    public var app: AppCredentials?
     /// Fault rules active from the start (`--fault`).
     public var faults: [FaultRule]
     /// The longest message relayed either way (bytes, after inflation).
@@ -56,7 +41,7 @@ public struct ProxyConfiguration: Sendable {
     /// A proxy to `upstream`, on loopback port 6002 unless told.
     public init(
         host: String = "127.0.0.1", port: Int = 6002, upstream: String, upstreamAPI: String? = nil,
-        caFile: String? = nil, allowRemote: Bool = false, app: App? = nil, faults: [FaultRule] = [],
+        caFile: String? = nil, allowRemote: Bool = false, app: AppCredentials? = nil, faults: [FaultRule] = [],
         maxMessageBytes: Int = 1 << 20, recoveryTimeout: Duration = .seconds(30), compression: Bool = true
     ) {
         self.host = host
