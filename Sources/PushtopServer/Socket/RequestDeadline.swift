@@ -32,7 +32,7 @@ package final class RequestDeadline {
     private var deadline = NIODeadline.distantFuture
     private var why = ""
     /// Between a request's head and its end.
-    private(set) var inRequest = false
+    private var inRequest = false
     /// Requests read in full whose answers have not ended (below 0 while an answer ended before its request did).
     private var owed = 0
     /// The request is the debug feed's (`GET /apps/{id}/console`): its answer streams as long as the reader reads,

@@ -12,9 +12,10 @@ import NIOWebSocket
 /// Before NIO's upgrader: the listener's own HTTP handler if it has one (`serve`'s ``HTTPAPIHandler``, which also
 /// answers malformed HTTP; without one ``MalformedRequestResponder`` answers it alike: 400 or 431 in its turn), which
 /// keeps the connection's ``RequestDeadline`` (header, body and idle timeouts), and ``WebSocketHandshakeValidator``
-/// (400/404/426 for broken handshakes). Before the HTTP decoder, ``HTTP09RequestGuard`` answers an HTTP/0.9 request line, which the decoder would wait on forever.
-/// On upgrade the guards leave, the socket gets its write-buffer water marks, and the listener's `upgraded` closure
-/// installs its WebSocket handler; a plain request is handed to Hummingbird as an async channel.
+/// (400/404/426 for broken handshakes). Before the HTTP decoder, ``HTTP09RequestGuard`` answers an HTTP/0.9 request
+/// line, which the decoder would wait on forever. On upgrade the guards leave, the socket gets its write-buffer water
+/// marks, and the listener's `upgraded` closure installs its WebSocket handler; a plain request is handed to
+/// Hummingbird as an async channel.
 package enum WebSocketServerPipeline {
     /// The name the listener's own HTTP handler is added under, so that the upgrade removes it whatever its type.
     private static let httpHandlerName = "pushtop.http-handler"
