@@ -290,7 +290,6 @@ public final class ProxyHub: Sendable {
             if !kept { upstream.drop() }
             return
         }
-        if rewrite.pendingSubscribeDropStopsServer, link.lastSentWasSubscribe, !upstream.hasEnded { goDown() }
         upstream.drop()
         await perform(rewrite.ended(link), link, upstream, outbound)
         _ = state.withLock { $0.links.removeValue(forKey: link.id) }
@@ -360,11 +359,18 @@ public final class ProxyHub: Sendable {
                     }
                 }
             }
+            stopIfSubscribeWasLast(link)
             if !rewrite.keepsDisconnected { upstream.close() }
         } catch {
-            if rewrite.pendingSubscribeDropStopsServer, link.lastSentWasSubscribe { goDown() }
+            stopIfSubscribeWasLast(link)
             if !rewrite.keepsDisconnected { upstream.drop() }
         }
+    }
+
+    /// The client's side ended (a drop or a close) right after a `pusher:subscribe`: decided here, as soon as the
+    /// client's stream ends, not after the upstream's end, which races it.
+    private func stopIfSubscribeWasLast(_ link: ProxyLink) {
+        if rewrite.pendingSubscribeDropStopsServer, link.lastSentWasSubscribe { goDown() }
     }
 
     private func perform(_ hops: [Hop], _ link: ProxyLink, _ upstream: ProbeSocket, _ outbound: WebSocketOutboundWriter)
