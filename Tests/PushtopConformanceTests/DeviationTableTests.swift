@@ -89,7 +89,7 @@ import Testing
         let listener = setup.webhooks ? try await WebhookListener.start(host: "127.0.0.1", port: 0) : nil
         var servers: [EmbeddedServer] = []
         var proxies: [DeviationProxy] = []
-        var wires: [FrameDroppingProxy] = []
+        var wires: [FaultProxy] = []
         var logger = Logger(label: "deviation.server")
         logger.logLevel = .critical
         func startServer(webhookProxy: DeviationProxy?) async throws -> EmbeddedServer {
@@ -117,8 +117,9 @@ import Testing
                 first.hub.setUpstream(server.port)
                 var ports = [first.port]
                 if !setup.dropServerFrames.isEmpty {
-                    let wire = try await FrameDroppingProxy.start(
-                        upstreamPort: server.port, drop: setup.dropServerFrames, endAtClose: setup.endAtDroppedClose)
+                    let wire = try await FaultProxy.start(
+                        upstreamPort: server.port, droppingServerFrames: setup.dropServerFrames,
+                        endAtDroppedClose: setup.endAtDroppedClose)
                     wires.append(wire)
                     ports = [wire.port]
                 }
@@ -136,7 +137,7 @@ import Testing
             },
             finally: {
                 for proxy in proxies { proxy.stop() }
-                for wire in wires { await wire.stop() }
+                for wire in wires { await wire.shutdown() }
                 for server in servers { await server.shutdown() }
                 await listener?.stop()
             })

@@ -4,7 +4,9 @@ import NIOPosix
 import Synchronization
 
 /// A TCP proxy on 127.0.0.1 that breaks the connections it carries on command, for tests of how a client and a
-/// server hold up: cut (RST or FIN), stall, truncate, latency and bandwidth, and a listener that goes away.
+/// server hold up: cut (RST or FIN), stall, truncate, latency and bandwidth, and a listener that goes away; and,
+/// from its start, drops the WebSocket frames of some opcodes the server sends, below any WebSocket library (what a
+/// server that never answers a ping or a close looks like).
 ///
 /// ```swift
 /// let proxy = try await FaultProxy.start(upstreamPort: server.port)
@@ -24,6 +26,10 @@ public final class FaultProxy: Sendable {
     public let port: Int
     /// The server the proxy forwards to.
     public let upstreamPort: Int
+    /// The opcodes of the server's frames that are dropped (`0x8` close, `0x9` ping, `0xA` pong).
+    public let droppedServerFrames: Set<UInt8>
+    /// Whether the client's connection ends (FIN) where a dropped close frame was.
+    public let endsAtDroppedClose: Bool
 
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
@@ -42,16 +48,27 @@ public final class FaultProxy: Sendable {
         var partitioned = false
     }
 
-    private init(port: Int, upstreamPort: Int, group: any EventLoopGroup, ownsGroup: Bool) {
+    private init(
+        port: Int, upstreamPort: Int, group: any EventLoopGroup, ownsGroup: Bool, dropping: Set<UInt8>,
+        endAtClose: Bool
+    ) {
         self.port = port
         self.upstreamPort = upstreamPort
+        self.droppedServerFrames = dropping
+        self.endsAtDroppedClose = endAtClose
         self.group = group
         self.ownsGroup = ownsGroup
         self.state = Mutex(State())
     }
 
     /// Starts a proxy to `127.0.0.1:upstreamPort`, listening on `port` (0: any free port, read back from ``port``).
-    public static func start(upstreamPort: Int, port: Int = 0) async throws -> FaultProxy {
+    ///
+    /// With `droppingServerFrames`, the server's frames with those opcodes never reach the client (connections that
+    /// do not upgrade, such as the HTTP API's, pass untouched); with `endAtDroppedClose`, the client's connection
+    /// ends where a dropped close frame was.
+    public static func start(
+        upstreamPort: Int, port: Int = 0, droppingServerFrames: Set<UInt8> = [], endAtDroppedClose: Bool = false
+    ) async throws -> FaultProxy {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The listener's initializer needs the proxy, which needs the bound port: no one can connect before
         // the port is known, so the box is filled before any connection arrives.
@@ -59,7 +76,8 @@ public final class FaultProxy: Sendable {
         do {
             let listener = try await bindOutsideEphemeralRange(port: port, group: group) { box.withLock { $0 } }
             let proxy = FaultProxy(
-                port: listener.localAddress?.port ?? port, upstreamPort: upstreamPort, group: group, ownsGroup: true)
+                port: listener.localAddress?.port ?? port, upstreamPort: upstreamPort, group: group, ownsGroup: true,
+                dropping: droppingServerFrames, endAtClose: endAtDroppedClose)
             proxy.state.withLock { $0.listener = listener }
             box.withLock { $0 = proxy }
             return proxy
@@ -263,12 +281,17 @@ public final class FaultProxy: Sendable {
         private let truncatePending = Atomic<Bool>(false)
         /// A truncated chunk is on its way to the client: nothing more is forwarded, the close follows it.
         private var truncated = false
+        /// Leaves the dropped opcodes out of what the server sends (`nil`: nothing is dropped).
+        private var serverFrames: ServerFrameDropper?
 
         init(proxy: FaultProxy, downstream: any Channel, upstream: any Channel) {
             self.proxy = proxy
             self.downstream = downstream
             self.upstream = upstream
             self.loop = downstream.eventLoop
+            if !proxy.droppedServerFrames.isEmpty {
+                serverFrames = ServerFrameDropper(drop: proxy.droppedServerFrames, endAtClose: proxy.endsAtDroppedClose)
+            }
         }
 
         /// Holds everything read (both ways) until `deadline`: queued, then forwarded in order.
@@ -310,6 +333,17 @@ public final class FaultProxy: Sendable {
             if direction == .toClient, proxy.answersLost.load(ordering: .sequentiallyConsistent) {
                 close(.reset)
                 return
+            }
+            if direction == .toClient, var filter = serverFrames {
+                let (passed, ended) = filter.pass(data)
+                serverFrames = filter
+                data = ByteBuffer(bytes: passed)
+                if ended {
+                    truncated = true
+                    downstream.writeAndFlush(data).whenComplete { _ in self.close(.fin) }
+                    return
+                }
+                guard data.readableBytes > 0 else { return }
             }
             if direction == .toClient, truncatePending.load(ordering: .sequentiallyConsistent) {
                 truncated = true
@@ -384,6 +418,41 @@ public final class FaultProxy: Sendable {
             // A reset by one peer is passed on as a reset to the other.
             link.close(.reset)
         }
+    }
+}
+
+/// The server's side of one connection with frames dropped: the HTTP answer as it is, then frame by frame, the dropped
+/// opcodes left out. An answer that is not `101` turns it off.
+private struct ServerFrameDropper {
+    let drop: Set<UInt8>
+    let endAtClose: Bool
+    private var wire = WebSocketWireReader()
+    private var upgraded: Bool?
+
+    init(drop: Set<UInt8>, endAtClose: Bool) {
+        self.drop = drop
+        self.endAtClose = endAtClose
+    }
+
+    /// What of `buffer` goes on to the client, and whether a dropped close frame ends the connection there.
+    mutating func pass(_ buffer: ByteBuffer) -> (bytes: [UInt8], ended: Bool) {
+        if upgraded == false { return (Array(buffer.readableBytesView), false) }
+        wire.feed(buffer)
+        var out: [UInt8] = []
+        if upgraded == nil {
+            guard let head = wire.nextHead() else { return ([], false) }
+            upgraded = String(decoding: head.prefix(20), as: UTF8.self).contains(" 101 ")
+            out += head
+            if upgraded == false { return (out + wire.takeRest(), false) }
+        }
+        while let frame = wire.nextFrame() {
+            if !drop.contains(frame.opcode) {
+                out += frame.bytes
+            } else if frame.opcode == 0x8, endAtClose {
+                return (out, true)
+            }
+        }
+        return (out, false)
     }
 }
 

@@ -204,96 +204,47 @@ private final class ServerSideHandler: ChannelInboundHandler {
     }
 }
 
-/// Walks a client's byte stream: skips the HTTP upgrade request, then WebSocket frame headers and payloads, and
-/// notes the first complete close frame.
+/// Walks a client's byte stream: skips the HTTP upgrade request, then its frames, and notes the first complete close
+/// frame.
 private struct CloseFrameScanner {
-    private var bytes: [UInt8] = []
-    private var pastHTTP = false
+    private var wire = WebSocketWireReader()
     private(set) var sawClose = false
     /// The status code of that close frame (1005 when it carried none).
     private(set) var closeCode: Int?
 
     mutating func scan(_ buffer: ByteBuffer) {
-        bytes += buffer.readableBytesView
-        if !pastHTTP {
-            guard let end = bytes.firstRange(of: [13, 10, 13, 10]) else { return }
-            bytes.removeSubrange(..<end.upperBound)
-            pastHTTP = true
-        }
-        while bytes.count >= 2 {
-            let opcode = bytes[0] & 0x0F
-            var length = Int(bytes[1] & 0x7F)
-            var header = 2
-            if length == 126 {
-                guard bytes.count >= 4 else { return }
-                length = Int(bytes[2]) << 8 | Int(bytes[3])
-                header = 4
-            } else if length == 127 {
-                guard bytes.count >= 10 else { return }
-                length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[$1]) }
-                header = 10
-            }
-            let masked = bytes[1] & 0x80 != 0
-            if masked { header += 4 }
-            guard bytes.count >= header + length else { return }
-            if opcode == 0x8 {
+        wire.feed(buffer)
+        _ = wire.nextHead()
+        while !sawClose, let frame = wire.nextFrame() {
+            if let code = frame.closeCode {
                 sawClose = true
-                closeCode = 1005
-                if length >= 2 {
-                    let mask = masked ? Array(bytes[(header - 4)..<header]) : [0, 0, 0, 0]
-                    closeCode = Int(bytes[header] ^ mask[0]) << 8 | Int(bytes[header + 1] ^ mask[1])
-                }
-                bytes.removeSubrange(..<(header + length))
-                return
+                closeCode = code
             }
-            bytes.removeSubrange(..<(header + length))
         }
     }
 }
 
 /// Walks a server's byte stream: the upgrade response's `Sec-WebSocket-Extensions`, then its frames.
 private struct ServerFrameScanner {
-    private var bytes: [UInt8] = []
-    private var pastHTTP = false
+    private var wire = WebSocketWireReader()
     private(set) var extensions: String?
     private(set) var dataFrames = 0
     private(set) var compressedFrames = 0
 
     mutating func scan(_ buffer: ByteBuffer) {
-        bytes += buffer.readableBytesView
-        if !pastHTTP {
-            guard let end = bytes.firstRange(of: [13, 10, 13, 10]) else { return }
-            let head = String(decoding: bytes[..<end.lowerBound], as: UTF8.self)
-            for line in head.split(separator: "\r\n") {
+        wire.feed(buffer)
+        if let head = wire.nextHead() {
+            for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n") {
                 let parts = line.split(separator: ":", maxSplits: 1)
                 if parts.count == 2, parts[0].lowercased() == "sec-websocket-extensions" {
                     extensions = String(parts[1].drop { $0 == " " })
                 }
             }
-            bytes.removeSubrange(..<end.upperBound)
-            pastHTTP = true
         }
-        var position = 0
-        while bytes.count - position >= 2 {
-            let first = bytes[position]
-            var length = Int(bytes[position + 1] & 0x7F)
-            var header = 2
-            if length == 126 {
-                guard bytes.count - position >= 4 else { break }
-                length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
-                header = 4
-            } else if length == 127 {
-                guard bytes.count - position >= 10 else { break }
-                length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[position + $1]) }
-                header = 10
-            }
-            guard bytes.count - position >= header + length else { break }
-            if first & 0x0F < 0x8 {
-                dataFrames += 1
-                if first & 0x40 != 0 { compressedFrames += 1 }
-            }
-            position += header + length
+        while let frame = wire.nextFrame() {
+            guard frame.opcode < 0x8 else { continue }
+            dataFrames += 1
+            if frame.rsv1 { compressedFrames += 1 }
         }
-        bytes.removeSubrange(..<position)
     }
 }
