@@ -27,7 +27,7 @@ import Testing
             "--port", String(server.port), "--no-tls", "--rate", "100", "--duration", "0.5", "--subscribers", "2",
         ])
         #expect(try await bench.exitCode(timeout: 30) == 0, "stderr: \(bench.stderr)")
-        #expect(bench.lines.contains { $0.contains("deliveries        100 of 100") })
+        #expect(bench.lines.contains { $0.contains("deliveries        100 of 100") }, "\(bench.lines)")
         await server.shutdown()
     }
 

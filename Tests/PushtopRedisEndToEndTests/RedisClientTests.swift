@@ -219,7 +219,8 @@ import Testing
             #expect(error == .timeout(command: "BLPOP", seconds: 1))
         }
         try await waitUntil(timeout: 10, "a new connection") { states.all.contains(.up) }
-        #expect(try await redis.ping() == "PONG")
+        // The new connection answers; a loaded machine may make one PING outlast the 1 s timeout, so it may ask again.
+        try await waitUntil(timeout: 10, "PONG on the new connection") { (try? await redis.ping()) == "PONG" }
     }
 
     @Test func closingEndsTheStateStreamAndRefusesCommands() async throws {
