@@ -56,7 +56,7 @@ import Testing
             transport: .init(tls: try certificates.serverTLSConfiguration()))
         defer { secure.stop() }
         // One host:port that answers ws:// and wss://, as a Pusher host does.
-        let proxy = try await WireProbeProxy.start(plainPort: plain.port, tlsPort: secure.port)
+        let proxy = try await FaultProxy.start(upstreamPort: plain.port, tlsUpstreamPort: secure.port, observing: true)
         defer { proxy.stop() }
         let client = PusherClient.loopbackTestClient(
             port: proxy.port, host: "localhost", useTLS: false, caFile: certificates.caFile)

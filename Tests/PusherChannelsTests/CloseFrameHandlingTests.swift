@@ -20,7 +20,7 @@ import Testing
     static func serverCloses(with payload: [UInt8]) async throws -> Result {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let proxy = try await WireProbeProxy.start(plainPort: server.port)
+        let proxy = try await FaultProxy.start(upstreamPort: server.port, observing: true)
         defer { proxy.stop() }
         let client = PusherClient(
             options: PusherClientOptions(

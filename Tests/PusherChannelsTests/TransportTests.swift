@@ -143,7 +143,7 @@ import Testing
     @Test func disconnectWaitsForTheCloseHandshake() async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let proxy = try await WireProbeProxy.start(plainPort: server.port)
+        let proxy = try await FaultProxy.start(upstreamPort: server.port, observing: true)
         defer { proxy.stop() }
         let client = makeClient(port: proxy.port)
         let recorder = EventRecorder(client)

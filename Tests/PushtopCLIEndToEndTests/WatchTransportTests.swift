@@ -44,7 +44,7 @@ import Testing
     func exitSendsACloseFrameUnderLoad(_ end: (PushtopProcess) -> Void) async throws {
         let server = try await ScriptedPusherServer.start()
         defer { server.stop() }
-        let proxy = try await WireProbeProxy.start(plainPort: server.port)
+        let proxy = try await FaultProxy.start(upstreamPort: server.port, observing: true)
         defer { proxy.stop() }
         let watch = try PushtopProcess(args(port: proxy.port, ["--stdin", "ticker"]))
         try await watch.waitForLine("subscribed") { $0["type"] as? String == "subscribed" }

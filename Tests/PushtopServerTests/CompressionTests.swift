@@ -40,11 +40,11 @@ struct CompressionTests {
         var compressedFrames: Int
     }
 
-    /// Publishes three long events and a short one to a PusherClient connected through a WireProbeProxy; checks the
+    /// Publishes three long events and a short one to a PusherClient connected through an observing FaultProxy; checks the
     /// client got them intact; returns what the proxy saw the server send.
     static func deliverThroughProxy(_ configure: (inout ServerConfiguration) -> Void) async throws -> Delivery {
         try await withServer(configure) { server in
-            let proxy = try await WireProbeProxy.start(plainPort: server.port)
+            let proxy = try await FaultProxy.start(upstreamPort: server.port, observing: true)
             defer { proxy.stop() }
             let client = PusherClient(
                 options: PusherClientOptions(

@@ -6,7 +6,9 @@ import Synchronization
 /// A TCP proxy on 127.0.0.1 that breaks the connections it carries on command, for tests of how a client and a
 /// server hold up: cut (RST or FIN), stall, truncate, latency and bandwidth, and a listener that goes away; and,
 /// from its start, drops the WebSocket frames of some opcodes the server sends, below any WebSocket library (what a
-/// server that never answers a ping or a close looks like).
+/// server that never answers a ping or a close looks like). Observing, it records what each WebSocket connection
+/// showed (``Observation``), forwards a FIN as a half-close, and can route by the client's first byte to a TLS port:
+/// one `host:port` that answers `ws://` and `wss://`, as a Pusher host does.
 ///
 /// ```swift
 /// let proxy = try await FaultProxy.start(upstreamPort: server.port)
@@ -30,12 +32,18 @@ public final class FaultProxy: Sendable {
     public let droppedServerFrames: Set<UInt8>
     /// Whether the client's connection ends (FIN) where a dropped close frame was.
     public let endsAtDroppedClose: Bool
+    /// Where connections that begin with a TLS handshake go (`nil`: all go to ``upstreamPort``).
+    public let tlsUpstreamPort: Int?
+    /// Whether connections are observed (``connections``) and a FIN is forwarded as a half-close.
+    public let observes: Bool
 
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
     private let state: Mutex<State>
     /// See ``loseAnswers(_:)``.
     fileprivate let answersLost = Atomic<Bool>(false)
+    /// One per accepted connection, in order, when observing.
+    private let observations = Mutex<[Observation]>([])
 
     private struct State {
         var listener: (any Channel)?
@@ -50,12 +58,14 @@ public final class FaultProxy: Sendable {
 
     private init(
         port: Int, upstreamPort: Int, group: any EventLoopGroup, ownsGroup: Bool, dropping: Set<UInt8>,
-        endAtClose: Bool
+        endAtClose: Bool, tlsUpstreamPort: Int?, observes: Bool
     ) {
         self.port = port
         self.upstreamPort = upstreamPort
         self.droppedServerFrames = dropping
         self.endsAtDroppedClose = endAtClose
+        self.tlsUpstreamPort = tlsUpstreamPort
+        self.observes = observes
         self.group = group
         self.ownsGroup = ownsGroup
         self.state = Mutex(State())
@@ -65,9 +75,13 @@ public final class FaultProxy: Sendable {
     ///
     /// With `droppingServerFrames`, the server's frames with those opcodes never reach the client (connections that
     /// do not upgrade, such as the HTTP API's, pass untouched); with `endAtDroppedClose`, the client's connection
-    /// ends where a dropped close frame was.
+    /// ends where a dropped close frame was. With `tlsUpstreamPort`, a connection whose first byte begins a TLS
+    /// handshake goes there instead (the upstream is dialled once that byte arrives). With `observing`, each
+    /// connection's WebSocket traffic is recorded (``connections``) and a peer's FIN is forwarded as a half-close, so
+    /// what the other peer sends after it is still carried and seen.
     public static func start(
-        upstreamPort: Int, port: Int = 0, droppingServerFrames: Set<UInt8> = [], endAtDroppedClose: Bool = false
+        upstreamPort: Int, port: Int = 0, tlsUpstreamPort: Int? = nil, observing: Bool = false,
+        droppingServerFrames: Set<UInt8> = [], endAtDroppedClose: Bool = false
     ) async throws -> FaultProxy {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The listener's initializer needs the proxy, which needs the bound port: no one can connect before
@@ -77,7 +91,8 @@ public final class FaultProxy: Sendable {
             let listener = try await bindOutsideEphemeralRange(port: port, group: group) { box.withLock { $0 } }
             let proxy = FaultProxy(
                 port: listener.localAddress?.port ?? port, upstreamPort: upstreamPort, group: group, ownsGroup: true,
-                dropping: droppingServerFrames, endAtClose: endAtDroppedClose)
+                dropping: droppingServerFrames, endAtClose: endAtDroppedClose, tlsUpstreamPort: tlsUpstreamPort,
+                observes: observing)
             proxy.state.withLock { $0.listener = listener }
             box.withLock { $0 = proxy }
             return proxy
@@ -207,6 +222,14 @@ public final class FaultProxy: Sendable {
     /// Connections accepted since the start.
     public var acceptedConnections: Int { state.withLock { $0.accepted } }
 
+    /// What each connection showed, in the order they were accepted (empty unless observing).
+    public var connections: [Observation] { observations.withLock { $0 } }
+
+    /// ``shutdown()`` for a `defer`: begins it and returns.
+    public func stop() {
+        Task { await shutdown() }
+    }
+
     /// Stops listening and closes every connection.
     public func shutdown() async {
         let listener = state.withLock { state -> (any Channel)? in
@@ -223,18 +246,45 @@ public final class FaultProxy: Sendable {
 
     private func accept(_ downstream: any Channel) -> EventLoopFuture<Void> {
         let loop = downstream.eventLoop
-        let (open, stallUntil, partitioned) = state.withLock { state -> (Bool, NIODeadline?, Bool) in
+        let (open, partitioned) = state.withLock { state -> (Bool, Bool) in
             state.accepted += 1
-            return (!state.closed, state.stallNewUntil, state.partitioned)
+            return (!state.closed, state.partitioned)
         }
         guard open else { return downstream.close() }
         if partitioned, let provider = downstream as? any SocketOptionProvider {
             return provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).flatMap { downstream.close() }
         }
+        let observation = observes ? observations.withLock { $0.append(Observation()); return $0.count - 1 } : nil
+        do {
+            if observes { try downstream.syncOptions?.setOption(.allowRemoteHalfClosure, value: true) }
+            if let tlsUpstreamPort {
+                let router = FirstByteRouter { firstByte in
+                    let tls = firstByte == 0x16
+                    if tls, let observation { self.observe(observation) { $0.usedTLS = true } }
+                    return self.link(
+                        downstream, toPort: tls ? tlsUpstreamPort : self.upstreamPort, observation: observation,
+                        scans: !tls)
+                }
+                try downstream.pipeline.syncOperations.addHandler(router)
+                return loop.makeSucceededVoidFuture()
+            }
+        } catch {
+            return downstream.close().flatMapThrowing { throw error }
+        }
+        return link(downstream, toPort: upstreamPort, observation: observation, scans: true).map { _ in }
+    }
+
+    /// Dials `port` and carries `downstream` to it; a server that is not there closes `downstream`.
+    private func link(_ downstream: any Channel, toPort port: Int, observation: Int?, scans: Bool)
+        -> EventLoopFuture<Link>
+    {
+        let loop = downstream.eventLoop
         return ClientBootstrap(group: loop)
-            .connect(host: "127.0.0.1", port: upstreamPort)
+            .connect(host: "127.0.0.1", port: port)
             .flatMap { upstream in
-                let link = Link(proxy: self, downstream: downstream, upstream: upstream)
+                let link = Link(
+                    proxy: self, downstream: downstream, upstream: upstream,
+                    observation: observation.map { ($0, scans) })
                 self.state.withLock { $0.links[ObjectIdentifier(link)] = link }
                 do {
                     try downstream.pipeline.syncOperations.addHandler(Relay(link: link, direction: .toServer))
@@ -243,13 +293,18 @@ public final class FaultProxy: Sendable {
                     link.cut(.fin)
                     return loop.makeFailedFuture(error)
                 }
+                let stallUntil = self.state.withLock { $0.stallNewUntil }
                 if let stallUntil, stallUntil > .now() { link.stall(until: stallUntil) }
-                return loop.makeSucceededVoidFuture()
+                return loop.makeSucceededFuture(link)
             }
             .flatMapError { error in
                 // The server is not there: the client sees its connection accepted, then closed.
                 downstream.close().flatMapThrowing { throw error }
             }
+    }
+
+    fileprivate func observe(_ index: Int, _ change: (inout Observation) -> Void) {
+        observations.withLock { change(&$0[index]) }
     }
 
     fileprivate func forget(_ link: Link) {
@@ -283,12 +338,17 @@ public final class FaultProxy: Sendable {
         private var truncated = false
         /// Leaves the dropped opcodes out of what the server sends (`nil`: nothing is dropped).
         private var serverFrames: ServerFrameDropper?
+        /// This connection's ``Observation`` (when observing), and the scan of its WebSocket frames (plain ones).
+        private let observation: Int?
+        private var observer: ConnectionObserver?
 
-        init(proxy: FaultProxy, downstream: any Channel, upstream: any Channel) {
+        init(proxy: FaultProxy, downstream: any Channel, upstream: any Channel, observation: (index: Int, scans: Bool)?) {
             self.proxy = proxy
             self.downstream = downstream
             self.upstream = upstream
             self.loop = downstream.eventLoop
+            self.observation = observation?.index
+            if observation?.scans == true { observer = ConnectionObserver() }
             if !proxy.droppedServerFrames.isEmpty {
                 serverFrames = ServerFrameDropper(drop: proxy.droppedServerFrames, endAtClose: proxy.endsAtDroppedClose)
             }
@@ -328,6 +388,16 @@ public final class FaultProxy: Sendable {
 
         func received(_ data: ByteBuffer, _ direction: Direction) {
             guard !closing else { return }
+            if let observation, var observer {
+                proxy.observe(observation) { record in
+                    if direction == .toServer {
+                        observer.client(data, into: &record)
+                    } else {
+                        observer.server(data, into: &record)
+                    }
+                }
+                self.observer = observer
+            }
             var data = data
             guard !truncated else { return }
             if direction == .toClient, proxy.answersLost.load(ordering: .sequentiallyConsistent) {
@@ -387,10 +457,53 @@ public final class FaultProxy: Sendable {
             }
         }
 
+        /// One side's end (a FIN, or the connection gone). Observing, a FIN is passed on as a half-close and the
+        /// client's end recorded; otherwise both sides close.
+        func ended(_ direction: Direction, inputOnly: Bool) {
+            if direction == .toServer, let observation { proxy.observe(observation) { $0.clientEnded = true } }
+            guard observation != nil, !closing else {
+                close(.fin)
+                return
+            }
+            if direction == .toServer && !inputOnly {
+                close(.fin)
+            } else {
+                (direction == .toServer ? upstream : downstream).close(mode: .output, promise: nil)
+            }
+        }
+
         private func write(_ data: ByteBuffer, _ direction: Direction) {
             guard !closing, !truncated else { return }
             let target = direction == .toServer ? upstream : downstream
             target.writeAndFlush(data, promise: nil)
+        }
+    }
+
+    /// Holds what a client sends first until the upstream its first byte picks is dialled (0x16 begins a TLS
+    /// handshake), then hands it to the link and steps aside.
+    fileprivate final class FirstByteRouter: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+        private let dial: (UInt8?) -> EventLoopFuture<Link>
+        private var held: [ByteBuffer] = []
+        private var dialling = false
+
+        init(dial: @escaping (UInt8?) -> EventLoopFuture<Link>) {
+            self.dial = dial
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            held.append(buffer)
+            guard !dialling else { return }
+            dialling = true
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            dial(buffer.getInteger(at: buffer.readerIndex, as: UInt8.self)).whenSuccess { link in
+                // On the loop, right after the link's relays were added: nothing was read in between.
+                let (router, context) = loopBound.value
+                for chunk in router.held { link.received(chunk, .toServer) }
+                router.held = []
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            }
         }
     }
 
@@ -410,8 +523,14 @@ public final class FaultProxy: Sendable {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            link.close(.fin)
+            link.ended(direction, inputOnly: false)
             context.fireChannelInactive()
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            // Only with half-closure allowed (observing): the client ended its side.
+            if case ChannelEvent.inputClosed = event { link.ended(direction, inputOnly: true) }
+            context.fireUserInboundEventTriggered(event)
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -2,7 +2,7 @@ import NIOCore
 
 /// One direction of a WebSocket connection's raw bytes as they cross a TCP proxy of the test kit: the HTTP head (the
 /// upgrade request, or the server's answer) first, then frame after frame. The one reader of frame headers below any
-/// WebSocket library that ``FaultProxy`` and ``WireProbeProxy`` share.
+/// WebSocket library, for ``FaultProxy``'s frame drops and observations.
 ///
 /// Bytes are fed as they arrive; ``nextHead()`` and ``nextFrame()`` hand out what is whole so far, in order.
 struct WebSocketWireReader {

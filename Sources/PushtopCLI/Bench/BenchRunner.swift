@@ -43,7 +43,7 @@ struct BenchRunner {
             throw BenchError.publishFailed(error)
         }
         let expected = counters.published.load(ordering: .relaxed) * subscribers
-        try await drain(counters: counters, expected: expected, start: start)
+        try await drain(counters: counters, expected: expected)
         progressTask.cancel()
         let end = counters.lastDelivery.withLock { $0 } ?? ContinuousClock.now
         for c in clients { await c.shutdown() }
@@ -103,9 +103,11 @@ struct BenchRunner {
         }
     }
 
-    /// Waits until every subscriber is subscribed (or refused), for up to 15 s.
+    /// Waits until every subscriber is subscribed; throws when one is refused or not subscribed in time
+    /// (15 s, and a second more per 100 subscribers).
     private func waitUntilSubscribed(_ clients: [PusherClient]) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
+        let seconds = 15 + clients.count / 100
+        let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             var ready = 0
             for c in clients {
@@ -114,9 +116,10 @@ struct BenchRunner {
                 if case .failed(let why)? = state { throw BenchError.subscriptionFailed(why) }
                 if await c.state == .failed { throw BenchError.connectionFailed(await c.failureReason ?? "refused") }
             }
-            if ready == clients.count { break }
+            if ready == clients.count { return }
             try await Task.sleep(for: .milliseconds(20))
         }
+        throw BenchError.subscriptionTimedOut(seconds: seconds)
     }
 
     /// The progress line, once a second until cancelled.
@@ -169,13 +172,22 @@ struct BenchRunner {
         }
     }
 
-    /// Lets the last deliveries arrive: stops when everything came, or nothing came for a second (10 s at most).
-    private func drain(counters: Counters, expected: Int, start: ContinuousClock.Instant) async throws {
-        let drainDeadline = ContinuousClock.now + .seconds(10)
-        while counters.received.load(ordering: .relaxed) < expected, ContinuousClock.now < drainDeadline {
-            let last = counters.lastDelivery.withLock { $0 } ?? start
-            if ContinuousClock.now - last > .seconds(1) { break }
+    /// Lets the last deliveries arrive: stops when everything came, or nothing came for 3 s (10 s at most). The quiet
+    /// is counted from the later of the last delivery and the end of publishing: a server answers a publish before it
+    /// delivers it, and a busy one can deliver the last events well after its last answer.
+    private func drain(counters: Counters, expected: Int) async throws {
+        let drainStart = ContinuousClock.now
+        let drainDeadline = drainStart + .seconds(10)
+        var seen = counters.received.load(ordering: .relaxed)
+        var quietSince = drainStart
+        while seen < expected, ContinuousClock.now < drainDeadline {
             try await Task.sleep(for: .milliseconds(10))
+            let now = counters.received.load(ordering: .relaxed)
+            if now != seen {
+                (seen, quietSince) = (now, ContinuousClock.now)
+            } else if ContinuousClock.now - quietSince > .seconds(3) {
+                break
+            }
         }
     }
 }
@@ -184,12 +196,15 @@ enum BenchError: Error, CustomStringConvertible {
     case subscriptionFailed(String)
     case connectionFailed(String)
     case publishFailed(String)
+    case subscriptionTimedOut(seconds: Int)
 
     var description: String {
         switch self {
         case .subscriptionFailed(let why): return "a subscriber could not subscribe: \(why)"
         case .connectionFailed(let why): return "a subscriber could not connect: \(why)"
         case .publishFailed(let why): return "every publish failed: \(why)"
+        case .subscriptionTimedOut(let seconds):
+            return "the subscribers were not all subscribed within \(seconds) s: no event was published"
         }
     }
 }
