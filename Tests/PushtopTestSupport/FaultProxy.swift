@@ -254,7 +254,13 @@ public final class FaultProxy: Sendable {
         if partitioned, let provider = downstream as? any SocketOptionProvider {
             return provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).flatMap { downstream.close() }
         }
-        let observation = observes ? observations.withLock { $0.append(Observation()); return $0.count - 1 } : nil
+        var observation: Int?
+        if observes {
+            observation = observations.withLock { records in
+                records.append(Observation())
+                return records.count - 1
+            }
+        }
         do {
             if observes { try downstream.syncOptions?.setOption(.allowRemoteHalfClosure, value: true) }
             if let tlsUpstreamPort {
@@ -342,7 +348,8 @@ public final class FaultProxy: Sendable {
         private let observation: Int?
         private var observer: ConnectionObserver?
 
-        init(proxy: FaultProxy, downstream: any Channel, upstream: any Channel, observation: (index: Int, scans: Bool)?) {
+        init(proxy: FaultProxy, downstream: any Channel, upstream: any Channel, observation: (index: Int, scans: Bool)?)
+        {
             self.proxy = proxy
             self.downstream = downstream
             self.upstream = upstream
