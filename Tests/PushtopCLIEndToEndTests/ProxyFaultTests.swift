@@ -210,15 +210,33 @@ import Testing
     @Test func permessageDeflateIsNegotiatedWithTheClientOnItsOwn() async throws {
         try await ProxyNode.withProxy { node, proxy in
             let port = proxy.port
-            let (head, first) = try await offloaded {
+            let (raw, head, first) = try await offloaded {
                 let (raw, head) = try RawSocket.webSocketWithHead(
                     port: port, path: "/app/\(ServeNode.key)?protocol=7",
                     headers: ["Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"])
-                return (head, try raw.readFrame())
+                let first = try raw.readFrame()
+                try raw.sendText(#"{"event":"pusher:subscribe","data":{"channel":"news"}}"#)
+                _ = try raw.readEvent("pusher_internal:subscription_succeeded")
+                return (raw, head, first)
             }
+            defer { raw.close() }
             #expect(head.lowercased().contains("sec-websocket-extensions: permessage-deflate"), "\(head)")
-            // pusher:connection_established (117 bytes) arrives compressed: the proxy deflates toward the client.
-            #expect(first.opcode == 0x1 && first.rsv1)
+            // pusher:connection_established (117 bytes) is too short to gain from deflate; a 2 KB event is deflated by
+            // the proxy toward the client.
+            #expect(first.opcode == 0x1 && !first.rsv1)
+            let story = String(repeating: "all the news that fits ", count: 90)
+            let status = try await proxy.signed(
+                "POST", "/apps/\(node.appID)/events", body: #"{"name":"story","channel":"news","data":"\#(story)"}"#
+            ).status
+            #expect(status == 200)
+            // The next frame that is not one of Pusher's own (short, uncompressed) is the story.
+            let event = try await offloaded {
+                while true {
+                    let frame = try raw.readFrame()
+                    if frame.rsv1 || !frame.text.contains(#""event":"pusher"#) { return frame }
+                }
+            }
+            #expect(event.opcode == 0x1 && event.rsv1 && event.payload.count < story.utf8.count / 4, "\(event.text)")
         }
     }
 

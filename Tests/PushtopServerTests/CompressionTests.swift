@@ -23,9 +23,9 @@ struct CompressionTests {
     @Test func ourClientNegotiatesAndEventsArriveCompressed() async throws {
         let result = try await Self.deliverThroughProxy { _ in }
         #expect(result.extensions == Self.agreed)
-        // connection_established, subscription_succeeded and the three long events are long enough to compress.
-        #expect(result.compressedFrames >= 3, "compressed \(result.compressedFrames) of \(result.dataFrames)")
-        #expect(result.compressedFrames < result.dataFrames, "the short event goes uncompressed")
+        // The three long events (over 1 KB) are long enough to compress; the short one and Pusher's own frames are not.
+        #expect(result.compressedFrames == 3, "compressed \(result.compressedFrames) of \(result.dataFrames)")
+        #expect(result.dataFrames >= 6, "connection_established, subscription_succeeded and four events")
     }
 
     @Test func offWhenTheServerIsConfiguredSo() async throws {
@@ -55,7 +55,7 @@ struct CompressionTests {
             await client.connect()
             try await recorder.wait("subscribed") { $0.isSubscribed("news") }
             let long = (0..<3).map {
-                #"{"headline":"story \#($0)","body":"\#(String(repeating: "all the news that fits ", count: 20))"}"#
+                #"{"headline":"story \#($0)","body":"\#(String(repeating: "all the news that fits ", count: 60))"}"#
             }
             for (index, data) in (long + ["{}"]).enumerated() {
                 try await server.hub.publish(PublishRequest(channels: ["news"], name: "story-\(index)", data: data))
@@ -87,25 +87,33 @@ struct CompressionTests {
         }
     }
 
-    /// A raw client that offers the extension gets both no-context-takeover parameters and compressed frames that
-    /// inflate on their own.
+    /// A raw client that offers the extension gets both no-context-takeover parameters, Pusher's short frames as they
+    /// are, and an event of 1 KB or more compressed so that it inflates on its own.
     @Test func aRawOfferIsAnsweredAndFramesInflate() async throws {
-        try await withServer { server in
+        try await withServer({ $0.subscriptionCountEvents = false }) { server in
             let port = server.port
             let key = server.configuration.app.key
-            let (head, frame) = try await offloaded {
+            let (socket, head, established) = try await offloaded {
                 let (socket, head) = try RawSocket.webSocketWithHead(
                     port: port, path: "/app/\(key)?protocol=7", headers: [Self.offer])
-                defer { socket.close() }
-                return (head, try socket.readFrame())
+                let established = try socket.readFrame()
+                try socket.sendText(#"{"event":"pusher:subscribe","data":{"channel":"news"}}"#)
+                _ = try socket.readEvent("pusher_internal:subscription_succeeded")
+                return (socket, head, established)
             }
+            defer { socket.close() }
             #expect(head.contains("Sec-WebSocket-Extensions: \(Self.agreed)\r\n"))
-            #expect(frame.rsv1)
-            #expect(try Self.inflate(frame.payload).contains("pusher:connection_established"))
+            #expect(!established.rsv1 && established.text.contains("pusher:connection_established"))
+            let story = String(repeating: "all the news that fits ", count: 50)
+            try await server.hub.publish(PublishRequest(channels: ["news"], name: "story", data: story))
+            let frame = try await offloaded { try socket.readFrame() }
+            #expect(frame.rsv1 && frame.payload.count < story.utf8.count / 4)
+            #expect(try Self.inflate(frame.payload).contains(story))
         }
     }
 
-    /// `server_max_window_bits=8`: the client inflates with 256 bytes of window, so longer messages go uncompressed.
+    /// `server_max_window_bits=11`: the client inflates with 2 KB of window, so longer messages go uncompressed (and
+    /// those under 1 KB, as always).
     @Test func aSmallServerWindowKeepsLongMessagesUncompressed() async throws {
         try await withServer({ $0.subscriptionCountEvents = false }) { server in
             let port = server.port
@@ -113,8 +121,8 @@ struct CompressionTests {
             let socket = try await offloaded {
                 let (socket, head) = try RawSocket.webSocketWithHead(
                     port: port, path: "/app/\(key)?protocol=7",
-                    headers: ["Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits=8"])
-                guard head.contains("\(Self.agreed); server_max_window_bits=8\r\n") else {
+                    headers: ["Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits=11"])
+                guard head.contains("\(Self.agreed); server_max_window_bits=11\r\n") else {
                     throw RawSocket.Failure(description: "unexpected answer: \(head)")
                 }
                 _ = try socket.readFrame()
@@ -123,14 +131,16 @@ struct CompressionTests {
                 return socket
             }
             defer { socket.close() }
-            let short = String(repeating: "ab", count: 50), long = String(repeating: "ab", count: 400)
-            for data in [short, long] {
+            let short = String(repeating: "ab", count: 50), fits = String(repeating: "ab", count: 700)
+            let long = String(repeating: "ab", count: 1200)
+            for data in [short, fits, long] {
                 try await server.hub.publish(PublishRequest(channels: ["sizes"], name: "e", data: data))
             }
-            let frames = try await offloaded { try (0..<2).map { _ in try socket.readFrame() } }
-            #expect(frames[0].rsv1 && frames[0].payload.count < 200)
-            #expect(try Self.inflate(frames[0].payload, windowBits: 8).contains(short))
-            #expect(!frames[1].rsv1 && frames[1].text.contains(long))
+            let frames = try await offloaded { try (0..<3).map { _ in try socket.readFrame() } }
+            #expect(!frames[0].rsv1 && frames[0].text.contains(short))
+            #expect(frames[1].rsv1 && frames[1].payload.count < 200)
+            #expect(try Self.inflate(frames[1].payload, windowBits: 11).contains(fits))
+            #expect(!frames[2].rsv1 && frames[2].text.contains(long))
         }
     }
 
@@ -146,8 +156,8 @@ struct CompressionTests {
             let established = try await offloaded { () -> (RawSocket, String) in
                 let (socket, _) = try RawSocket.webSocketWithHead(
                     port: port, path: "/app/\(key)?protocol=7", headers: [Self.offer])
-                let text = try Self.inflate(socket.readFrame().payload)
-                return (socket, text)
+                let frame = try socket.readFrame()
+                return (socket, frame.rsv1 ? try Self.inflate(frame.payload) : frame.text)
             }
             let alice = established.0
             defer { alice.close() }

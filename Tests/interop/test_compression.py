@@ -23,7 +23,7 @@ async def _subscribe_and_receive(server, sdk_trigger):
         await _receive(ws, "pusher:connection_established")
         await ws.send(json.dumps({"event": "pusher:subscribe", "data": {"channel": "deflated"}}))
         await _receive(ws, "pusher_internal:subscription_succeeded")
-        body = "all the news that fits " * 40
+        body = "all the news that fits " * 60
         await asyncio.get_running_loop().run_in_executor(
             None, lambda: sdk_trigger("deflated", "story", {"body": body}))
         story = await _receive(ws, "story")
