@@ -49,6 +49,23 @@ import Testing
         await server.shutdown()
     }
 
+    /// A server that never confirms a subscription: bench says so and publishes nothing, instead of publishing to
+    /// subscribers it then counts as missing every event.
+    @Test func subscribersNeverConfirmedStopTheRunWithAClearMessage() async throws {
+        var behavior = ScriptedPusherServer.Behavior()
+        behavior.acceptSubscriptions = false
+        let server = try await ScriptedPusherServer.start(
+            behavior, transport: .init(apps: [.init(id: "1", key: "test-key", secret: "test-secret")]))
+        defer { server.stop() }
+        let bench = try PushtopProcess([
+            "bench", "--key", "test-key", "--secret", "test-secret", "--app-id", "1", "--host", "127.0.0.1",
+            "--port", String(server.port), "--no-tls", "--rate", "10", "--duration", "0.5", "--subscribers", "2",
+        ])
+        #expect(try await bench.exitCode(timeout: 45) == 1)
+        #expect(bench.stderr.contains("not all subscribed within 15 s"), "stderr: \(bench.stderr)")
+        #expect(server.httpRequests.isEmpty, "nothing was published")
+    }
+
     @Test func zeroSubscribersOnlyPublishesForOtherConsumers() async throws {
         let server = try await EmbeddedServer.start(ServerConfiguration(port: 0))
         let app = server.configuration.app
