@@ -21,6 +21,8 @@ struct BenchRunner {
         let published = Atomic<Int>(0)
         let failed = Atomic<Int>(0)
         let lastDelivery = Mutex<ContinuousClock.Instant?>(nil)
+        /// The longest publish-to-delivery latency so far, in microseconds.
+        let slowest = Atomic<Int>(0)
         let firstError = Mutex<String?>(nil)
     }
 
@@ -88,13 +90,17 @@ struct BenchRunner {
             for await batch in batches {
                 let now = Self.microsecondsNow()
                 var delivered = 0
+                var slowest: UInt64 = 0
                 for case .event(let e) in batch where e.channel == channel && e.name == "bench" {
                     if let sent = e.data?["t"]?.numberValue, sent > 0 {
-                        _ = histogram.record(now >= UInt64(sent) ? now - UInt64(sent) : 0)
+                        let latency = now >= UInt64(sent) ? now - UInt64(sent) : 0
+                        _ = histogram.record(latency)
+                        slowest = max(slowest, latency)
                     }
                     delivered += 1
                 }
                 if delivered > 0 {
+                    counters.slowest.max(Int(clamping: slowest), ordering: .relaxed)
                     counters.received.add(delivered, ordering: .relaxed)
                     counters.lastDelivery.withLock { $0 = .now }
                 }
@@ -172,20 +178,23 @@ struct BenchRunner {
         }
     }
 
-    /// Lets the last deliveries arrive: stops when everything came, or nothing came for 3 s (10 s at most). The quiet
-    /// is counted from the later of the last delivery and the end of publishing: a server answers a publish before it
+    /// Lets the last deliveries arrive: stops when everything came, or nothing came for 3 s or twice the slowest
+    /// delivery so far, whichever is longer (10 s in all, or four times the slowest, at most a minute). The quiet is
+    /// counted from the later of the last delivery and the end of publishing: a server answers a publish before it
     /// delivers it, and a busy one can deliver the last events well after its last answer.
     private func drain(counters: Counters, expected: Int) async throws {
         let drainStart = ContinuousClock.now
-        let drainDeadline = drainStart + .seconds(10)
         var seen = counters.received.load(ordering: .relaxed)
         var quietSince = drainStart
-        while seen < expected, ContinuousClock.now < drainDeadline {
+        while seen < expected {
             try await Task.sleep(for: .milliseconds(10))
-            let now = counters.received.load(ordering: .relaxed)
-            if now != seen {
-                (seen, quietSince) = (now, ContinuousClock.now)
-            } else if ContinuousClock.now - quietSince > .seconds(3) {
+            let slowest = Duration.microseconds(counters.slowest.load(ordering: .relaxed))
+            let now = ContinuousClock.now
+            if now - drainStart > min(.seconds(60), max(.seconds(10), slowest * 4)) { break }
+            let received = counters.received.load(ordering: .relaxed)
+            if received != seen {
+                (seen, quietSince) = (received, now)
+            } else if now - quietSince > max(.seconds(3), slowest * 2) {
                 break
             }
         }
