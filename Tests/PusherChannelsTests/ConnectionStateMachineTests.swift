@@ -242,6 +242,25 @@ import Testing
         #expect(m.handle(.pongReceived(attempt: 1), now: 132).isEmpty, "a stale socket's pong")
     }
 
+    /// A pong timeout longer than the activity timeout (`watch --activity-timeout 1 --pong-timeout 3`), and a pong that
+    /// comes after the activity timer fired again: the connection is still watched, so a stall after it is noticed.
+    @Test func aPongLaterThanTheActivityTimeoutLeavesTheConnectionWatched() {
+        var m = ConnectionStateMachine(
+            configuration: ConnectionConfiguration(
+                useTLS: true, activityTimeout: 1, pongTimeout: 3, reconnect: ReconnectPolicy(jitter: 0)),
+            random: { 0.5 })
+        _ = m.handle(.connectRequested, now: 0)
+        _ = m.handle(.established(attempt: 1, socketID: "1.1", activityTimeout: 120), now: 0)
+        #expect(m.handle(.timerFired(.activity), now: 1).contains(.sendPing))
+        #expect(m.handle(.timerFired(.activity), now: 2) == [.startTimer(.activity, seconds: 1)], "armed again")
+        #expect(m.handle(.frameReceived(attempt: 1), now: 2.5) == [.cancelTimer(.pong)], "the late pong")
+        // Then the server goes silent: the next activity timer pings, and the missing pong reconnects.
+        #expect(m.handle(.timerFired(.activity), now: 3.5).contains(.sendPing))
+        let dead = m.handle(.timerFired(.pong), now: 6.5)
+        #expect(dead.contains(.closeSocket(code: 1000, reason: "no pong within 3 s")))
+        #expect(states(dead) == [.connecting])
+    }
+
     @Test func anyFrameAnswersAPing() {
         var m = connected()
         _ = m.handle(.timerFired(.activity), now: 120)

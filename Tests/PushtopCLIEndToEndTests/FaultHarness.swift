@@ -186,7 +186,13 @@ actor FaultHarness {
             figures.recoveries.append((ContinuousClock.now - start).seconds)
         } catch {
             stopUncountedPublishing()
-            let lostConnection = watch.lines(from: mark).contains { $0.contains(#""type":"state""#) }
+            let since = watch.lines(from: mark)
+            let lostConnection = since.contains { $0.contains(#""type":"state""#) }
+            let events = since.filter { $0.contains(#""type":"event""#) }.count
+            let said = watch.stderr.split(separator: "\n").suffix(3).joined(separator: " | ")
+            figures.notes.append(
+                "\(fault): \(since.count) lines since (\(events) events, a state change: \(lostConnection)); "
+                    + "watch said: \(said); proxy: \(proxy.openConnections) open of \(proxy.acceptedConnections)")
             if case .stall(let seconds) = fault, !lostConnection, seconds < 40 {
                 // The stall ended before watch's timers fired (a loaded machine starves them), so nothing was
                 // noticed: not a missed resubscription. Again, twice as long; a client that never notices a stall

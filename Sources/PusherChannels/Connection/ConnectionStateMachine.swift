@@ -260,7 +260,11 @@ public struct ConnectionStateMachine: Sendable {
                 code: nil, reason: "no handshake within \(format(configuration.handshakeTimeout)) s",
                 closeOurSide: true)
         case .activity:
-            guard state == .connected, !awaitingPong else { return [] }
+            guard state == .connected else { return [] }
+            // Still waiting for the pong (a pong timeout longer than the activity timeout): keep the timer, or a
+            // pong that comes after this would leave no timer watching the connection, and a later stall would go
+            // unnoticed for good.
+            if awaitingPong { return [.startTimer(.activity, seconds: activityTimeout)] }
             let idle = now - lastFrameAt
             if idle + 0.001 < activityTimeout {
                 return [.startTimer(.activity, seconds: activityTimeout - idle)]
