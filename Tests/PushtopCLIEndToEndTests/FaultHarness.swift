@@ -187,12 +187,11 @@ actor FaultHarness {
         } catch {
             stopUncountedPublishing()
             let since = watch.lines(from: mark)
-            let lostConnection = since.contains { $0.contains(#""type":"state""#) }
+            let lostConnection = Self.changedState(since)
             let events = since.filter { $0.contains(#""type":"event""#) }.count
-            let said = watch.stderr.split(separator: "\n").suffix(3).joined(separator: " | ")
             figures.notes.append(
                 "\(fault): \(since.count) lines since (\(events) events, a state change: \(lostConnection)); "
-                    + "watch said: \(said); proxy: \(proxy.openConnections) open of \(proxy.acceptedConnections)")
+                    + "watch said: \(watchSaid); proxy: \(proxy.openConnections) open of \(proxy.acceptedConnections)")
             if case .stall(let seconds) = fault, !lostConnection, seconds < 40 {
                 // The stall ended before watch's timers fired (a loaded machine starves them), so nothing was
                 // noticed: not a missed resubscription. Again, twice as long; a client that never notices a stall
@@ -206,6 +205,16 @@ actor FaultHarness {
             figures.notes.append("\(fault): not subscribed again within 30 s: \(unsubscribed)")
         }
         stopUncountedPublishing()
+    }
+
+    /// Whether watch printed a change of connection state among `lines`.
+    private static func changedState(_ lines: [String]) -> Bool {
+        lines.contains { $0.contains(#""type":"state""#) }
+    }
+
+    /// Watch's last three lines on stderr, for a note.
+    private var watchSaid: String {
+        watch.stderr.split(separator: "\n").suffix(3).joined(separator: " | ")
     }
 
     /// A last counted window, after the last fault.
@@ -230,12 +239,12 @@ actor FaultHarness {
         let said = watch.lines(from: windowStart).filter { !$0.contains(#""type":"event""#) }
         // Any change of state: lost during the window, or still reconnecting when it began (after the shaped
         // window, which the harness does not wait out with a resubscription).
-        let reconnected = said.contains { $0.contains(#""type":"state""#) }
+        let reconnected = Self.changedState(said)
         if reconnected, !arrived, attempt < 3 {
             figures.unforcedReconnections += 1
             figures.ledger.forgiveWindow()
-            let why = watch.stderr.split(separator: "\n").suffix(3).joined(separator: " | ")
-            figures.notes.append("watch reconnected during a counted window after \(lastFault ?? "the start"): \(why)")
+            figures.notes.append(
+                "watch reconnected during a counted window after \(lastFault ?? "the start"): \(watchSaid)")
             try await waitForResubscription(after: windowStart, timeout: 30)
             try await countedWindow(rounds: rounds, attempt: attempt + 1)
             return
