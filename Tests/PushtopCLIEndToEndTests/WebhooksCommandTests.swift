@@ -298,11 +298,25 @@ import Testing
             try socket.send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
             held.append(socket)
         }
-        try await waitUntil(timeout: 20, "a 503 once every place is taken") {
-            let socket = try RawSocket(port: port)
-            defer { socket.close() }
-            try socket.send("POST /late HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
-            return try socket.readHTTPHead().hasPrefix("HTTP/1.1 503")
+        // Each probe is a sender like the others: one that gets a place (one the flood left free, or one a held
+        // connection gave back on a loaded machine) keeps it, so the places fill up and the next probe is refused.
+        var answers: [String: Int] = [:]
+        do {
+            try await waitUntil(timeout: 30, "a 503 once every place is taken") {
+                let socket = try RawSocket(port: port, timeout: 1)
+                try socket.send("POST /late HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+                guard let head = try? socket.readHTTPHead() else {
+                    answers["no answer: holds a place", default: 0] += 1
+                    held.append(socket)
+                    return false
+                }
+                socket.close()
+                let status = String(head.prefix { $0 != "\r" })
+                answers[status, default: 0] += 1
+                return status.hasPrefix("HTTP/1.1 503")
+            }
+        } catch {
+            throw TestFailure("\(error); the probes' answers: \(answers)")
         }
         let overloaded = try await webhooks.waitForLine(
             "overloaded",
