@@ -40,6 +40,29 @@ import Testing
         }
     }
 
+    /// Pusher bills events and deliveries, "Ping/pong messages [...] are not counted": a run's count must not grow
+    /// with the keep-alive a slow run exchanges.
+    @Test func pingsAndPongsAreNotCountedAsBilledMessages() async throws {
+        try await withServer({ $0.activityTimeout = 1 }) { server in
+            let socket = try await ProbeSocket.connect(
+                url: "ws://127.0.0.1:\(server.port)/app/\(server.configuration.app.key)?protocol=7")
+            defer { socket.drop() }
+            #expect(await socket.waitFor(5) { $0.message?.event == PusherEventName.connectionEstablished } != nil)
+            socket.send(event: PusherEventName.subscribe, data: ["channel": "billed"])
+            #expect(await socket.waitFor(5) { $0.message?.event == PusherEventName.subscriptionSucceeded } != nil)
+            socket.send(event: PusherEventName.ping, data: [:])
+            #expect(await socket.waitFor(5) { $0.message?.event == PusherEventName.pong } != nil)
+            // The server's own ping, after its activity timeout of silence.
+            #expect(
+                await socket.waitFor(10) { $0.direction == .received && $0.message?.event == PusherEventName.ping }
+                    != nil)
+            let billed = socket.frames.filter(\.isBillable).compactMap(\.message?.event)
+            #expect(billed.starts(with: [PusherEventName.connectionEstablished, PusherEventName.subscriptionSucceeded]))
+            #expect(!billed.contains(PusherEventName.ping) && !billed.contains(PusherEventName.pong), "\(billed)")
+            #expect(!socket.frames.filter(\.isBillable).contains { $0.direction == .sent })
+        }
+    }
+
     @Test func aRefusedUpgradeIsAnErrorWithItsStatus() async throws {
         try await withServer { server in
             do {

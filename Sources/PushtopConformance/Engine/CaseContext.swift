@@ -340,7 +340,7 @@ public final class CaseContext: Sendable {
             return s
         }
         for socket in sockets {
-            traffic.add(socket.frames.filter { $0.direction == .received && $0.text != nil }.count)
+            traffic.add(socket.frames.filter(\.isBillable).count)
             socket.close()
             socket.drop()
         }

@@ -72,7 +72,7 @@ actor FeatureProbe {
     }
 }
 
-/// Counts the billable messages a run caused: events published and frames received.
+/// Counts the billable messages a run caused: events published and messages received, pings and pongs aside.
 final class TrafficCounter: Sendable {
     private let count = Atomic<Int>(0)
     func add(_ n: Int) { count.wrappingAdd(n, ordering: .relaxed) }

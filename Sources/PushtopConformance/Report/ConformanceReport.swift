@@ -11,7 +11,7 @@ public struct ConformanceReport: Codable, Sendable, Hashable {
     public var started: String
     /// Seconds the run took.
     public var seconds: Double
-    /// Billable messages the run caused (events published and frames received).
+    /// Billable messages the run caused (events published and messages received, pings and pongs aside).
     public var messages: Int
     public var cases: [CaseRecord]
     public var summary: Summary
@@ -61,7 +61,7 @@ public struct CaseRecord: Codable, Sendable, Hashable {
     public var expected: String?
     /// For a failure: what the server did (what came, never "nothing" when something came).
     public var got: String?
-    /// Billable messages the case caused (events published and frames received), as the report's total counts them.
+    /// Billable messages the case caused (events published and messages received, pings and pongs aside), as the report's total counts them.
     public var messages: Int?
 
     public init(

@@ -38,6 +38,16 @@ public struct ProbeFrame: Sendable, Hashable {
         return nil
     }
 
+    /// A message Pusher bills: a text frame the server delivered, except the keep-alive `pusher:ping` and
+    /// `pusher:pong` ("Ping/pong messages used to detect dropped connections [...] are not counted"). A slow run
+    /// exchanges more of them (the server pings every idle connection each activity timeout), so counting them made a
+    /// case's count depend on the machine's speed.
+    public var isBillable: Bool {
+        guard direction == .received, text != nil else { return false }
+        guard let event = message?.event else { return true }
+        return event != PusherEventName.ping && event != PusherEventName.pong
+    }
+
     /// One line for a report: direction, time and the frame, cut at `limit` characters.
     public func line(limit: Int = 300) -> String {
         let body: String
