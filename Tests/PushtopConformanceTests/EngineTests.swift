@@ -57,7 +57,8 @@ import Testing
                 await socket.waitFor(10) { $0.direction == .received && $0.message?.event == PusherEventName.ping }
                     != nil)
             let billed = socket.frames.filter(\.isBillable).compactMap(\.message?.event)
-            #expect(billed.starts(with: [PusherEventName.connectionEstablished, PusherEventName.subscriptionSucceeded]))
+            let first = [PusherEventName.connectionEstablished, PusherEventName.subscriptionSucceeded]
+            #expect(billed.starts(with: first), "\(billed)")
             #expect(!billed.contains(PusherEventName.ping) && !billed.contains(PusherEventName.pong), "\(billed)")
             #expect(!socket.frames.filter(\.isBillable).contains { $0.direction == .sent })
         }
