@@ -333,14 +333,16 @@ public final class CaseContext: Sendable {
         return lines
     }
 
-    /// Closes every socket the case opened and counts what they received.
+    /// Counts what every socket the case opened received, then closes them. Counted first, all of them: closing one
+    /// member of a presence channel sends `member_removed` to the others, and counted as they close, the count would
+    /// depend on how fast those arrive (the at-most of a case with many members allows for them).
     func finish() async {
         let sockets = self.sockets.withLock { s -> [ProbeSocket] in
             defer { s = [] }
             return s
         }
+        traffic.add(sockets.reduce(0) { $0 + $1.frames.filter(\.isBillable).count })
         for socket in sockets {
-            traffic.add(socket.frames.filter(\.isBillable).count)
             socket.close()
             socket.drop()
         }
