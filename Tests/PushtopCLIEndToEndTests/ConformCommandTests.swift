@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// `pushtop conform`, the real binary against a real `pushtop serve`: serve passes every case; each documented
-/// deviation, reproduced by the deviation table's proxy (``DeviationProxy`` with a row of ``DeviationSetups``), fails
+/// deviation, reproduced by the deviation table's proxy (``FaultProxy`` rewriting as a row of ``DeviationSetups`` says), fails
 /// exactly its cases; bad usage and a server that cannot be tested are said once with exit 2.
 @Suite(.serialized) struct ConformCommandTests {
     /// What a `--format json` run printed.
@@ -67,22 +67,22 @@ import Testing
         return Run(code: code, report: report, stderr: stderr, text: text)
     }
 
-    /// A `serve` node of the table's app (``Rewrites``) and, in front of it, a ``DeviationProxy`` that deviates from
+    /// A `serve` node of the table's app (``Rewrites``) and, in front of it, a rewriting ``FaultProxy`` that deviates from
     /// the protocol as the deviation table's row `name` says (a row made by the proxy's rewrite alone); with `hooks`,
     /// serve posts its webhooks to conform's listener there (through the proxy, for a row that rewrites them). The
     /// caller stops both.
-    static func nodeBehindProxy(_ name: String, hooks: Int? = nil) async throws -> (ServeNode, DeviationProxy) {
+    static func nodeBehindProxy(_ name: String, hooks: Int? = nil) async throws -> (ServeNode, FaultProxy) {
         let setup = try #require(DeviationSetups.all[name], "no row \(name) in the deviation table")
         let listener = hooks.map { "http://127.0.0.1:\($0)/" }
-        let proxy = try await DeviationProxy.start(
-            upstreamPort: 0, key: Rewrites.key, secret: Rewrites.secret, rewrite: setup.rewrite,
-            webhookTarget: listener)
+        let proxy = try await FaultProxy.start(
+            upstreamPort: 0,
+            rewriting: .init(setup.rewrite, key: Rewrites.key, secret: Rewrites.secret, webhookTarget: listener))
         do {
             let webhook = setup.webhooks ? proxy.webhookURL : listener
             let node = try await ServeNode.start(
                 key: Rewrites.key, secret: Rewrites.secret, appID: Rewrites.appID,
                 extra: webhook.map { ["--webhook", $0] } ?? [])
-            proxy.hub.setUpstream(node.port)
+            proxy.setUpstream(node.port)
             return (node, proxy)
         } catch {
             proxy.stop()
@@ -95,7 +95,7 @@ import Testing
     }
 
     /// The proxy's address and the table's app.
-    static func app(_ proxy: DeviationProxy) -> [String] {
+    static func app(_ proxy: FaultProxy) -> [String] {
         ["--port", "\(proxy.port)", "--key", Rewrites.key, "--secret", Rewrites.secret, "--app-id", Rewrites.appID]
     }
 

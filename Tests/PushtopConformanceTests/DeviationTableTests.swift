@@ -88,11 +88,10 @@ import Testing
     static func run(_ deviation: CaseDeviation, _ setup: DeviationSetup) async throws -> ConformanceReport {
         let listener = setup.webhooks ? try await WebhookListener.start(host: "127.0.0.1", port: 0) : nil
         var servers: [EmbeddedServer] = []
-        var proxies: [DeviationProxy] = []
-        var wires: [FaultProxy] = []
+        var proxies: [FaultProxy] = []
         var logger = Logger(label: "deviation.server")
         logger.logLevel = .critical
-        func startServer(webhookProxy: DeviationProxy?) async throws -> EmbeddedServer {
+        func startServer(webhookProxy: FaultProxy?) async throws -> EmbeddedServer {
             var configuration = ServerConfiguration(port: 0)
             if let webhookProxy {
                 configuration.webhooks.urls = [webhookProxy.webhookURL]
@@ -103,30 +102,28 @@ import Testing
             servers.append(server)
             return server
         }
-        func proxy(_ rewrite: ProxyRewrite) async throws -> DeviationProxy {
-            let proxy = try await DeviationProxy.start(
-                upstreamPort: 0, key: Rewrites.key, secret: Rewrites.secret, rewrite: rewrite,
-                webhookTarget: listener.map { "http://\($0.address)/" })
+        func proxy(_ rewrite: ProxyRewrite, dropping: Set<UInt8> = [], endAtClose: Bool = false) async throws
+            -> FaultProxy
+        {
+            let proxy = try await FaultProxy.start(
+                upstreamPort: 0, droppingServerFrames: dropping, endAtDroppedClose: endAtClose,
+                rewriting: .init(
+                    rewrite, key: Rewrites.key, secret: Rewrites.secret,
+                    webhookTarget: listener.map { "http://\($0.address)/" }))
             proxies.append(proxy)
             return proxy
         }
         return try await runAndCleanUp(
             {
-                let first = try await proxy(setup.rewrite)
+                let first = try await proxy(
+                    setup.rewrite, dropping: setup.dropServerFrames, endAtClose: setup.endAtDroppedClose)
                 let server = try await startServer(webhookProxy: listener == nil ? nil : first)
-                first.hub.setUpstream(server.port)
+                first.setUpstream(server.port)
                 var ports = [first.port]
-                if !setup.dropServerFrames.isEmpty {
-                    let wire = try await FaultProxy.start(
-                        upstreamPort: server.port, droppingServerFrames: setup.dropServerFrames,
-                        endAtDroppedClose: setup.endAtDroppedClose)
-                    wires.append(wire)
-                    ports = [wire.port]
-                }
                 if setup.nodes > 1 {
                     let second = try await proxy(setup.clustered ? setup.nodeB ?? setup.rewrite : ProxyRewrite())
                     let upstream = setup.clustered ? server : try await startServer(webhookProxy: nil)
-                    second.hub.setUpstream(upstream.port)
+                    second.setUpstream(upstream.port)
                     ports.append(second.port)
                 }
                 var target = Self.target(ports: ports, destructive: setup.destructive)
@@ -136,8 +133,7 @@ import Testing
                 return await runner.run()
             },
             finally: {
-                for proxy in proxies { proxy.stop() }
-                for wire in wires { await wire.shutdown() }
+                for proxy in proxies { await proxy.shutdown() }
                 for server in servers { await server.shutdown() }
                 await listener?.stop()
             })

@@ -8,7 +8,9 @@ import Synchronization
 /// from its start, drops the WebSocket frames of some opcodes the server sends, below any WebSocket library (what a
 /// server that never answers a ping or a close looks like). Observing, it records what each WebSocket connection
 /// showed (``Observation``), forwards a FIN as a half-close, and can route by the client's first byte to a TLS port:
-/// one `host:port` that answers `ws://` and `wss://`, as a Pusher host does.
+/// one `host:port` that answers `ws://` and `wss://`, as a Pusher host does. Started with ``Rewriting``, it also
+/// deviates from the protocol message by message (the conformance suite's deviation table): the test kit's one
+/// proxy, for faults and for deviations.
 ///
 /// ```swift
 /// let proxy = try await FaultProxy.start(upstreamPort: server.port)
@@ -26,8 +28,12 @@ public final class FaultProxy: Sendable {
 
     /// The port clients connect to.
     public let port: Int
-    /// The server the proxy forwards to.
-    public let upstreamPort: Int
+    /// The server the proxy forwards to (a rewriting proxy's can be set later: ``setUpstream(_:)``).
+    public var upstreamPort: Int { rewriter?.hub.upstreamPort ?? firstHop }
+    /// Where the TCP layer forwards to: the server, or a rewriting proxy's message layer.
+    private let firstHop: Int
+    /// The message layer, when rewriting.
+    let rewriter: RewriteLayer?
     /// The opcodes of the server's frames that are dropped (`0x8` close, `0x9` ping, `0xA` pong).
     public let droppedServerFrames: Set<UInt8>
     /// Whether the client's connection ends (FIN) where a dropped close frame was.
@@ -58,10 +64,11 @@ public final class FaultProxy: Sendable {
 
     private init(
         port: Int, upstreamPort: Int, group: any EventLoopGroup, ownsGroup: Bool, dropping: Set<UInt8>,
-        endAtClose: Bool, tlsUpstreamPort: Int?, observes: Bool
+        endAtClose: Bool, tlsUpstreamPort: Int?, observes: Bool, rewriter: RewriteLayer?
     ) {
         self.port = port
-        self.upstreamPort = upstreamPort
+        self.firstHop = rewriter?.port ?? upstreamPort
+        self.rewriter = rewriter
         self.droppedServerFrames = dropping
         self.endsAtDroppedClose = endAtClose
         self.tlsUpstreamPort = tlsUpstreamPort
@@ -78,11 +85,15 @@ public final class FaultProxy: Sendable {
     /// ends where a dropped close frame was. With `tlsUpstreamPort`, a connection whose first byte begins a TLS
     /// handshake goes there instead (the upstream is dialled once that byte arrives). With `observing`, each
     /// connection's WebSocket traffic is recorded (``connections``) and a peer's FIN is forwarded as a half-close, so
-    /// what the other peer sends after it is still carried and seen.
+    /// what the other peer sends after it is still carried and seen. With `rewriting`, every connection passes the
+    /// proxy's message layer, which changes what ``Rewriting/rewrite`` says (`upstreamPort` 0: the server is named
+    /// later, ``setUpstream(_:)``); frames are dropped from what that layer sends.
     public static func start(
         upstreamPort: Int, port: Int = 0, tlsUpstreamPort: Int? = nil, observing: Bool = false,
-        droppingServerFrames: Set<UInt8> = [], endAtDroppedClose: Bool = false
+        droppingServerFrames: Set<UInt8> = [], endAtDroppedClose: Bool = false, rewriting: Rewriting? = nil
     ) async throws -> FaultProxy {
+        var rewriter: RewriteLayer?
+        if let rewriting { rewriter = try await RewriteLayer.start(upstreamPort: upstreamPort, rewriting) }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The listener's initializer needs the proxy, which needs the bound port: no one can connect before
         // the port is known, so the box is filled before any connection arrives.
@@ -92,11 +103,12 @@ public final class FaultProxy: Sendable {
             let proxy = FaultProxy(
                 port: listener.localAddress?.port ?? port, upstreamPort: upstreamPort, group: group, ownsGroup: true,
                 dropping: droppingServerFrames, endAtClose: endAtDroppedClose, tlsUpstreamPort: tlsUpstreamPort,
-                observes: observing)
+                observes: observing, rewriter: rewriter)
             proxy.state.withLock { $0.listener = listener }
             box.withLock { $0 = proxy }
             return proxy
         } catch {
+            rewriter?.stop()
             try? await group.shutdownGracefully()
             throw error
         }
@@ -230,8 +242,9 @@ public final class FaultProxy: Sendable {
         Task { await shutdown() }
     }
 
-    /// Stops listening and closes every connection.
+    /// Stops listening and closes every connection (a rewriting proxy's close with a WebSocket close frame first).
     public func shutdown() async {
+        rewriter?.stop()
         let listener = state.withLock { state -> (any Channel)? in
             state.closed = true
             defer { state.listener = nil }
@@ -268,7 +281,7 @@ public final class FaultProxy: Sendable {
                     let tls = firstByte == 0x16
                     if tls, let observation { self.observe(observation) { $0.usedTLS = true } }
                     return self.link(
-                        downstream, toPort: tls ? tlsUpstreamPort : self.upstreamPort, observation: observation,
+                        downstream, toPort: tls ? tlsUpstreamPort : self.firstHop, observation: observation,
                         scans: !tls)
                 }
                 try downstream.pipeline.syncOperations.addHandler(router)
@@ -277,7 +290,7 @@ public final class FaultProxy: Sendable {
         } catch {
             return downstream.close().flatMapThrowing { throw error }
         }
-        return link(downstream, toPort: upstreamPort, observation: observation, scans: true).map { _ in }
+        return link(downstream, toPort: firstHop, observation: observation, scans: true).map { _ in }
     }
 
     /// Dials `port` and carries `downstream` to it; a server that is not there closes `downstream`.

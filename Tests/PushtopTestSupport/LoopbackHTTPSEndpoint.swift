@@ -1,6 +1,5 @@
 import Hummingbird
 import HummingbirdTLS
-import Logging
 import NIOCore
 import NIOSSL
 import Synchronization
@@ -38,21 +37,8 @@ public final class LoopbackHTTPSEndpoint: Sendable {
         let router = Router()
         router.post("**") { request, _ in try await echo(request, status: status) }
         router.get("**") { request, _ in try await echo(request, status: status) }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, server: try .tls(.http1(), tlsConfiguration: tls),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: Logger(label: "https-endpoint", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let run = GracefulServerRun(app)
-        var port = 0
-        for await p in portStream {
-            port = p
-            break
-        }
+        let (port, run) = await runOnLoopback(
+            router, server: try .tls(.http1(), tlsConfiguration: tls), label: "https-endpoint")
         return LoopbackHTTPSEndpoint(
             certificates: certificates, port: port, seen: seen, run: run)
     }

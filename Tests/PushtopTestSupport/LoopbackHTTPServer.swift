@@ -1,12 +1,15 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 
-/// Runs `router` as an HTTP server on 127.0.0.1 and a free port (the test endpoints' common part); returns the
-/// port once it listens, and the run to stop it with.
-func runOnLoopback(_ router: Router<BasicRequestContext>, label: String) async -> (port: Int, run: GracefulServerRun) {
+/// Runs `router` as an HTTP server (`server`: HTTP/1, or with TLS or WebSocket upgrades) on 127.0.0.1 and a free
+/// port (the test endpoints' common part); returns the port once it listens, and the run to stop it with.
+func runOnLoopback(
+    _ router: Router<BasicRequestContext>, server: HTTPServerBuilder = .http1(), label: String
+) async -> (port: Int, run: GracefulServerRun) {
     let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let app = Application(
-        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { channel in
             portContinuation.yield(channel.localAddress?.port ?? 0)
             portContinuation.finish()

@@ -3,7 +3,6 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
-import Logging
 import NIOCore
 import NIOSSL
 import NIOWebSocket
@@ -98,7 +97,6 @@ public final class ScriptedPusherServer: Sendable {
     public static func start(_ behavior: Behavior = Behavior(), transport: Transport = Transport()) async throws
         -> ScriptedPusherServer
     {
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let box = ServerBox()
         let ws = WebSocketServerConfiguration(
             maxFrameSize: 4 << 20, extensions: transport.perMessageDeflate ? [.perMessageDeflate()] : [],
@@ -113,22 +111,9 @@ public final class ScriptedPusherServer: Sendable {
         let api = ScriptedHTTPAPI(apps: transport.apps)
         let router = Router()
         if !transport.apps.isEmpty { router.add(middleware: APIMiddleware(api: api, box: box)) }
-        let app = Application(
-            router: router,
-            server: try transport.tls.map { try .tls(plain, tlsConfiguration: $0) } ?? plain,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: Logger(label: "scripted-server", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        let run = GracefulServerRun(app)
-        var port = 0
-        for await p in portStream {
-            port = p
-            break
-        }
+        let (port, run) = await runOnLoopback(
+            router, server: try transport.tls.map { try .tls(plain, tlsConfiguration: $0) } ?? plain,
+            label: "scripted-server")
         let server = ScriptedPusherServer(behavior: behavior, port: port, api: api)
         box.server = server
         server.run.withLock { $0 = run }

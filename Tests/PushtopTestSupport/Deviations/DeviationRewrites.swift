@@ -15,12 +15,13 @@ public struct DeviationSetup: Sendable {
     public var clustered = true
     /// Node B's rewrite, when it differs from node A's (two proxies in front of one server).
     public var nodeB: ProxyRewrite?
-    /// The server posts its webhooks through the proxy (``DeviationProxy/webhookURL``), which relays them, rewritten,
+    /// The server posts its webhooks through the proxy (``FaultProxy/webhookURL``), which relays them, rewritten,
     /// to conform's listener.
     public var webhooks = false
     /// Runs the destructive cases (`--destructive`).
     public var destructive = false
-    /// Opcodes of the server's WebSocket frames dropped on the wire (a TCP proxy in front of the server).
+    /// Opcodes of the server's WebSocket frames dropped on the wire (by the proxy's TCP layer, below any WebSocket
+    /// library).
     public var dropServerFrames: Set<UInt8> = []
     /// With `dropServerFrames` holding `0x8`: the TCP connection ends where the server's close frame was (a server
     /// that drops the connection without a close frame).
