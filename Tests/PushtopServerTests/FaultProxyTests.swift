@@ -41,6 +41,30 @@ import Testing
         }
     }
 
+    /// One proxy for deviations and faults: started with a rewrite (the deviation table's row that drops the
+    /// server's `pusher:pong`), it rewrites what the server sends, passes the rest, and still takes its faults.
+    @Test func aRewritingProxyRewritesAndStillTakesItsFaults() async throws {
+        try await withServer { server in
+            let app = server.configuration.app
+            let row = try #require(DeviationSetups.all["no-pusher-pong"])
+            let proxy = try await FaultProxy.start(
+                upstreamPort: server.port, rewriting: .init(row.rewrite, key: app.key, secret: app.secret))
+            try await runAndCleanUp(
+                {
+                    let (socket, _) = try await TestSocket.subscribed(url(proxy, server), to: "t")
+                    try await socket.send(PusherMessage(event: PusherEventName.ping, data: .object([:])))
+                    // The server answers in order: the pong before this subscription's success, which arrives; the
+                    // pong was rewritten away.
+                    try await socket.subscribe("u")
+                    _ = try await socket.next(PusherEventName.subscriptionSucceeded, channel: "u")
+                    #expect(await socket.all(PusherEventName.pong).isEmpty)
+                    proxy.cutAll(.reset)
+                    #expect(try await socket.waitForClose(timeout: 5) == nil)
+                    try await waitUntil(timeout: 5, "the proxy to forget the connection") { proxy.openConnections == 0 }
+                }, finally: { await proxy.shutdown() })
+        }
+    }
+
     @Test func stallHoldsTrafficUntilItEndsWithoutClosing() async throws {
         try await withProxy { server, proxy in
             let (socket, _) = try await TestSocket.established(url(proxy, server))
