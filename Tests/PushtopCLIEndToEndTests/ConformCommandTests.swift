@@ -8,8 +8,8 @@ import Testing
 #endif
 
 /// `pushtop conform`, the real binary against a real `pushtop serve`: serve passes every case; each documented
-/// deviation, reproduced by the deviation table's proxy (``FaultProxy`` rewriting as a row of ``DeviationSetups`` says), fails
-/// exactly its cases; bad usage and a server that cannot be tested are said once with exit 2.
+/// deviation, reproduced by the deviation table's proxy (``FaultProxy`` rewriting as a row of ``DeviationSetups``
+/// says), fails exactly its cases; bad usage and a server that cannot be tested are said once with exit 2.
 @Suite(.serialized) struct ConformCommandTests {
     /// What a `--format json` run printed.
     struct Run {
@@ -67,10 +67,10 @@ import Testing
         return Run(code: code, report: report, stderr: stderr, text: text)
     }
 
-    /// A `serve` node of the table's app (``Rewrites``) and, in front of it, a rewriting ``FaultProxy`` that deviates from
-    /// the protocol as the deviation table's row `name` says (a row made by the proxy's rewrite alone); with `hooks`,
-    /// serve posts its webhooks to conform's listener there (through the proxy, for a row that rewrites them). The
-    /// caller stops both.
+    /// A `serve` node of the table's app (``Rewrites``) and, in front of it, a rewriting ``FaultProxy`` that deviates
+    /// from the protocol as the deviation table's row `name` says (a row made by the proxy's rewrite alone); with
+    /// `hooks`, serve posts its webhooks to conform's listener there (through the proxy, for a row that rewrites them).
+    /// The caller stops both.
     static func nodeBehindProxy(_ name: String, hooks: Int? = nil) async throws -> (ServeNode, FaultProxy) {
         let setup = try #require(DeviationSetups.all[name], "no row \(name) in the deviation table")
         let listener = hooks.map { "http://127.0.0.1:\($0)/" }

@@ -28,12 +28,14 @@ extension FaultProxy {
     }
 
     /// Where the server should post webhooks to have them rewritten and relayed to the rewriting's webhook target.
-    public var webhookURL: String { "http://127.0.0.1:\(port)/deviation-webhook-relay" }
+    public var webhookURL: String { "http://127.0.0.1:\(port)\(ProxyHub.webhookRelayPath)" }
 
     /// Points a rewriting proxy at the server (one started after the proxy, to post its webhooks through it).
     public func setUpstream(_ port: Int) {
-        precondition(rewriter != nil, "only a rewriting proxy (started with `rewriting:`) can change its server")
-        rewriter?.hub.setUpstream(port)
+        guard let rewriter else {
+            preconditionFailure("only a rewriting proxy (started with `rewriting:`) can change its server")
+        }
+        rewriter.hub.setUpstream(port)
     }
 }
 

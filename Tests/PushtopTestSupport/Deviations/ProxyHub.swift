@@ -265,11 +265,14 @@ public final class ProxyHub: Sendable {
 
     // MARK: - HTTP
 
+    /// Where the server posts the webhooks the proxy rewrites and relays (``FaultProxy/webhookURL``).
+    static let webhookRelayPath = "/deviation-webhook-relay"
+
     func forward(_ request: Request, _ context: some RequestContext) async throws -> Response {
         if isDown { return Response(status: .serviceUnavailable) }
         var buffer = try await request.body.collect(upTo: 4 << 20)
         let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        if request.uri.path == "/deviation-webhook-relay" { return try await relayWebhook(bytes) }
+        if request.uri.path == Self.webhookRelayPath { return try await relayWebhook(bytes) }
         var query: [String: String] = [:]
         for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
         let original = ProxiedRequest(
