@@ -24,7 +24,10 @@ let package = Package(
         .library(name: "PushtopRedis", targets: ["PushtopRedis"]),
         .library(name: "PushtopConformance", targets: ["PushtopConformance"]),
         .library(name: "PushtopProxy", targets: ["PushtopProxy"]),
-        // The executable's commands as a library: the benchmarks (Benchmarks/) and the fuzzers (Fuzz/) import it.
+        // The config file's reader (profiles, `config.toml`), a module of its own so that its fuzzer (Fuzz/) builds
+        // without the command line's packages.
+        .library(name: "PushtopConfig", targets: ["PushtopConfig"]),
+        // The executable's commands as a library: the benchmarks (Benchmarks/) import it.
         .library(name: "PushtopCLI", targets: ["PushtopCLI"]),
         .executable(name: "pushtop", targets: ["pushtop"]),
     ],
@@ -167,12 +170,16 @@ let package = Package(
             dependencies: ["PusherProtocol", "PushtopKit", "CNcurses"],
             swiftSettings: strict
         ),
-        // The executable's code (commands, config profiles, wiring); Sources/pushtop only calls `Pushtop.launch()`.
+        // The config file (`config.toml`) and its profiles: what `watch`, the dashboard and the other commands read.
+        .target(
+            name: "PushtopConfig", dependencies: ["PusherProtocol", "PushtopKit"],
+            swiftSettings: strict),
+        // The executable's code (commands, wiring); Sources/pushtop only calls `Pushtop.launch()`.
         .target(
             name: "PushtopCLI",
             dependencies: [
-                "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopKit", "PushtopConformance",
-                "PushtopProxy", "PushtopClientConformance",
+                "PusherChannels", "PushtopServer", "PushtopDashboard", "PushtopKit", "PushtopConfig",
+                "PushtopConformance", "PushtopProxy", "PushtopClientConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: tools),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift", condition: tools),
@@ -311,13 +318,16 @@ let package = Package(
             name: "PushtopKitTests", dependencies: ["PushtopKit", "PushtopTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "PushtopDashboardTests",
-            dependencies: ["PushtopDashboard", "PushtopDashboardFakes", "PushtopKit", "PushtopCLI", "PusherChannels"],
+            dependencies: [
+                "PushtopDashboard", "PushtopDashboardFakes", "PushtopKit", "PushtopCLI", "PushtopConfig",
+                "PusherChannels",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "PushtopCLITests",
             dependencies: [
-                "PushtopCLI", "PushtopKit", "PusherChannels",
+                "PushtopCLI", "PushtopConfig", "PushtopKit", "PusherChannels",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -33,9 +33,9 @@ let package = Package(
             name: "fuzz-theme",
             dependencies: ["CFuzzerDriver", .product(name: "PushtopDashboard", package: "pushtop")],
             swiftSettings: strict),
-        // The config file's reader is the command line's (PushtopCLI: ConfigFile, Profile).
+        // The config file's reader (PushtopConfig: ConfigFile, Profile), without the command line's packages.
         .executableTarget(
-            name: "fuzz-config", dependencies: ["CFuzzerDriver", .product(name: "PushtopCLI", package: "pushtop")],
+            name: "fuzz-config", dependencies: ["CFuzzerDriver", .product(name: "PushtopConfig", package: "pushtop")],
             swiftSettings: strict),
     ]
 )

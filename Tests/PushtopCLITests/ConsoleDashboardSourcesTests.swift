@@ -1,4 +1,5 @@
 import PusherChannels
+import PushtopConfig
 import PushtopDashboard
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PusherProtocol
+import PushtopConfig
 import PushtopDashboard
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import PushtopConfig
 import Testing
 
 @testable import PushtopCLI

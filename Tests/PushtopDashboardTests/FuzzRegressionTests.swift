@@ -1,3 +1,4 @@
+import PushtopConfig
 import PushtopKit
 import Testing
 

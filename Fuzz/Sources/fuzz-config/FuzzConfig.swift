@@ -1,5 +1,5 @@
 import CFuzzerDriver
-import PushtopCLI
+import PushtopConfig
 
 /// libFuzzer entry point: any bytes as the config file. Parsing gives a file or a ``ConfigError``, and every
 /// profile it names can be resolved; never a trap.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PusherChannels
+import PushtopConfig
 import PushtopDashboard
 import PushtopServer
 

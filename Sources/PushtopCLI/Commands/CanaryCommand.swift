@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PusherChannels
+import PushtopConfig
 import PushtopDashboard
 
 /// `pushtop canary`: a delivery audit over time, headless. Publishes sequence-numbered events through the HTTP

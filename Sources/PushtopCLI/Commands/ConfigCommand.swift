@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushtopConfig
 import PushtopDashboard
 
 /// `pushtop config`: write a starting config file, and check the one there is.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushtopConfig
 import PushtopConformance
 
 /// `pushtop conform`: runs the conformance catalogue against any Pusher-protocol server.

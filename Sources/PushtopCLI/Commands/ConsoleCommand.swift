@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PusherProtocol
+import PushtopConfig
 import PushtopDashboard
 
 /// `pushtop console`: the app's debug console as JSON lines, from each `pushtop serve` node's debug feed and, with

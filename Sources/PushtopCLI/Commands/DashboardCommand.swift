@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PusherChannels
+import PushtopConfig
 import PushtopDashboard
 
 /// `pushtop [CONNECTION OPTIONS] [CHANNEL...]`: the dashboard on a real app; with no app configured, the demo.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PusherChannels
+import PushtopConfig
 import PushtopDashboard
 
 /// `pushtop watch`: headless; one JSON object per line on stdout, commands on stdin with `--stdin`.

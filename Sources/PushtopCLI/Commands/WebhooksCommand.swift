@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PusherChannels
 import PusherProtocol
+import PushtopConfig
 
 /// `pushtop webhooks`: receives the webhooks of Pusher, soketi, sockudo or `pushtop serve` and prints them as
 /// debug-console rows, one JSON object per line (the rows `pushtop console` prints, with only the webhook source).

@@ -1,4 +1,5 @@
 import Foundation
+import PushtopConfig
 import PushtopKit
 import PushtopServer
 

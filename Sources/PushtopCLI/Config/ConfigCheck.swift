@@ -1,5 +1,6 @@
 import Foundation
 import PusherChannels
+import PushtopConfig
 import PushtopDashboard
 
 /// What `pushtop config check` found: lines that passed, and problems naming file, key and what is wrong.

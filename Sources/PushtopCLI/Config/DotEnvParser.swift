@@ -1,3 +1,4 @@
+import PushtopConfig
 /// Reads dotenv assignments one at a time (see ``DotEnvFile``).
 struct DotEnvParser {
     let characters: [Character]

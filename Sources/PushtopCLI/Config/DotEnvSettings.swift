@@ -1,3 +1,4 @@
+import PushtopConfig
 /// The connection settings an app's `.env` holds, read through the conventions users already have: Laravel
 /// Reverb's `REVERB_*`, Laravel's Pusher `PUSHER_*`, soketi's `SOKETI_DEFAULT_APP_*`, and the front end's
 /// `VITE_`/`MIX_` copies. Each setting remembers the key and line it came from.

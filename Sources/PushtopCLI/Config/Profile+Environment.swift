@@ -1,4 +1,5 @@
 import PusherProtocol
+import PushtopConfig
 
 extension Profile {
     /// The environment variables read, and the profile field each sets.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PusherProtocol
+import PushtopConfig
 import PushtopDashboard
 
 /// `pushtop config init --from-env-file .env`: a `[profiles.NAME]` table from an app's `.env`, written to a new

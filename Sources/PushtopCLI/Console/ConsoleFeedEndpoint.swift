@@ -1,5 +1,6 @@
 import Foundation
 import PusherProtocol
+import PushtopConfig
 
 /// Where one `pushtop serve` node's debug feed is and the app it is signed as: `GET /apps/{id}/console`, signed
 /// with the app secret like an HTTP API GET.

@@ -1,5 +1,6 @@
 import Logging
 import PusherProtocol
+import PushtopConfig
 import PushtopDashboard
 
 /// The sources of one app's debug console: the debug feed of each `pushtop serve` node, and pushtop's webhook

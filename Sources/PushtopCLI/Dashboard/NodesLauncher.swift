@@ -1,5 +1,6 @@
 import ArgumentParser
 import PusherChannels
+import PushtopConfig
 import PushtopDashboard
 
 /// The dashboard on several nodes of one app (`--node`): one app per node (same key, secret, channels and TLS

@@ -1,6 +1,7 @@
 import Foundation
 import PusherChannels
 import PusherProtocol
+import PushtopConfig
 import PushtopDashboard
 
 /// `pushtop doctor --node A --node B`: after each node's own checks, one event published through the first

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PushtopConfig
 
 /// The options the dashboard's commands share (`pushtop`, `pushtop demo`): the theme, where logs go, and a recording.
 struct DashboardDisplayOptions: ParsableArguments {

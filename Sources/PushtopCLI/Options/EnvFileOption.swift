@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushtopConfig
 import PushtopDashboard
 
 /// `--env-file PATH`: the app's own `.env` (Laravel with Reverb or Pusher, soketi). Flags win over it; it wins

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PushtopConfig
 
 /// A command that takes ``ListenOption``: it says who connects to `--listen`.
 protocol ListenOptionHelp {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PushtopConfig
 
 /// A command that takes ``NodeOption``: it says what it does with each `--node`.
 protocol NodeOptionHelp {

@@ -2,6 +2,11 @@
 public struct NodeAddress: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
 }
 
 extension NodeAddress {

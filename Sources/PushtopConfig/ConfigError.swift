@@ -8,6 +8,13 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The line of the file the problem is on, when it is known (`apps.toml:12: apps[1].key: …`).
     public var line: Int? = nil
 
+    public init(source: String, key: String? = nil, message: String, line: Int? = nil) {
+        self.source = source
+        self.key = key
+        self.message = message
+        self.line = line
+    }
+
     public var description: String {
         let place = line.map { "\(source):\($0)" } ?? source
         if let key { return "\(place): \(key): \(message)" }

@@ -1,5 +1,4 @@
 import PusherProtocol
-import PushtopDashboard
 import PushtopKit
 
 /// The config file: `$XDG_CONFIG_HOME/pushtop/config.toml` or `~/.config/pushtop/config.toml`.
