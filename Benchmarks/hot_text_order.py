@@ -33,7 +33,7 @@ FRAME = re.compile(r"^\s+[0-9a-f]+\s+(.+?)(?:\+0x[0-9a-f]+)?\s+\((.*)\)\s*$")
 def chains(perf_file):
     """Each sample's call chain, as (symbol, dso) pairs, leaf first."""
     out = subprocess.run(
-        ["perf", "script", "-i", perf_file, "--no-demangle", "-F", "comm,ip,sym,dso"],
+        ["perf", "script", "-i", perf_file, "--no-demangle", "-F", "ip,sym,dso"],
         check=True, capture_output=True, text=True).stdout
     chain = []
     for line in out.splitlines():

@@ -6,7 +6,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
     public var key: String?
     public var message: String
     /// The line of the file the problem is on, when it is known (`apps.toml:12: apps[1].key: …`).
-    public var line: Int? = nil
+    public var line: Int?
 
     public init(source: String, key: String? = nil, message: String, line: Int? = nil) {
         self.source = source
