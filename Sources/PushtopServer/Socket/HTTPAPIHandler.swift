@@ -53,6 +53,9 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let core: HTTPAPICore
     private let deadline: RequestDeadline
+    private let turnFlushes: TurnFlush.Loops
+    /// This loop's flush at the end of its turn: answers leave together, after the turn's reads (``TurnFlush``).
+    private var turnFlush: TurnFlush?
     private var entries = CircularBuffer<Entry>(initialCapacity: 4)
     /// The number of `entries.first` (numbers grow by one per request).
     private var firstNumber = 0
@@ -64,12 +67,14 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The peer's address, asked once per connection (each ask is a `getpeername` system call).
     private var peer: SocketAddress??
 
-    init(core: HTTPAPICore, deadline: RequestDeadline) {
+    init(core: HTTPAPICore, deadline: RequestDeadline, turnFlushes: TurnFlush.Loops) {
         self.core = core
         self.deadline = deadline
+        self.turnFlushes = turnFlushes
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        turnFlush = turnFlushes.on(context.eventLoop)
         deadline.start(context: context)
     }
 
@@ -162,7 +167,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        context.flush()
+        // Answers written in this read are flushed at the turn's end (`drain`); nothing else is written here.
         context.fireChannelReadComplete()
     }
 
@@ -270,7 +275,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
         }
-        if wrote { context.flush() }
+        if wrote { flushAtTurnEnd(context) }
         if heldRead, entries.count < Self.maxPendingAnswers {
             heldRead = false
             context.read()
@@ -290,6 +295,10 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         context.flush()
         written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private func flushAtTurnEnd(_ context: ChannelHandlerContext) {
+        if let turnFlush { turnFlush.flushAtTurnEnd(context) } else { context.flush() }
     }
 
     private func append(_ entry: Entry) -> Int {

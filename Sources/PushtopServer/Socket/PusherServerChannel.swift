@@ -48,6 +48,8 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
     /// The apps served: a WebSocket for `/app/{key}` goes to the inbox of the app with that key.
     let apps: AppDirectory
     let settings: Settings
+    /// Each event loop's flush of the HTTP API's answers at the end of its turn.
+    let turnFlushes = TurnFlush.Loops()
 
     init(responder: @escaping HTTPChannelHandler.Responder, apps: AppDirectory, settings: Settings) {
         self.responder = Self.redirectingLateUpgrades(responder)
@@ -59,9 +61,10 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             let settings = self.settings
             let apps = self.apps
+            let turnFlushes = self.turnFlushes
             let upgraded = try WebSocketServerPipeline.configure(
                 channel, guards: settings.guards, logger: logger,
-                httpHandler: { HTTPAPIHandler(core: settings.api, deadline: $0) },
+                httpHandler: { HTTPAPIHandler(core: settings.api, deadline: $0, turnFlushes: turnFlushes) },
                 shouldUpgrade: { channel, head in
                     // WebSocketHandshakeValidator has refused every handshake that must not pass.
                     var headers = HTTPHeaders()
