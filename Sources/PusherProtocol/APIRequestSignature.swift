@@ -21,26 +21,56 @@ public enum APIRequestSignature {
     public static func stringToSign(method: String, path: String, pairs parameters: [(name: String, value: String)])
         -> String
     {
-        var pairs: [(key: String, value: String)] = []
-        pairs.reserveCapacity(parameters.count)
-        for (key, value) in parameters {
-            let lower = key.lowercasedIfNeeded
-            if lower != "auth_signature" { pairs.append((lower, value)) }
+        withStringToSign(method: method, path: path, pairs: parameters) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the string to sign as UTF-8, assembled in a temporary buffer (on the stack when it is
+    /// small): the server checks a signature per HTTP API request, and building the `String` cost more than the
+    /// HMAC's own hashing.
+    public static func withStringToSign<Result>(
+        method: String, path: String, pairs parameters: [(name: String, value: String)],
+        _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        withUnsafeTemporaryAllocation(of: (key: String, value: String).self, capacity: parameters.count) { slots in
+            var count = 0
+            var bytes = method.utf8.count + path.utf8.count + 2
+            for (key, value) in parameters {
+                let lower = key.lowercasedIfNeeded
+                guard lower != "auth_signature" else { continue }
+                slots.initializeElement(at: count, to: (lower, value))
+                count += 1
+                bytes += lower.utf8.count + value.utf8.count + 2
+            }
+            var pairs = UnsafeMutableBufferPointer(rebasing: slots[..<count])
+            defer { _ = pairs.deinitialize() }
+            // Keys equal once lower-cased (auth_key, AUTH_KEY) are ordered by value: a dictionary's order varies.
+            pairs.sort { ($0.key, $0.value) < ($1.key, $1.value) }
+            let method = method.uppercased()
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes) { out in
+                var end = 0
+                func put(_ text: String) {
+                    for byte in text.utf8 {
+                        out[end] = byte
+                        end += 1
+                    }
+                }
+                func put(_ byte: UInt8) {
+                    out[end] = byte
+                    end += 1
+                }
+                put(method)
+                put(UInt8(ascii: "\n"))
+                put(path)
+                put(UInt8(ascii: "\n"))
+                for (index, pair) in pairs.enumerated() {
+                    if index > 0 { put(UInt8(ascii: "&")) }
+                    put(pair.key)
+                    put(UInt8(ascii: "="))
+                    put(pair.value)
+                }
+                return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: out[..<end])))
+            }
         }
-        // Keys equal once lower-cased (auth_key, AUTH_KEY) are ordered by value: a dictionary's order varies.
-        pairs.sort { ($0.key, $0.value) < ($1.key, $1.value) }
-        var out = method.uppercased()
-        out.reserveCapacity(out.utf8.count + path.utf8.count + 2 + pairs.count * 48)
-        out += "\n"
-        out += path
-        out += "\n"
-        for (index, pair) in pairs.enumerated() {
-            if index > 0 { out += "&" }
-            out += pair.key
-            out += "="
-            out += pair.value
-        }
-        return out
     }
 
     /// Signs a request: returns every query parameter to send, `auth_signature` included.

@@ -48,31 +48,35 @@ public enum ChannelAuthSignature {
         // Over the strings' own UTF-8 (no copy into arrays: this runs for every signed HTTP API request).
         var a = a
         var b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                var diff = UInt8(truncatingIfNeeded: x.count ^ y.count)
-                for i in 0..<max(x.count, y.count) {
-                    let l = i < x.count ? x[i] : 0
-                    let r = i < y.count ? y[i] : 0
-                    diff |= l ^ r
-                }
-                return diff == 0 && x.count == y.count
-            }
+        return a.withUTF8 { x in b.withUTF8 { y in constantTimeEquals(x, y) } }
+    }
+
+    /// Compares two byte strings without leaking, through timing, where they first differ.
+    static func constantTimeEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        var diff = UInt8(truncatingIfNeeded: x.count ^ y.count)
+        for i in 0..<max(x.count, y.count) {
+            let l = i < x.count ? x[i] : 0
+            let r = i < y.count ? y[i] : 0
+            diff |= l ^ r
         }
+        return diff == 0 && x.count == y.count
     }
 
     /// Lower-case hex of `bytes` (a digest), written straight into the string's storage.
     static func hex(_ bytes: some ContiguousBytes) -> String {
         bytes.withUnsafeBytes { raw in
-            String(unsafeUninitializedCapacity: 2 * raw.count) { out in
-                let digits: StaticString = "0123456789abcdef"
-                let table = digits.utf8Start
-                for (index, byte) in raw.enumerated() {
-                    out[2 * index] = table[Int(byte >> 4)]
-                    out[2 * index + 1] = table[Int(byte & 0x0F)]
-                }
-                return 2 * raw.count
-            }
+            String(unsafeUninitializedCapacity: 2 * raw.count) { out in writeHex(raw, into: out) }
         }
+    }
+
+    /// Writes `raw` as lower-case hex into `out` (twice its size); returns the bytes written.
+    static func writeHex(_ raw: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let digits: StaticString = "0123456789abcdef"
+        let table = digits.utf8Start
+        for (index, byte) in raw.enumerated() {
+            out[2 * index] = table[Int(byte >> 4)]
+            out[2 * index + 1] = table[Int(byte & 0x0F)]
+        }
+        return 2 * raw.count
     }
 }

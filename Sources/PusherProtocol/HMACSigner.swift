@@ -16,4 +16,21 @@ public struct HMACSigner: Sendable {
         message.withUTF8 { mac.update(data: $0) }
         return ChannelAuthSignature.hex(mac.finalize())
     }
+
+    /// Whether `signature` is the lower-case hex HMAC of `message`, compared in constant time; no `String` is made
+    /// (the server checks one per HTTP API request).
+    public func isHexSignature(_ signature: String, of message: UnsafeRawBufferPointer) -> Bool {
+        var mac = prepared
+        mac.update(data: message)
+        let code = mac.finalize()
+        var signature = signature
+        return code.withUnsafeBytes { digest in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * digest.count) { hex in
+                let count = ChannelAuthSignature.writeHex(digest, into: hex)
+                return signature.withUTF8 {
+                    ChannelAuthSignature.constantTimeEquals(UnsafeBufferPointer(rebasing: hex[..<count]), $0)
+                }
+            }
+        }
+    }
 }

@@ -74,14 +74,15 @@ package struct APIRequestVerifier: Sendable {
 
     /// Whether `given` is the signature of the request, its path as sent or decoded.
     private func signs(_ given: String, method: String, path: String, _ parameters: URLQuery) -> Bool {
-        let expected = signer.hex(
-            APIRequestSignature.stringToSign(method: method, path: path, pairs: parameters.pairs))
-        if ChannelAuthSignature.constantTimeEquals(expected, given) { return true }
+        func signs(path: String) -> Bool {
+            APIRequestSignature.withStringToSign(method: method, path: path, pairs: parameters.pairs) {
+                signer.isHexSignature(given, of: $0)
+            }
+        }
+        if signs(path: path) { return true }
         // A client may have signed the decoded path (Foundation's decoder only when there is something to decode).
         if path.utf8.contains(UInt8(ascii: "%")), let decoded = path.removingPercentEncoding, decoded != path {
-            let expected = signer.hex(
-                APIRequestSignature.stringToSign(method: method, path: decoded, pairs: parameters.pairs))
-            if ChannelAuthSignature.constantTimeEquals(expected, given) { return true }
+            return signs(path: decoded)
         }
         return false
     }
