@@ -24,20 +24,28 @@ public enum APIRequestSignature {
         withStringToSign(method: method, path: path, pairs: parameters) { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Calls `body` with the string to sign as UTF-8, assembled in a temporary buffer (on the stack when it is
-    /// small): the server checks a signature per HTTP API request, and building the `String` cost more than the
-    /// HMAC's own hashing.
-    public static func withStringToSign<Result>(
+    /// Whether `hexSignature` (lower-case hex) signs the request, compared in constant time. The string to sign is
+    /// assembled in a temporary buffer (on the stack when it is small) and no `String` is made: the server checks a
+    /// signature per HTTP API request, and building the strings cost more than the HMAC's own hashing.
+    public static func isSignature(
+        _ hexSignature: String, method: String, path: String, pairs: [(name: String, value: String)],
+        signer: HMACSigner
+    ) -> Bool {
+        withStringToSign(method: method, path: path, pairs: pairs) { signer.isHexSignature(hexSignature, of: $0) }
+    }
+
+    /// Calls `body` with the string to sign as UTF-8, assembled in a temporary buffer.
+    static func withStringToSign<Result>(
         method: String, path: String, pairs parameters: [(name: String, value: String)],
         _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result {
-        withUnsafeTemporaryAllocation(of: (key: String, value: String).self, capacity: parameters.count) { slots in
+        withUnsafeTemporaryAllocation(of: SignedPair.self, capacity: parameters.count) { slots in
             var count = 0
             var bytes = method.utf8.count + path.utf8.count + 2
             for (key, value) in parameters {
                 let lower = key.lowercasedIfNeeded
                 guard lower != "auth_signature" else { continue }
-                slots.initializeElement(at: count, to: (lower, value))
+                slots.initializeElement(at: count, to: SignedPair(key: lower, value: value))
                 count += 1
                 bytes += lower.utf8.count + value.utf8.count + 2
             }
@@ -45,32 +53,40 @@ public enum APIRequestSignature {
             defer { _ = pairs.deinitialize() }
             // Keys equal once lower-cased (auth_key, AUTH_KEY) are ordered by value: a dictionary's order varies.
             pairs.sort { ($0.key, $0.value) < ($1.key, $1.value) }
-            let method = method.uppercased()
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes) { out in
+            return withUnsafeTemporaryAllocation(byteCount: bytes, alignment: 1) { out in
                 var end = 0
                 func put(_ text: String) {
-                    for byte in text.utf8 {
-                        out[end] = byte
-                        end += 1
+                    var text = text
+                    text.withUTF8 { source in
+                        UnsafeMutableRawBufferPointer(rebasing: out[end..<(end + source.count)])
+                            .copyMemory(from: UnsafeRawBufferPointer(source))
+                        end += source.count
                     }
                 }
                 func put(_ byte: UInt8) {
                     out[end] = byte
                     end += 1
                 }
-                put(method)
+                let lowerCase = method.utf8.contains { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }
+                put(lowerCase ? method.uppercased() : method)
                 put(UInt8(ascii: "\n"))
                 put(path)
                 put(UInt8(ascii: "\n"))
-                for (index, pair) in pairs.enumerated() {
+                for index in 0..<pairs.count {
                     if index > 0 { put(UInt8(ascii: "&")) }
-                    put(pair.key)
+                    put(pairs[index].key)
                     put(UInt8(ascii: "="))
-                    put(pair.value)
+                    put(pairs[index].value)
                 }
-                return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: out[..<end])))
+                return body(UnsafeRawBufferPointer(rebasing: out[..<end]))
             }
         }
+    }
+
+    /// A parameter in the string to sign (a struct, not a tuple: its type needs no metadata made at run time).
+    private struct SignedPair {
+        var key: String
+        var value: String
     }
 
     /// Signs a request: returns every query parameter to send, `auth_signature` included.

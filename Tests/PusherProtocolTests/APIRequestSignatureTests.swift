@@ -27,6 +27,9 @@ import Testing
             return Self.signer.isHexSignature(Self.signature, of: $0)
         }
         #expect(checked)
+        #expect(
+            APIRequestSignature.isSignature(
+                Self.signature, method: "POST", path: "/apps/3/events", pairs: Self.pairs, signer: Self.signer))
     }
 
     @Test func anyOtherSignatureIsRefused() {
@@ -36,15 +39,13 @@ import Testing
             String(decoding: wrong, as: UTF8.self), String(Self.signature.dropLast()), Self.signature + "0", "",
             Self.signature.uppercased(),
         ] {
-            let accepted = APIRequestSignature.withStringToSign(
-                method: "POST", path: "/apps/3/events", pairs: Self.pairs
-            ) { Self.signer.isHexSignature(given, of: $0) }
+            let accepted = APIRequestSignature.isSignature(
+                given, method: "POST", path: "/apps/3/events", pairs: Self.pairs, signer: Self.signer)
             #expect(!accepted, "\(given)")
         }
         let otherSecret = HMACSigner(secret: "7ad3773142a6692b25b9")
-        let accepted = APIRequestSignature.withStringToSign(method: "POST", path: "/apps/3/events", pairs: Self.pairs) {
-            otherSecret.isHexSignature(Self.signature, of: $0)
-        }
+        let accepted = APIRequestSignature.isSignature(
+            Self.signature, method: "POST", path: "/apps/3/events", pairs: Self.pairs, signer: otherSecret)
         #expect(!accepted)
     }
 

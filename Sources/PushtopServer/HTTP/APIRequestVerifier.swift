@@ -75,9 +75,7 @@ package struct APIRequestVerifier: Sendable {
     /// Whether `given` is the signature of the request, its path as sent or decoded.
     private func signs(_ given: String, method: String, path: String, _ parameters: URLQuery) -> Bool {
         func signs(path: String) -> Bool {
-            APIRequestSignature.withStringToSign(method: method, path: path, pairs: parameters.pairs) {
-                signer.isHexSignature(given, of: $0)
-            }
+            APIRequestSignature.isSignature(given, method: method, path: path, pairs: parameters.pairs, signer: signer)
         }
         if signs(path: path) { return true }
         // A client may have signed the decoded path (Foundation's decoder only when there is something to decode).
