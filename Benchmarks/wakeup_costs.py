@@ -11,7 +11,7 @@ watch` at one event per frame, or per request of `pushtop serve`'s HTTP API unde
 `watch` is measured beside the floor (Benchmarks/floor_consumer.c: one read and one write per message) on the
 same stream, published by `pushtop bench --subscribers 0` (one event per HTTP request, so per WebSocket frame).
 CPU is user and system time from /proc/PID/stat (10 ms ticks); context switches are every thread's voluntary and
-involuntary switches (/proc/PID/task/*/status); system calls come from `perf stat -e raw_syscalls:sys_enter`;
+involuntary switches (/proc/PID/task/*/status), and `involuntary_switches` the preemptions among them; system calls come from `perf stat -e raw_syscalls:sys_enter`;
 allocations from the preloaded counter (Benchmarks/malloc_count.c: malloc, calloc, realloc and aligned
 allocations of every thread), when --preload names it.
 """
@@ -36,16 +36,19 @@ def cpu(pid):
 
 
 def switches(pid):
-    total = 0
+    """Every thread's context switches: (all, involuntary). Involuntary ones are preemptions, not sleeps."""
+    total = involuntary = 0
     for status in glob.glob(f"/proc/{pid}/task/*/status"):
         try:
             with open(status) as f:
                 for line in f:
                     if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
                         total += int(line.split()[1])
+                    if line.startswith("nonvoluntary_ctxt_switches"):
+                        involuntary += int(line.split()[1])
         except FileNotFoundError:
             pass
-    return total
+    return total, involuntary
 
 
 def mallocs(path):
@@ -92,7 +95,8 @@ class Probe:
         user, system = self.cpu1[0] - self.cpu0[0], self.cpu1[1] - self.cpu0[1]
         row = {"name": self.name, "count": n, "cpu_us": round((user + system) / n * 1e6, 2),
                "user_us": round(user / n * 1e6, 2), "sys_us": round(system / n * 1e6, 2),
-               "context_switches": round((self.cs1 - self.cs0) / n, 3)}
+               "context_switches": round((self.cs1[0] - self.cs0[0]) / n, 3),
+               "involuntary_switches": round((self.cs1[1] - self.cs0[1]) / n, 3)}
         if self.m0 is not None and self.m1 is not None:
             row["mallocs"] = round((self.m1 - self.m0) / n, 2)
         if self.perf:
