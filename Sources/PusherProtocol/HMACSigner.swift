@@ -11,20 +11,15 @@ public struct HMACSigner: Sendable {
 
     /// The same as ``ChannelAuthSignature/hmacHex(secret:message:)`` with this signer's secret.
     public func hex(_ message: String) -> String {
-        var mac = prepared
         var message = message
-        message.withUTF8 { mac.update(data: $0) }
-        return ChannelAuthSignature.hex(mac.finalize())
+        return ChannelAuthSignature.hex(message.withUTF8 { code(of: UnsafeRawBufferPointer($0)) })
     }
 
     /// Whether `signature` is the lower-case hex HMAC of `message`, compared in constant time; no `String` is made
     /// (the server checks one per HTTP API request).
     public func isHexSignature(_ signature: String, of message: UnsafeRawBufferPointer) -> Bool {
-        var mac = prepared
-        mac.update(data: message)
-        let code = mac.finalize()
         var signature = signature
-        return code.withUnsafeBytes { digest in
+        return code(of: message).withUnsafeBytes { digest in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * digest.count) { hex in
                 let count = ChannelAuthSignature.writeHex(digest, into: hex)
                 return signature.withUTF8 {
@@ -32,5 +27,11 @@ public struct HMACSigner: Sendable {
                 }
             }
         }
+    }
+
+    private func code(of message: UnsafeRawBufferPointer) -> HashedAuthenticationCode<SHA256> {
+        var mac = prepared
+        mac.update(data: message)
+        return mac.finalize()
     }
 }

@@ -53,9 +53,8 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let core: HTTPAPICore
     private let deadline: RequestDeadline
-    private let turnFlushes: TurnFlush.Loops
     /// This loop's flush at the end of its turn: answers leave together, after the turn's reads (``TurnFlush``).
-    private var turnFlush: TurnFlush?
+    private let turnFlush: TurnFlush
     private var entries = CircularBuffer<Entry>(initialCapacity: 4)
     /// The number of `entries.first` (numbers grow by one per request).
     private var firstNumber = 0
@@ -67,14 +66,14 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The peer's address, asked once per connection (each ask is a `getpeername` system call).
     private var peer: SocketAddress??
 
-    init(core: HTTPAPICore, deadline: RequestDeadline, turnFlushes: TurnFlush.Loops) {
+    /// - Parameter turnFlush: the connection's event loop's (``TurnFlush/Loops/on(_:)``).
+    init(core: HTTPAPICore, deadline: RequestDeadline, turnFlush: TurnFlush) {
         self.core = core
         self.deadline = deadline
-        self.turnFlushes = turnFlushes
+        self.turnFlush = turnFlush
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        turnFlush = turnFlushes.on(context.eventLoop)
         deadline.start(context: context)
     }
 
@@ -275,7 +274,7 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
         }
-        if wrote { flushAtTurnEnd(context) }
+        if wrote { turnFlush.flushAtTurnEnd(context) }
         if heldRead, entries.count < Self.maxPendingAnswers {
             heldRead = false
             context.read()
@@ -295,10 +294,6 @@ final class HTTPAPIHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         context.flush()
         written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-    }
-
-    private func flushAtTurnEnd(_ context: ChannelHandlerContext) {
-        if let turnFlush { turnFlush.flushAtTurnEnd(context) } else { context.flush() }
     }
 
     private func append(_ entry: Entry) -> Int {

@@ -61,10 +61,11 @@ struct PusherServerChannel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             let settings = self.settings
             let apps = self.apps
-            let turnFlushes = self.turnFlushes
+            // On the connection's loop (the child channel's initializer runs there).
+            let turnFlush = turnFlushes.on(channel.eventLoop)
             let upgraded = try WebSocketServerPipeline.configure(
                 channel, guards: settings.guards, logger: logger,
-                httpHandler: { HTTPAPIHandler(core: settings.api, deadline: $0, turnFlushes: turnFlushes) },
+                httpHandler: { HTTPAPIHandler(core: settings.api, deadline: $0, turnFlush: turnFlush) },
                 shouldUpgrade: { channel, head in
                     // WebSocketHandshakeValidator has refused every handshake that must not pass.
                     var headers = HTTPHeaders()
