@@ -248,6 +248,53 @@ struct HTTPAdversaryTests {
         }
     }
 
+    /// Clients that vanish with answers owed: 40 connections pipeline 50 requests each (one app's publishes and
+    /// queries, strangers' unsigned publishes) and go at once, half with a RST, half with a FIN, without reading.
+    /// The answers the listener had decided (and left to be flushed at the end of its turn) meet a closed socket:
+    /// the other app is served meanwhile and after, its subscriber gets its events, and the owner is answered again.
+    @Test(arguments: AdversaryTarget.allCases)
+    func clientsThatVanishWithAnswersOwedCostNoOneAnything(_ target: AdversaryTarget) async throws {
+        try await target.with { running in
+            let port = running.port
+            let (socket, _) = try await TestSocket.subscribed(
+                "ws://127.0.0.1:\(port)/app/blog-key?protocol=7", to: "news")
+            let owed = (0..<50).map { n in
+                switch n % 5 {
+                case 0: Self.get(Self.shop, "/channels/news", ["info": "subscription_count"])
+                case 1: SignedHTTPRequest(unsigned: "POST", "/apps/\(Self.shop.id)/events", body: "{}").text()
+                default: Self.publish(Self.shop, "gone", data: "\(n)")
+                }
+            }.joined()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for connection in 0..<40 {
+                    group.addTask {
+                        try await offloaded {
+                            let raw = try RawSocket(port: port, timeout: 5)
+                            try raw.send(owed)
+                            if connection.isMultiple(of: 2) { raw.abort() } else { raw.close() }
+                        }
+                    }
+                }
+                group.addTask {
+                    let answers = try await RawSocket.oneByOne(
+                        (0..<20).map { Self.publish(Self.blog, "kept", data: "\($0)") }, port: port)
+                    #expect(answers.map(\.status) == Array(repeating: 200, count: 20))
+                }
+                try await group.waitForAll()
+            }
+            var received: [String] = []
+            for _ in 0..<20 { received.append(try await socket.next("kept").dataText ?? "") }
+            #expect(received == (0..<20).map { "\($0)" })
+            let after = try await RawSocket.oneByOne(
+                [Self.publish(Self.shop, "after"), Self.publish(Self.blog, "after"), Self.get(Self.blog, "/channels")],
+                port: port)
+            // The owner's vanished publishes spent its own quota (10 a second): 429 until the next second is its own.
+            #expect([200, 429].contains(after[0].status), "\(after[0])")
+            #expect(after.dropFirst().map(\.status) == [200, 200])
+            await socket.close()
+        }
+    }
+
     /// Pipelined requests a slow upstream answers in 0.4 s each, on a proxy with a 1 s idle timeout: the client
     /// waits on the proxy, not idle, so every answer comes before the connection is closed. Was: the idle wait
     /// started at the last request read, and the proxy closed the connection with answers still owed.
